@@ -1,0 +1,161 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createRequire } from 'node:module'
+import { execFileSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { createClient, AgentMuxError, BUILT_IN_AGENTS } from '../index.mjs'
+
+const require = createRequire(import.meta.url)
+const root = fileURLToPath(new URL('..', import.meta.url)).replace(/[\/]$/, '')
+
+let home
+let savedHome
+beforeAll(() => {
+  savedHome = process.env.HOME
+  home = mkdtempSync(join(tmpdir(), 'amux-empty-'))
+  process.env.HOME = home
+})
+afterAll(() => {
+  process.env.HOME = savedHome
+  rmSync(home, { recursive: true, force: true })
+})
+
+async function rejection(promise) {
+  try {
+    await promise
+  } catch (e) {
+    return e
+  }
+  throw new Error('expected a rejection')
+}
+
+describe('module shape', () => {
+  it('plain node can require() and import() the package and they share one class', () => {
+    const script = `
+      const cjs = require(${JSON.stringify(root)});
+      import(${JSON.stringify(root + '/index.mjs')}).then((esm) => {
+        const same = esm.createClient === cjs.createClient && esm.AgentMuxError === cjs.AgentMuxError;
+        const s = esm.createClient().sessions;
+        console.log(JSON.stringify({ same, id: s.resolveUnifiedId('claude', 'x'), n: cjs.BUILT_IN_AGENTS.length }));
+      });`
+    const out = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })
+    expect(JSON.parse(out)).toEqual({ same: true, id: 'claude:x', n: 10 })
+    expect(typeof require('../index.js').createClient).toBe('function')
+  })
+
+  it('AgentMuxError is an Error with code, recoverable and name', () => {
+    const e = new AgentMuxError('PARSE_ERROR', 'x')
+    expect(e).toBeInstanceOf(Error)
+    expect(e.name).toBe('AgentMuxError')
+    expect(e.code).toBe('PARSE_ERROR')
+    expect(e.recoverable).toBe(false)
+  })
+})
+
+describe('ids', () => {
+  const { sessions } = createClient()
+  it('resolveUnifiedId joins with one colon', () => {
+    expect(sessions.resolveUnifiedId('hermes', '550e8400-e29b')).toBe('hermes:550e8400-e29b')
+    expect(sessions.resolveUnifiedId('pi', 'a:b')).toBe('pi:a:b')
+  })
+  it('resolveNativeId splits on the first colon and rejects unknown agents', () => {
+    expect(sessions.resolveNativeId('codex:a:b:c')).toEqual({ agent: 'codex', nativeSessionId: 'a:b:c' })
+    expect(sessions.resolveNativeId('unknown-agent:123')).toBeNull()
+    expect(sessions.resolveNativeId('not-a-valid-id')).toBeNull()
+    expect(sessions.resolveNativeId('claude:')).toBeNull()
+    expect(sessions.resolveNativeId(':x')).toBeNull()
+    expect(sessions.resolveNativeId(42)).toBeNull()
+  })
+  it('resolve functions are synchronous', () => {
+    expect(typeof sessions.resolveUnifiedId('claude', 'x')).toBe('string')
+  })
+})
+
+describe('error codes', () => {
+  const { sessions } = createClient()
+  it('unknown agent is AGENT_NOT_FOUND for list/get/export/diff, [] for search', async () => {
+    for (const p of [
+      () => sessions.list('nope'),
+      () => sessions.get('nope', 'x'),
+      () => sessions.export('nope', 'x', 'json'),
+      () => sessions.diff({ agent: 'nope', sessionId: 'a' }, { agent: 'claude', sessionId: 'b' }),
+    ]) {
+      const e = await rejection(p())
+      expect(e).toBeInstanceOf(AgentMuxError)
+      expect(e.code).toBe('AGENT_NOT_FOUND')
+      expect(e.message).toContain('nope')
+    }
+    expect(await sessions.search({ text: 'x', agent: 'nope' })).toEqual([])
+  })
+
+  it('missing session is SESSION_NOT_FOUND naming the id', async () => {
+    const e = await rejection(sessions.get('claude', 'does-not-exist'))
+    expect(e.code).toBe('SESSION_NOT_FOUND')
+    expect(e.message).toContain('does-not-exist')
+    expect((await rejection(sessions.export('codex', 'nope', 'markdown'))).code).toBe('SESSION_NOT_FOUND')
+  })
+
+  it('ids that try to leave the store are SESSION_NOT_FOUND', async () => {
+    for (const id of ['../../etc/passwd', '/etc/passwd', 'a\\b', 'x\0y', '..']) {
+      expect((await rejection(sessions.get('claude', id))).code).toBe('SESSION_NOT_FOUND')
+    }
+  })
+
+  it('invalid arguments are VALIDATION_ERROR', async () => {
+    const cases = [
+      () => sessions.list(42),
+      () => sessions.list('claude', { limit: -1 }),
+      () => sessions.list('claude', { limit: NaN }),
+      () => sessions.list('claude', { limit: Infinity }),
+      () => sessions.list('claude', { since: new Date('garbage') }),
+      () => sessions.list('claude', { since: '2025-01-01' }),
+      () => sessions.list('claude', { sort: 'size' }),
+      () => sessions.get('claude', 7),
+      () => sessions.search({}),
+      () => sessions.search(null),
+      () => sessions.export('claude', 'x', 'yaml'),
+      () => sessions.totalCost({ groupBy: 'week' }),
+      () => sessions.diff(null, { agent: 'claude', sessionId: 'x' }),
+    ]
+    for (const p of cases) {
+      const e = await rejection(p())
+      expect(e).toBeInstanceOf(AgentMuxError)
+      expect(e.code).toBe('VALIDATION_ERROR')
+    }
+  })
+
+  it('createClient rejects a relative configDir synchronously', () => {
+    expect(() => createClient({ configDir: 'relative/dir' })).toThrow(AgentMuxError)
+    try {
+      createClient({ configDir: 'relative/dir' })
+    } catch (e) {
+      expect(e.code).toBe('VALIDATION_ERROR')
+      expect(e.message).toContain('configDir')
+    }
+  })
+})
+
+describe('empty and missing stores', () => {
+  const { sessions } = createClient()
+  it('every agent lists [] when its store does not exist', async () => {
+    for (const agent of BUILT_IN_AGENTS) {
+      expect(await sessions.list(agent)).toEqual([])
+    }
+  })
+  it('totalCost with nothing is all zeros', async () => {
+    expect(await sessions.totalCost()).toEqual({
+      totalUsd: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      thinkingTokens: 0,
+      cachedTokens: 0,
+      sessionCount: 0,
+      runCount: 0,
+    })
+  })
+  it('search with nothing is []', async () => {
+    expect(await sessions.search({ text: 'anything' })).toEqual([])
+  })
+})

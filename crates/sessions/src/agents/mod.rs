@@ -1,0 +1,128 @@
+//! The adapter trait and the registry of the ten built-in agents.
+//!
+//! Adapters know formats and paths; they never sort, filter, rank, price or serialise.
+use std::path::{Path, PathBuf};
+
+use crate::context::Context;
+use crate::error::Result;
+use crate::model::{Session, SessionSummary};
+use crate::read::fs::{stamp, Stamp};
+
+pub mod claude;
+pub mod codex;
+pub mod copilot;
+pub mod cursor;
+pub mod gemini;
+pub mod hermes;
+pub mod omp;
+pub mod openclaw;
+pub mod opencode;
+pub mod pi;
+
+/// One place that holds sessions: a JSONL file, a JSON document, or a database with many sessions.
+/// `stamps` covers the file and any side files (a `-wal`, a subagent folder's files) so the
+/// summary cache can tell when anything that feeds the summary changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    pub path: PathBuf,
+    pub stamps: Vec<Stamp>,
+}
+
+impl Source {
+    /// A source for `path` and optional side files; `None` when `path` is not a regular file.
+    pub fn new(path: PathBuf, side_files: &[PathBuf]) -> Option<Source> {
+        let mut stamps = vec![stamp(&path)?];
+        stamps.extend(side_files.iter().map(|p| stamp(p).unwrap_or_default()));
+        Some(Source { path, stamps })
+    }
+
+    /// A source for a SQLite database: the file plus its `-wal` (where committed rows may sit).
+    pub fn sqlite(path: PathBuf) -> Option<Source> {
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        Source::new(path, &[PathBuf::from(wal)])
+    }
+}
+
+pub trait Agent: Send + Sync {
+    /// The agent's name as in `BuiltInAgentName`.
+    fn name(&self) -> &'static str;
+
+    /// Every source of this agent's sessions, across current and legacy layouts. A store that
+    /// does not exist yields nothing; this never fails.
+    fn sources(&self, ctx: &Context) -> Vec<Source>;
+
+    /// The cheapest read that yields full summaries for the sessions one source holds
+    /// (one for a session file, many for a database). `cost` and `tags` are left to the engines.
+    fn summaries(&self, ctx: &Context, source: &Source) -> Result<Vec<SessionSummary>>;
+
+    /// Find one session by native id without reading the others, then parse it fully.
+    /// `SESSION_NOT_FOUND` when absent, `PARSE_ERROR` (naming the path) when unreadable.
+    fn load(&self, ctx: &Context, session_id: &str) -> Result<Session>;
+
+    /// Parse every session a source holds, fully (search reads these).
+    fn load_source(&self, ctx: &Context, source: &Source) -> Result<Vec<Session>>;
+}
+
+static AGENTS: [&dyn Agent; 10] = [
+    &claude::Claude,
+    &codex::Codex,
+    &gemini::Gemini,
+    &copilot::Copilot,
+    &cursor::Cursor,
+    &opencode::OpenCode,
+    &pi::Pi,
+    &omp::Omp,
+    &openclaw::OpenClaw,
+    &hermes::Hermes,
+];
+
+/// All built-in agents, in the spec's order.
+pub fn all() -> &'static [&'static dyn Agent] {
+    &AGENTS
+}
+
+pub fn find(name: &str) -> Option<&'static dyn Agent> {
+    AGENTS.iter().copied().find(|a| a.name() == name)
+}
+
+pub fn is_built_in(name: &str) -> bool {
+    find(name).is_some()
+}
+
+/// The first existing directory among `candidates` (several roots are normal: env override,
+/// current default, legacy location).
+pub fn existing_dirs(candidates: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for c in candidates {
+        if c.is_dir() && !out.iter().any(|o| same_dir(o, &c)) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_has_the_ten_agents_in_spec_order() {
+        let names: Vec<_> = all().iter().map(|a| a.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "claude", "codex", "gemini", "copilot", "cursor", "opencode", "pi", "omp",
+                "openclaw", "hermes"
+            ]
+        );
+        assert!(is_built_in("hermes") && !is_built_in("Claude"));
+    }
+}

@@ -1,0 +1,136 @@
+//! The session API as the binding calls it: one `Client` per `createClient()`, every method given
+//! the environment snapshot taken on the caller's thread.
+use std::sync::Arc;
+
+use crate::agents::{self, Agent};
+use crate::context::{ClientOptions, Context};
+use crate::cost::{self, CostSummary};
+use crate::env::Env;
+use crate::error::{Error, Result};
+use crate::ids::is_safe_native_id;
+use crate::list::{self, SummaryCache};
+use crate::model::{Session, SessionSummary};
+use crate::options::{CostOptions, ExportFormat, ListOptions, SearchQuery};
+
+#[derive(Default)]
+pub struct Client {
+    options: Arc<ClientOptions>,
+    cache: SummaryCache,
+}
+
+fn agent(name: &str) -> Result<&'static dyn Agent> {
+    agents::find(name).ok_or_else(|| Error::agent_not_found(name))
+}
+
+impl Client {
+    pub fn new(options: ClientOptions) -> Self {
+        Client {
+            options: Arc::new(options),
+            cache: SummaryCache::default(),
+        }
+    }
+
+    pub fn context(&self, env: Env) -> Context {
+        Context::new(env, self.options.clone())
+    }
+
+    pub fn cache(&self) -> &SummaryCache {
+        &self.cache
+    }
+
+    /// Every session of `agent`, priced and tagged, unfiltered.
+    pub fn all_summaries(&self, ctx: &Context, agent: &dyn Agent) -> Vec<SessionSummary> {
+        let mut v = self.cache.all_summaries(ctx, agent);
+        cost::apply_to_summaries(ctx, &mut v);
+        v
+    }
+
+    pub fn list(
+        &self,
+        env: Env,
+        agent_name: &str,
+        opts: &ListOptions,
+    ) -> Result<Vec<SessionSummary>> {
+        let a = agent(agent_name)?;
+        let ctx = self.context(env);
+        Ok(list::apply(self.all_summaries(&ctx, a), opts))
+    }
+
+    pub fn get(&self, env: Env, agent_name: &str, session_id: &str) -> Result<Session> {
+        let a = agent(agent_name)?;
+        if !is_safe_native_id(session_id) {
+            return Err(Error::session_not_found(agent_name, session_id));
+        }
+        let ctx = self.context(env);
+        let mut session = a.load(&ctx, session_id)?;
+        session.summary.unified_id =
+            crate::ids::unified_id(agent_name, &session.summary.session_id);
+        cost::price_session(&ctx, &mut session);
+        Ok(session)
+    }
+
+    pub fn search(&self, env: Env, q: &SearchQuery) -> Result<Vec<SessionSummary>> {
+        let ctx = self.context(env);
+        let targets: Vec<&dyn Agent> = match &q.agent {
+            Some(name) => match agents::find(name) {
+                Some(a) => vec![a],
+                None => return Ok(Vec::new()),
+            },
+            None => agents::all().to_vec(),
+        };
+        let mut hits: Vec<SessionSummary> = targets
+            .iter()
+            .flat_map(|a| self.all_summaries(&ctx, *a))
+            .filter(|s| list::matches(s, &q.filters) && crate::search::title_matches(s, q))
+            .collect();
+        for h in &mut hits {
+            h.relevance_score = Some(1.0);
+        }
+        list::sort(
+            &mut hits,
+            crate::options::ListSort::Date,
+            crate::options::Direction::Desc,
+        );
+        hits.truncate(q.limit);
+        Ok(hits)
+    }
+
+    pub fn total_cost(&self, env: Env, opts: &CostOptions) -> Result<CostSummary> {
+        let ctx = self.context(env);
+        let targets: Vec<&dyn Agent> = match &opts.agent {
+            Some(name) => match agents::find(name) {
+                Some(a) => vec![a],
+                None => return Ok(CostSummary::default()),
+            },
+            None => agents::all().to_vec(),
+        };
+        let summaries: Vec<SessionSummary> = targets
+            .iter()
+            .flat_map(|a| self.all_summaries(&ctx, *a))
+            .filter(|s| list::matches(s, &opts.filters))
+            .collect();
+        Ok(cost::aggregate(&summaries, opts))
+    }
+
+    pub fn export(
+        &self,
+        env: Env,
+        agent_name: &str,
+        id: &str,
+        format: ExportFormat,
+    ) -> Result<String> {
+        let session = self.get(env, agent_name, id)?;
+        crate::export::export(&session, format)
+    }
+
+    pub fn diff(
+        &self,
+        env: Env,
+        a: (&str, &str),
+        b: (&str, &str),
+    ) -> Result<crate::diff::SessionDiff> {
+        let sa = self.get(env.clone(), a.0, a.1)?;
+        let sb = self.get(env, b.0, b.1)?;
+        crate::diff::diff(&sa, &sb)
+    }
+}

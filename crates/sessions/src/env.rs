@@ -1,0 +1,110 @@
+//! A snapshot of HOME and every override variable, taken on the calling thread at each call so
+//! that a caller (or a test) that changes `process.env` is seen at once, and worker threads never
+//! call getenv while the JS thread may be calling setenv.
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Every variable any agent reads. Kept in one place so the snapshot is complete.
+pub const VARIABLES: &[&str] = &[
+    "HOME",
+    "USERPROFILE",
+    "AGENT_MUX_CONFIG_DIR",
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+    "GEMINI_CLI_HOME",
+    "COPILOT_HOME",
+    "XDG_DATA_HOME",
+    "XDG_CONFIG_HOME",
+    "OPENCODE_DB",
+    "PI_CODING_AGENT_DIR",
+    "PI_CODING_AGENT_SESSION_DIR",
+    "OMP_PROFILE",
+    "OMP_HOME",
+    "OPENCLAW_STATE_DIR",
+    "OPENCLAW_HOME",
+    "CLAWDBOT_STATE_DIR",
+    "HERMES_HOME",
+    "CURSOR_CONFIG_DIR",
+    "TZ",
+];
+
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    vars: BTreeMap<String, String>,
+}
+
+impl Env {
+    /// Read the process environment now.
+    pub fn from_process() -> Self {
+        let vars = VARIABLES
+            .iter()
+            .filter_map(|k| std::env::var(k).ok().map(|v| (k.to_string(), v)))
+            .collect();
+        Env { vars }
+    }
+
+    /// Build a snapshot from explicit pairs (tests, benchmarks).
+    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+        Env {
+            vars: pairs
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
+    /// A snapshot whose home is `home` and that has no overrides.
+    pub fn with_home(home: &Path) -> Self {
+        Env::from_pairs([("HOME", home.to_str().unwrap_or_default())])
+    }
+
+    /// A variable's value; empty values count as unset, as the agents themselves treat them.
+    pub fn var(&self, name: &str) -> Option<&str> {
+        self.vars
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.trim().is_empty())
+    }
+
+    /// A variable holding a path.
+    pub fn path_var(&self, name: &str) -> Option<PathBuf> {
+        self.var(name).map(|v| expand_tilde(v, self.home()))
+    }
+
+    pub fn set(&mut self, name: &str, value: &str) {
+        self.vars.insert(name.to_string(), value.to_string());
+    }
+
+    /// `$HOME`, else `%USERPROFILE%`.
+    pub fn home(&self) -> Option<PathBuf> {
+        self.var("HOME")
+            .or_else(|| self.var("USERPROFILE"))
+            .map(PathBuf::from)
+    }
+
+    /// `~/<rel>` when a home is known.
+    pub fn home_join(&self, rel: &str) -> Option<PathBuf> {
+        self.home().map(|h| h.join(rel))
+    }
+}
+
+fn expand_tilde(value: &str, home: Option<PathBuf>) -> PathBuf {
+    match (value.strip_prefix("~/"), home) {
+        (Some(rest), Some(h)) => h.join(rest),
+        _ if value == "~" => PathBuf::from(value),
+        _ => PathBuf::from(value),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_values_are_unset_and_tilde_expands() {
+        let env = Env::from_pairs([("HOME", "/h"), ("CODEX_HOME", ""), ("HERMES_HOME", "~/x")]);
+        assert_eq!(env.var("CODEX_HOME"), None);
+        assert_eq!(env.path_var("HERMES_HOME"), Some(PathBuf::from("/h/x")));
+        assert_eq!(env.home_join(".claude"), Some(PathBuf::from("/h/.claude")));
+    }
+}

@@ -1,0 +1,67 @@
+//! One error type for the whole core, carrying the spec's error code.
+use std::fmt;
+
+/// The subset of the spec's `ErrorCode` values the session API can produce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    AgentNotFound,
+    SessionNotFound,
+    ParseError,
+    ValidationError,
+    Internal,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::AgentNotFound => "AGENT_NOT_FOUND",
+            ErrorCode::SessionNotFound => "SESSION_NOT_FOUND",
+            ErrorCode::ParseError => "PARSE_ERROR",
+            ErrorCode::ValidationError => "VALIDATION_ERROR",
+            ErrorCode::Internal => "INTERNAL",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Error {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Error {
+            code,
+            message: message.into(),
+        }
+    }
+    pub fn agent_not_found(agent: &str) -> Self {
+        Error::new(ErrorCode::AgentNotFound, format!("unknown agent '{agent}'"))
+    }
+    pub fn session_not_found(agent: &str, id: &str) -> Self {
+        Error::new(
+            ErrorCode::SessionNotFound,
+            format!("no {agent} session with id '{id}'"),
+        )
+    }
+    pub fn parse(path: impl fmt::Display, why: impl fmt::Display) -> Self {
+        Error::new(ErrorCode::ParseError, format!("cannot parse {path}: {why}"))
+    }
+    pub fn validation(message: impl Into<String>) -> Self {
+        Error::new(ErrorCode::ValidationError, message)
+    }
+    pub fn internal(message: impl Into<String>) -> Self {
+        Error::new(ErrorCode::Internal, message)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code.as_str(), self.message)
+    }
+}
+
+impl std::error::Error for Error {}

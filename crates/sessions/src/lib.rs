@@ -1,0 +1,22 @@
+//! The pure Rust core of `@a5c-ai/agent-mux`: the session model, one adapter per agent, and the
+//! engines (list, search, cost, export, diff) built once on top. Knows nothing of Node.
+pub mod agents;
+pub mod client;
+pub mod context;
+pub mod cost;
+pub mod diff;
+pub mod env;
+pub mod error;
+pub mod export;
+pub mod ids;
+pub mod list;
+pub mod model;
+pub mod options;
+pub mod read;
+pub mod search;
+
+pub use client::Client;
+pub use context::{ClientOptions, Context};
+pub use env::Env;
+pub use error::{Error, ErrorCode, Result};
+pub use model::{Message, Role, Session, SessionSummary};

@@ -1,0 +1,161 @@
+//! Listing: every source of an agent summarised in parallel through a per-client cache keyed by
+//! path + size + mtime, then filtered, sorted and cut.
+use rayon::prelude::*;
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use crate::agents::{Agent, Source};
+use crate::context::Context;
+use crate::model::SessionSummary;
+use crate::options::{Direction, Filters, ListOptions, ListSort};
+use crate::read::fs::Stamp;
+
+type CacheKey = (&'static str, PathBuf);
+type Summaries = Arc<Vec<SessionSummary>>;
+/// A source's summaries, or the source's path and why it was skipped.
+type Summarised = Result<Summaries, (PathBuf, String)>;
+
+/// Summaries per source, reused while the source's stamps are unchanged.
+#[derive(Default)]
+pub struct SummaryCache {
+    entries: Mutex<HashMap<CacheKey, (Vec<Stamp>, Summaries)>>,
+    skipped: Mutex<Vec<(PathBuf, String)>>,
+    reads: std::sync::atomic::AtomicU64,
+}
+
+impl SummaryCache {
+    /// Sources skipped by the last listing of any agent, with the reason (a corrupt db, a file
+    /// that could not be read).
+    pub fn skipped(&self) -> Vec<(PathBuf, String)> {
+        self.skipped.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    /// How many sources have been read (not served from cache) since the client was made.
+    pub fn reads(&self) -> u64 {
+        self.reads.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn lookup(&self, key: &CacheKey, stamps: &[Stamp]) -> Option<Arc<Vec<SessionSummary>>> {
+        let entries = self.entries.lock().ok()?;
+        let (s, v) = entries.get(key)?;
+        (s.as_slice() == stamps).then(|| v.clone())
+    }
+
+    fn store(&self, key: CacheKey, stamps: Vec<Stamp>, v: Arc<Vec<SessionSummary>>) {
+        if let Ok(mut entries) = self.entries.lock() {
+            entries.insert(key, (stamps, v));
+        }
+    }
+
+    /// Unpriced, untagged summaries of every session `agent` has. Unreadable sources are skipped
+    /// and remembered in `skipped`; this never fails the whole call.
+    pub fn all_summaries(&self, ctx: &Context, agent: &dyn Agent) -> Vec<SessionSummary> {
+        let sources = agent.sources(ctx);
+        let results: Vec<Summarised> = sources
+            .into_par_iter()
+            .map(|src| self.summarise(ctx, agent, src))
+            .collect();
+        let mut out = Vec::new();
+        let mut skipped = Vec::new();
+        for r in results {
+            match r {
+                Ok(v) => out.extend(v.iter().cloned()),
+                Err(s) => skipped.push(s),
+            }
+        }
+        if let Ok(mut s) = self.skipped.lock() {
+            s.retain(|(p, _)| !skipped.iter().any(|(q, _)| q == p));
+            s.extend(skipped);
+        }
+        dedupe_by_id(out)
+    }
+
+    fn summarise(&self, ctx: &Context, agent: &dyn Agent, src: Source) -> Summarised {
+        let key = (agent.name(), src.path.clone());
+        if let Some(hit) = self.lookup(&key, &src.stamps) {
+            return Ok(hit);
+        }
+        self.reads
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        match agent.summaries(ctx, &src) {
+            Ok(v) => {
+                let v = Arc::new(v);
+                self.store(key, src.stamps, v.clone());
+                Ok(v)
+            }
+            Err(e) => Err((src.path, e.message)),
+        }
+    }
+}
+
+/// The same session can be found twice (a plain and a compressed copy, a legacy and a current
+/// layout); keep the one updated last.
+fn dedupe_by_id(mut v: Vec<SessionSummary>) -> Vec<SessionSummary> {
+    v.sort_by(|a, b| {
+        a.session_id
+            .cmp(&b.session_id)
+            .then(b.updated_at.cmp(&a.updated_at))
+    });
+    v.dedup_by(|later, first| later.session_id == first.session_id);
+    v
+}
+
+/// Does a (priced, tagged) summary pass the filters? Dates bound `createdAt`; `model` matches the
+/// primary model or any model the session used; `tags` is an OR match.
+pub fn matches(s: &SessionSummary, f: &Filters) -> bool {
+    if f.since.is_some_and(|t| s.created_at < t) || f.until.is_some_and(|t| s.created_at > t) {
+        return false;
+    }
+    if let Some(m) = &f.model {
+        let used = s.model.as_deref() == Some(m.as_str()) || s.usage.iter().any(|u| &u.model == m);
+        if !used {
+            return false;
+        }
+    }
+    if let Some(tags) = &f.tags {
+        if !tags.is_empty() && !tags.iter().any(|t| s.tags.contains(t)) {
+            return false;
+        }
+    }
+    if let Some(cwd) = &f.cwd {
+        let want = cwd.trim_end_matches(['/', '\\']);
+        if s.cwd.as_deref().map(|c| c.trim_end_matches(['/', '\\'])) != Some(want) {
+            return false;
+        }
+    }
+    true
+}
+
+fn cost_of(s: &SessionSummary) -> f64 {
+    s.cost.as_ref().map(|c| c.total_usd).unwrap_or(0.0)
+}
+
+/// Sort by the chosen field (date = `updatedAt`, the last activity); ties by unified id so the
+/// order is the same on every call.
+pub fn sort(v: &mut [SessionSummary], sort: ListSort, dir: Direction) {
+    v.sort_by(|a, b| {
+        let primary = match sort {
+            ListSort::Date => a.updated_at.cmp(&b.updated_at),
+            ListSort::Cost => cost_of(a)
+                .partial_cmp(&cost_of(b))
+                .unwrap_or(Ordering::Equal),
+            ListSort::Turns => a.turn_count.cmp(&b.turn_count),
+        };
+        let primary = if dir == Direction::Desc {
+            primary.reverse()
+        } else {
+            primary
+        };
+        primary.then_with(|| a.unified_id.cmp(&b.unified_id))
+    });
+}
+
+/// Filter, sort and cut priced summaries as `list()` returns them.
+pub fn apply(mut v: Vec<SessionSummary>, opts: &ListOptions) -> Vec<SessionSummary> {
+    v.retain(|s| matches(s, &opts.filters));
+    sort(&mut v, opts.sort, opts.direction);
+    v.truncate(opts.limit);
+    v
+}

@@ -1,0 +1,448 @@
+//! The session model of the spec (section 3), plus the unpriced token buckets adapters fill in.
+//! Serialised with the spec's camelCase names; dates as ISO 8601 with milliseconds, as JS writes them.
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub type Timestamp = DateTime<Utc>;
+
+/// The spec's `CostRecord`, extended with `cacheWriteTokens` where an agent reports cache writes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CostRecord {
+    pub total_usd: f64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_tokens: Option<u64>,
+}
+
+/// Token counts as separate buckets, before pricing. `input` excludes cached input, `output`
+/// excludes reasoning: each bucket is billed at its own rate and is counted once.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tokens {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub reasoning: u64,
+}
+
+impl Tokens {
+    pub fn is_zero(&self) -> bool {
+        *self == Tokens::default()
+    }
+    pub fn total(&self) -> u64 {
+        self.input + self.output + self.cache_read + self.cache_write + self.reasoning
+    }
+    pub fn add(&mut self, other: &Tokens) {
+        self.input += other.input;
+        self.output += other.output;
+        self.cache_read += other.cache_read;
+        self.cache_write += other.cache_write;
+        self.reasoning += other.reasoning;
+    }
+}
+
+/// What one model consumed in a session, with the agent's own cost when it reports one.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ModelUsage {
+    pub model: String,
+    pub tokens: Tokens,
+    pub native_cost_usd: Option<f64>,
+}
+
+/// Add `tokens` (and a native cost) for `model` to a per-model usage list.
+pub fn add_usage(
+    usage: &mut Vec<ModelUsage>,
+    model: &str,
+    tokens: &Tokens,
+    native_cost: Option<f64>,
+) {
+    let entry = match usage.iter_mut().position(|u| u.model == model) {
+        Some(i) => &mut usage[i],
+        None => {
+            usage.push(ModelUsage {
+                model: model.to_string(),
+                ..Default::default()
+            });
+            usage.last_mut().expect("just pushed")
+        }
+    };
+    entry.tokens.add(tokens);
+    if let Some(c) = native_cost {
+        *entry.native_cost_usd.get_or_insert(0.0) += c;
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Assistant,
+    System,
+    Tool,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::System => "system",
+            Role::Tool => "tool",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenUsage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_tokens: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCall {
+    pub tool_call_id: String,
+    pub tool_name: String,
+    pub input: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResult {
+    pub tool_call_id: String,
+    pub tool_name: String,
+    pub output: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "iso_opt")]
+    pub timestamp: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_result: Option<ToolResult>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_usage: Option<TokenUsage>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<CostRecord>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Beyond the spec: set on messages that came from a subagent transcript (its agent id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subagent: Option<String>,
+    /// Unpriced usage, filled by adapters; the cost engine derives `token_usage` and `cost`.
+    #[serde(skip)]
+    pub tokens: Option<Tokens>,
+    /// The agent's own cost for this message, when it records one.
+    #[serde(skip)]
+    pub native_cost_usd: Option<f64>,
+}
+
+impl Message {
+    pub fn new(role: Role, content: impl Into<String>) -> Self {
+        Message {
+            role,
+            content: content.into(),
+            timestamp: None,
+            tool_calls: Vec::new(),
+            tool_result: None,
+            token_usage: None,
+            cost: None,
+            thinking: None,
+            model: None,
+            subagent: None,
+            tokens: None,
+            native_cost_usd: None,
+        }
+    }
+}
+
+/// The spec's `SessionSummary`, plus the search extensions `snippet` and `matchCount`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSummary {
+    pub agent: String,
+    pub session_id: String,
+    pub unified_id: String,
+    pub title: String,
+    #[serde(with = "iso")]
+    pub created_at: Timestamp,
+    #[serde(with = "iso")]
+    pub updated_at: Timestamp,
+    pub turn_count: u64,
+    pub message_count: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<CostRecord>,
+    pub tags: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relevance_score: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub match_count: Option<u64>,
+    /// Per-model usage for pricing; never serialised.
+    #[serde(skip)]
+    pub usage: Vec<ModelUsage>,
+    /// Number of runs recorded for this session in the run index (filled by the cost engine).
+    #[serde(skip)]
+    pub run_count: u64,
+}
+
+impl SessionSummary {
+    /// A summary with the required fields; everything else empty.
+    pub fn new(
+        agent: &str,
+        session_id: &str,
+        created_at: Timestamp,
+        updated_at: Timestamp,
+    ) -> Self {
+        SessionSummary {
+            agent: agent.to_string(),
+            session_id: session_id.to_string(),
+            unified_id: crate::ids::unified_id(agent, session_id),
+            title: String::new(),
+            created_at,
+            updated_at,
+            turn_count: 0,
+            message_count: 0,
+            model: None,
+            cost: None,
+            tags: Vec::new(),
+            cwd: None,
+            forked_from: None,
+            relevance_score: None,
+            snippet: None,
+            match_count: None,
+            usage: Vec::new(),
+            run_count: 0,
+        }
+    }
+}
+
+/// The spec's `Session`: the summary's fields (flattened) plus the messages and the native records.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Session {
+    #[serde(flatten)]
+    pub summary: SessionSummary,
+    pub messages: Vec<Message>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw: Option<Value>,
+}
+
+impl Session {
+    /// Fill the summary's counts, model, dates and usage from the messages, keeping what the adapter
+    /// already set. Adapters call this once after parsing.
+    pub fn derive_summary_fields(&mut self) {
+        let s = &mut self.summary;
+        s.message_count = self.messages.len() as u64;
+        s.turn_count = count_turns(self.messages.iter().map(|m| m.role));
+        if s.model.is_none() {
+            s.model = most_used_model(&self.messages);
+        }
+        if s.usage.is_empty() {
+            for m in &self.messages {
+                if let Some(t) = &m.tokens {
+                    let model = m.model.as_deref().or(s.model.as_deref()).unwrap_or("");
+                    add_usage(&mut s.usage, model, t, m.native_cost_usd);
+                } else if let Some(c) = m.native_cost_usd {
+                    let model = m.model.as_deref().or(s.model.as_deref()).unwrap_or("");
+                    add_usage(&mut s.usage, model, &Tokens::default(), Some(c));
+                }
+            }
+        }
+    }
+}
+
+/// A turn is a user message answered by at least one assistant message.
+pub fn count_turns(roles: impl Iterator<Item = Role>) -> u64 {
+    let mut turns = 0;
+    let mut waiting_for_answer = false;
+    for role in roles {
+        match role {
+            Role::User => waiting_for_answer = true,
+            Role::Assistant if waiting_for_answer => {
+                turns += 1;
+                waiting_for_answer = false;
+            }
+            _ => {}
+        }
+    }
+    turns
+}
+
+/// The model named on the most messages (ties: the one seen first).
+pub fn most_used_model(messages: &[Message]) -> Option<String> {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for m in messages {
+        if let Some(model) = m.model.as_deref().filter(|m| !m.is_empty()) {
+            match counts.iter_mut().find(|(n, _)| *n == model) {
+                Some(c) => c.1 += 1,
+                None => counts.push((model, 1)),
+            }
+        }
+    }
+    let best = counts.iter().map(|c| c.1).max()?;
+    counts
+        .into_iter()
+        .find(|c| c.1 == best)
+        .map(|c| c.0.to_string())
+}
+
+/// Cut a title to `max` characters on a character boundary, on one line.
+pub fn truncate_title(text: &str, max: usize) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match one_line.char_indices().nth(max) {
+        Some((i, _)) => one_line[..i].to_string(),
+        None => one_line,
+    }
+}
+
+/// Dates as JS `Date.prototype.toISOString` writes them.
+pub fn to_iso(t: &Timestamp) -> String {
+    t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}
+
+/// Parse an ISO 8601 / RFC 3339 string, or epoch seconds/milliseconds given as a number.
+pub fn parse_timestamp(v: &Value) -> Option<Timestamp> {
+    match v {
+        Value::String(s) => parse_time_str(s),
+        Value::Number(n) => n.as_f64().and_then(from_epoch_guess),
+        _ => None,
+    }
+}
+
+pub fn parse_time_str(s: &str) -> Option<Timestamp> {
+    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+        return Some(t.with_timezone(&Utc));
+    }
+    // Naive forms seen in the wild ("2025-01-02 03:04:05", "2025-01-02T03:04:05.123") are UTC.
+    for fmt in ["%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f"] {
+        if let Ok(n) = chrono::NaiveDateTime::parse_from_str(s, fmt) {
+            return Some(n.and_utc());
+        }
+    }
+    s.parse::<f64>().ok().and_then(from_epoch_guess)
+}
+
+/// Epoch seconds, milliseconds or microseconds, told apart by magnitude.
+pub fn from_epoch_guess(x: f64) -> Option<Timestamp> {
+    if !x.is_finite() || x <= 0.0 {
+        return None;
+    }
+    let ms = if x < 1e11 {
+        x * 1000.0
+    } else if x < 1e14 {
+        x
+    } else {
+        x / 1000.0
+    };
+    DateTime::from_timestamp_millis(ms as i64)
+}
+
+mod iso {
+    use super::*;
+    use serde::{Deserializer, Serializer};
+    pub fn serialize<S: Serializer>(t: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&to_iso(t))
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Timestamp, D::Error> {
+        let s = String::deserialize(d)?;
+        parse_time_str(&s).ok_or_else(|| serde::de::Error::custom("bad date"))
+    }
+}
+
+mod iso_opt {
+    use super::*;
+    use serde::{Deserializer, Serializer};
+    pub fn serialize<S: Serializer>(t: &Option<Timestamp>, s: S) -> Result<S::Ok, S::Error> {
+        match t {
+            Some(t) => s.serialize_str(&to_iso(t)),
+            None => s.serialize_none(),
+        }
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Timestamp>, D::Error> {
+        let s = Option::<String>::deserialize(d)?;
+        Ok(s.and_then(|s| parse_time_str(&s)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn turns_count_answered_prompts() {
+        use Role::*;
+        assert_eq!(
+            count_turns([User, Assistant, Tool, Assistant, User].into_iter()),
+            1
+        );
+        assert_eq!(
+            count_turns([User, User, Assistant, User, Assistant].into_iter()),
+            2
+        );
+        assert_eq!(count_turns([Assistant, System].into_iter()), 0);
+    }
+
+    #[test]
+    fn timestamps_in_all_forms() {
+        let a = parse_time_str("2025-01-02T03:04:05.678Z").unwrap();
+        assert_eq!(to_iso(&a), "2025-01-02T03:04:05.678Z");
+        let b = from_epoch_guess(1735787045678.0).unwrap();
+        assert_eq!(a, b);
+        let c = from_epoch_guess(1735787045.678).unwrap();
+        assert_eq!(to_iso(&c), "2025-01-02T03:04:05.678Z");
+        assert_eq!(
+            to_iso(&parse_time_str("2025-01-02 03:04:05").unwrap()),
+            "2025-01-02T03:04:05.000Z"
+        );
+        assert!(parse_time_str("yesterday").is_none());
+    }
+
+    #[test]
+    fn title_truncation_is_char_safe() {
+        assert_eq!(truncate_title("大别山 is\n here", 4), "大别山 ");
+        assert_eq!(truncate_title("short", 100), "short");
+    }
+
+    #[test]
+    fn summary_serialises_with_spec_names() {
+        let t = parse_time_str("2025-01-02T03:04:05Z").unwrap();
+        let s = SessionSummary::new("claude", "abc", t, t);
+        let v = serde_json::to_value(&s).unwrap();
+        assert_eq!(v["unifiedId"], "claude:abc");
+        assert_eq!(v["createdAt"], "2025-01-02T03:04:05.000Z");
+        assert_eq!(v["tags"], serde_json::json!([]));
+        assert!(v.get("model").is_none());
+        assert!(v.get("usage").is_none());
+    }
+}

@@ -1,0 +1,118 @@
+//! Directory walking that stays inside a store: regular files only (no FIFOs or devices, which
+//! would block a read), symlinked directories never followed (no loops, no escape).
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+/// Size and modification time of one file: what the summary cache keys on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Stamp {
+    pub size: u64,
+    pub mtime_ns: i128,
+}
+
+/// `Stamp` of a regular file (following a final symlink to a regular file inside the same tree is
+/// the caller's choice; this reports what `metadata` sees), `None` for anything else.
+pub fn stamp(path: &Path) -> Option<Stamp> {
+    let md = fs::metadata(path).ok()?;
+    if !md.is_file() {
+        return None;
+    }
+    let mtime_ns = md
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i128)
+        .unwrap_or(0);
+    Some(Stamp {
+        size: md.len(),
+        mtime_ns,
+    })
+}
+
+/// Is `path` a regular file reached without a symlink at the last step?
+pub fn is_plain_file(path: &Path) -> bool {
+    fs::symlink_metadata(path)
+        .map(|m| m.file_type().is_file())
+        .unwrap_or(false)
+}
+
+/// Entries of a directory that are real directories (symlinks to directories are skipped).
+pub fn subdirs(dir: &Path) -> Vec<PathBuf> {
+    let Ok(rd) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = rd
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
+        .map(|e| e.path())
+        .collect();
+    out.sort();
+    out
+}
+
+/// Regular files (not symlinks, FIFOs or devices) directly in `dir` whose name satisfies `keep`.
+pub fn files(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+    let Ok(rd) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = rd
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
+        .filter(|e| e.file_name().to_str().map(&keep).unwrap_or(false))
+        .map(|e| e.path())
+        .collect();
+    out.sort();
+    out
+}
+
+/// Regular files under `root` down to `max_depth` levels of real directories whose name satisfies
+/// `keep`. Symlinked directories are not entered, so loops and links out of the store are harmless.
+pub fn walk_files(root: &Path, max_depth: usize, keep: &dyn Fn(&str) -> bool) -> Vec<PathBuf> {
+    let mut out = files(root, keep);
+    if max_depth > 0 {
+        for d in subdirs(root) {
+            out.extend(walk_files(&d, max_depth - 1, keep));
+        }
+    }
+    out
+}
+
+/// Read a whole small file (JSON documents, metadata) with a size cap so a hostile store cannot
+/// make us allocate without bound.
+pub fn read_capped(path: &Path, max_bytes: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let f = fs::File::open(path)?;
+    let mut buf = Vec::new();
+    f.take(max_bytes + 1).read_to_end(&mut buf)?;
+    if buf.len() as u64 > max_bytes {
+        return Err(std::io::Error::other(format!(
+            "{} is larger than {max_bytes} bytes",
+            path.display()
+        )));
+    }
+    Ok(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn walk_skips_symlink_loops_and_fifos() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join("a/b")).unwrap();
+        fs::write(root.join("a/b/x.jsonl"), "{}\n").unwrap();
+        std::os::unix::fs::symlink(root, root.join("a/loop")).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", root.join("a/out.jsonl")).unwrap();
+        let status = std::process::Command::new("mkfifo")
+            .arg(root.join("a/fifo.jsonl"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let found = walk_files(root, 5, &|n: &str| n.ends_with(".jsonl"));
+        assert_eq!(found, vec![root.join("a/b/x.jsonl")]);
+    }
+}

@@ -1,0 +1,114 @@
+//! Streaming JSON Lines: one line in memory at a time, tolerant of a torn last line (the agent may
+//! be writing it), blank lines, garbage lines and invalid UTF-8.
+use serde::de::DeserializeOwned;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+/// What a pass over a file saw, so callers can tell "empty" from "all garbage".
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct LineStats {
+    pub parsed: usize,
+    pub bad: usize,
+}
+
+/// Call `f` with the bytes of every non-blank line (without the newline). `f` returns `false` to stop.
+pub fn for_each_line(path: &Path, mut f: impl FnMut(&[u8]) -> bool) -> std::io::Result<()> {
+    let file = File::open(path)?;
+    let mut reader = BufReader::with_capacity(256 * 1024, file);
+    let mut buf = Vec::with_capacity(64 * 1024);
+    loop {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf)? == 0 {
+            return Ok(());
+        }
+        let line = trim_line(&buf);
+        if line.is_empty() {
+            continue;
+        }
+        if !f(line) {
+            return Ok(());
+        }
+    }
+}
+
+fn trim_line(buf: &[u8]) -> &[u8] {
+    let mut end = buf.len();
+    while end > 0 && matches!(buf[end - 1], b'\n' | b'\r' | b' ' | b'\t') {
+        end -= 1;
+    }
+    let mut start = 0;
+    while start < end && matches!(buf[start], b' ' | b'\t' | 0xEF | 0xBB | 0xBF) {
+        start += 1; // leading blanks and a UTF-8 BOM
+    }
+    &buf[start..end]
+}
+
+/// Parse one line as `T`, repairing invalid UTF-8 (replacement characters) rather than losing it.
+pub fn parse_line<T: DeserializeOwned>(line: &[u8]) -> Option<T> {
+    match serde_json::from_slice(line) {
+        Ok(v) => Some(v),
+        Err(_) if std::str::from_utf8(line).is_err() => {
+            serde_json::from_str(&String::from_utf8_lossy(line)).ok()
+        }
+        Err(_) => None,
+    }
+}
+
+/// Deserialize every line as `T`, skipping lines that do not parse (torn, garbage, other shapes).
+pub fn read_lines<T: DeserializeOwned>(
+    path: &Path,
+    mut f: impl FnMut(T) -> bool,
+) -> std::io::Result<LineStats> {
+    let mut stats = LineStats::default();
+    for_each_line(path, |line| match parse_line::<T>(line) {
+        Some(v) => {
+            stats.parsed += 1;
+            f(v)
+        }
+        None => {
+            stats.bad += 1;
+            true
+        }
+    })?;
+    Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    #[test]
+    fn torn_last_line_blank_lines_and_bad_utf8() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.jsonl");
+        let mut bytes =
+            b"\xEF\xBB\xBF{\"a\":1}\r\n\n  \n{\"b\":\"x\xffy\"}\ngarbage\n{\"c\":".to_vec();
+        bytes.extend_from_slice(b"");
+        std::fs::write(&p, bytes).unwrap();
+        let mut seen = Vec::new();
+        let stats = read_lines::<Value>(&p, |v| {
+            seen.push(v);
+            true
+        })
+        .unwrap();
+        assert_eq!(stats, LineStats { parsed: 2, bad: 2 });
+        assert_eq!(seen[0]["a"], 1);
+        assert_eq!(seen[1]["b"], "x\u{fffd}y");
+    }
+
+    #[test]
+    fn stops_when_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.jsonl");
+        std::fs::write(&p, "1\n2\n3\n").unwrap();
+        let mut n = 0;
+        read_lines::<Value>(&p, |_| {
+            n += 1;
+            n < 2
+        })
+        .unwrap();
+        assert_eq!(n, 2);
+    }
+}

@@ -1,0 +1,5 @@
+//! Readers shared by every adapter: written once, used by all.
+pub mod fs;
+pub mod jsonl;
+pub mod sqlite;
+pub mod tree;

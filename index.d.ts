@@ -1,0 +1,256 @@
+// Public types of @a5c-ai/agent-mux: the names and shapes of session-manager-spec.md and
+// core-types.md, exactly. Additions beyond the spec are optional fields marked "Beyond the spec".
+
+export type BuiltInAgentName =
+  | 'claude'
+  | 'codex'
+  | 'gemini'
+  | 'copilot'
+  | 'cursor'
+  | 'opencode'
+  | 'pi'
+  | 'omp'
+  | 'openclaw'
+  | 'hermes'
+
+export type AgentName = BuiltInAgentName | (string & {})
+
+export interface CostRecord {
+  /** Total cost in USD. */
+  totalUsd: number
+  /** Input tokens consumed (not counting cached input). */
+  inputTokens: number
+  /** Output tokens generated (not counting reasoning). */
+  outputTokens: number
+  /** Thinking/reasoning tokens (if applicable). */
+  thinkingTokens?: number
+  /** Cached input tokens read (if applicable). */
+  cachedTokens?: number
+  /** Beyond the spec: tokens written to the prompt cache, where the agent reports them. */
+  cacheWriteTokens?: number
+}
+
+export interface SessionSummary {
+  agent: AgentName
+  sessionId: string
+  unifiedId: string
+  title: string
+  createdAt: Date
+  updatedAt: Date
+  turnCount: number
+  messageCount: number
+  model?: string
+  cost?: CostRecord
+  tags: string[]
+  cwd?: string
+  forkedFrom?: string
+  relevanceScore?: number
+  /** Beyond the spec (search only): the best matching passage, hits marked `>>>hit<<<`. */
+  snippet?: string
+  /** Beyond the spec (search only): how many matches the session holds. */
+  matchCount?: number
+}
+
+export interface Session {
+  agent: AgentName
+  sessionId: string
+  unifiedId: string
+  title: string
+  createdAt: Date
+  updatedAt: Date
+  turnCount: number
+  model?: string
+  cost?: CostRecord
+  tags: string[]
+  cwd?: string
+  forkedFrom?: string
+  messages: SessionMessage[]
+  raw?: unknown
+  /** Beyond the spec: `messages.length`, as on the summary. */
+  messageCount?: number
+}
+
+export interface SessionMessage {
+  role: 'user' | 'assistant' | 'system' | 'tool'
+  content: string
+  timestamp?: Date
+  toolCalls?: SessionToolCall[]
+  toolResult?: {
+    toolCallId: string
+    toolName: string
+    output: unknown
+  }
+  tokenUsage?: {
+    inputTokens: number
+    outputTokens: number
+    thinkingTokens?: number
+    cachedTokens?: number
+  }
+  cost?: CostRecord
+  thinking?: string
+  model?: string
+  /** Beyond the spec: the subagent whose transcript this message came from. */
+  subagent?: string
+}
+
+export interface SessionToolCall {
+  toolCallId: string
+  toolName: string
+  input: unknown
+  output?: unknown
+  durationMs?: number
+}
+
+export interface SessionQuery {
+  text: string
+  agent?: AgentName
+  since?: Date
+  until?: Date
+  model?: string
+  tags?: string[]
+  limit?: number
+  sort?: 'relevance' | 'date' | 'cost'
+}
+
+export interface SessionListOptions {
+  since?: Date
+  until?: Date
+  model?: string
+  tags?: string[]
+  limit?: number
+  sort?: 'date' | 'cost' | 'turns'
+  sortDirection?: 'asc' | 'desc'
+  cwd?: string
+}
+
+export interface CostAggregationOptions {
+  agent?: AgentName
+  since?: Date
+  until?: Date
+  model?: string
+  tags?: string[]
+  groupBy?: 'agent' | 'model' | 'day' | 'tag'
+}
+
+export interface CostSummary {
+  totalUsd: number
+  inputTokens: number
+  outputTokens: number
+  thinkingTokens: number
+  cachedTokens: number
+  sessionCount: number
+  runCount: number
+  breakdowns?: Record<string, CostBreakdown>
+  /** Beyond the spec: models that had usage but no known price (their cost counts as 0). */
+  unpricedModels?: string[]
+}
+
+export interface CostBreakdown {
+  key: string
+  totalUsd: number
+  inputTokens: number
+  outputTokens: number
+  thinkingTokens: number
+  cachedTokens: number
+  sessionCount: number
+}
+
+export interface SessionDiff {
+  a: { agent: AgentName; sessionId: string; unifiedId: string }
+  b: { agent: AgentName; sessionId: string; unifiedId: string }
+  operations: DiffOperation[]
+  stats: {
+    removals: number
+    additions: number
+    modifications: number
+    unchanged: number
+  }
+}
+
+export interface DiffOperation {
+  type: 'addition' | 'removal' | 'modification' | 'unchanged'
+  indexA?: number
+  indexB?: number
+  messageA?: SessionMessage
+  messageB?: SessionMessage
+}
+
+export interface SessionManager {
+  list(agent: AgentName, options?: SessionListOptions): Promise<SessionSummary[]>
+  get(agent: AgentName, sessionId: string): Promise<Session>
+  search(query: SessionQuery): Promise<SessionSummary[]>
+  totalCost(options?: CostAggregationOptions): Promise<CostSummary>
+  export(agent: AgentName, sessionId: string, format: 'json' | 'jsonl' | 'markdown'): Promise<string>
+  diff(
+    a: { agent: AgentName; sessionId: string },
+    b: { agent: AgentName; sessionId: string },
+  ): Promise<SessionDiff>
+  resolveUnifiedId(agent: AgentName, nativeSessionId: string): string
+  resolveNativeId(unifiedId: string): { agent: AgentName; nativeSessionId: string } | null
+}
+
+/** Beyond the spec's fields: per-model prices in USD per million tokens. */
+export interface ModelPricing {
+  input: number
+  output: number
+  cacheRead?: number
+  cacheWrite?: number
+}
+
+export interface ClientOptions {
+  defaultAgent?: AgentName
+  defaultModel?: string
+  approvalMode?: 'yolo' | 'prompt' | 'deny'
+  timeout?: number
+  inactivityTimeout?: number
+  stream?: boolean | 'auto'
+  /** Where the run index is read from (absolute). Default: `AGENT_MUX_CONFIG_DIR`, else `~/.agent-mux`. */
+  configDir?: string
+  projectConfigDir?: string
+  debug?: boolean
+  /** Beyond the spec: read one agent's sessions from this directory (absolute) instead of its defaults. */
+  sessionDirs?: Partial<Record<BuiltInAgentName, string>>
+  /** Beyond the spec: price overrides keyed by model id (USD per million tokens). */
+  pricing?: Record<string, ModelPricing>
+}
+
+export interface AgentMuxClient {
+  readonly sessions: SessionManager
+}
+
+export type ErrorCode =
+  | 'CAPABILITY_ERROR'
+  | 'VALIDATION_ERROR'
+  | 'AUTH_ERROR'
+  | 'AGENT_NOT_FOUND'
+  | 'AGENT_NOT_INSTALLED'
+  | 'AGENT_CRASH'
+  | 'SPAWN_ERROR'
+  | 'TIMEOUT'
+  | 'INACTIVITY_TIMEOUT'
+  | 'PARSE_ERROR'
+  | 'CONFIG_ERROR'
+  | 'CONFIG_LOCK_ERROR'
+  | 'SESSION_NOT_FOUND'
+  | 'PROFILE_NOT_FOUND'
+  | 'PLUGIN_ERROR'
+  | 'RATE_LIMITED'
+  | 'CONTEXT_EXCEEDED'
+  | 'ABORTED'
+  | 'RUN_NOT_ACTIVE'
+  | 'STDIN_NOT_AVAILABLE'
+  | 'NO_PENDING_INTERACTION'
+  | 'INVALID_STATE_TRANSITION'
+  | 'PTY_NOT_AVAILABLE'
+  | 'INTERNAL'
+
+export declare class AgentMuxError extends Error {
+  readonly code: ErrorCode
+  readonly recoverable: boolean
+  constructor(code: ErrorCode, message: string, recoverable?: boolean)
+}
+
+export declare function createClient(options?: ClientOptions): AgentMuxClient
+
+/** Beyond the spec: the built-in agent names, in the spec's order. */
+export declare const BUILT_IN_AGENTS: readonly BuiltInAgentName[]
