@@ -1,0 +1,71 @@
+//! Helpers shared by the integration tests: where the real captures are, building fixture homes,
+//! and proving a directory was not changed.
+#![allow(dead_code)]
+use std::collections::BTreeMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::path::{Path, PathBuf};
+
+use agent_mux_sessions::{Client, ClientOptions, Context, Env};
+
+/// `../shared/fixtures/real` beside the checkout, or `None` (with a message) where it is absent.
+pub fn real_fixtures() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/real");
+    if p.is_dir() {
+        Some(p.canonicalize().unwrap())
+    } else {
+        eprintln!("skipping: ../shared/fixtures/real is not beside this checkout");
+        None
+    }
+}
+
+/// Write `content` at `root/rel`, creating directories.
+pub fn write(root: &Path, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, content).unwrap();
+    p
+}
+
+/// Copy a real capture into a fixture home at `rel` (tests read it in place where they can; this
+/// is for layouts that need the file at a particular path).
+pub fn place(root: &Path, rel: &str, from: &Path) -> PathBuf {
+    write(root, rel, std::fs::read(from).unwrap())
+}
+
+/// A context whose HOME is `home`, with no overrides.
+pub fn ctx(home: &Path) -> Context {
+    Context::with_env(Env::with_home(home))
+}
+
+pub fn env(home: &Path) -> Env {
+    Env::with_home(home)
+}
+
+pub fn client() -> Client {
+    Client::new(ClientOptions::default())
+}
+
+/// Every file and directory under `root` with a hash of its bytes: compare before and after a
+/// read to prove nothing was written, created or removed.
+pub fn snapshot(root: &Path) -> BTreeMap<PathBuf, u64> {
+    let mut out = BTreeMap::new();
+    fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, u64>) {
+        let Ok(rd) = std::fs::read_dir(dir) else { return };
+        for e in rd.flatten() {
+            let p = e.path();
+            let ft = e.file_type().unwrap();
+            if ft.is_dir() {
+                out.insert(p.clone(), 0);
+                walk(&p, out);
+            } else if ft.is_file() {
+                let mut h = DefaultHasher::new();
+                std::fs::read(&p).unwrap_or_default().hash(&mut h);
+                out.insert(p, h.finish());
+            } else {
+                out.insert(p, 1);
+            }
+        }
+    }
+    walk(root, &mut out);
+    out
+}
