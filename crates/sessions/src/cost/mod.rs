@@ -325,7 +325,8 @@ pub fn total_cost(
         };
 
     for (s, p) in summaries.iter().zip(&priced) {
-        if !list::matches(s, &opts.filters) {
+        let other_agent = opts.agent.as_ref().is_some_and(|a| &s.agent != a);
+        if other_agent || !list::matches(s, &opts.filters) {
             continue;
         }
         unpriced.extend(p.unpriced.iter().cloned());
