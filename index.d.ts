@@ -138,8 +138,12 @@ export interface CostSummary {
   outputTokens: number
   thinkingTokens: number
   cachedTokens: number
+  /** Beyond the spec: prompt-cache writes, where agents report them (absent when none). */
+  cacheWriteTokens?: number
   sessionCount: number
+  /** Runs: each session counts max(1, its runs in the run index); each run index entry that matches no session counts 1. */
   runCount: number
+  /** Keys: agent name; model id as recorded; local day 'YYYY-MM-DD' of createdAt (process TZ); tag. '' = no model / untagged. */
   breakdowns?: Record<string, CostBreakdown>
   /** Beyond the spec: models that had usage but no known price (their cost counts as 0). */
   unpricedModels?: string[]
@@ -152,6 +156,8 @@ export interface CostBreakdown {
   outputTokens: number
   thinkingTokens: number
   cachedTokens: number
+  /** Beyond the spec: prompt-cache writes, where agents report them (absent when none). */
+  cacheWriteTokens?: number
   sessionCount: number
 }
 

@@ -104,12 +104,13 @@ impl Client {
             },
             None => agents::all().to_vec(),
         };
+        // Unpriced and unfiltered: the cost engine reads the run index once, tags and prices
+        // every session, then filters (tags come from the run index).
         let summaries: Vec<SessionSummary> = targets
             .iter()
-            .flat_map(|a| self.all_summaries(&ctx, *a))
-            .filter(|s| list::matches(s, &opts.filters))
+            .flat_map(|a| self.cache.all_summaries(&ctx, *a))
             .collect();
-        Ok(cost::aggregate(&summaries, opts))
+        Ok(cost::total_cost(&ctx, summaries, opts))
     }
 
     pub fn export(

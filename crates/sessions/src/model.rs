@@ -23,6 +23,8 @@ pub struct CostRecord {
 
 /// Token counts as separate buckets, before pricing. `input` excludes cached input, `output`
 /// excludes reasoning: each bucket is billed at its own rate and is counted once.
+/// `cache_write_1h` is not a bucket of its own: it is the part of `cache_write` written with a
+/// one-hour TTL (billed higher than the default five minutes), where the agent reports it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Tokens {
     pub input: u64,
@@ -30,6 +32,7 @@ pub struct Tokens {
     pub cache_read: u64,
     pub cache_write: u64,
     pub reasoning: u64,
+    pub cache_write_1h: u64,
 }
 
 impl Tokens {
@@ -39,14 +42,25 @@ impl Tokens {
     pub fn total(&self) -> u64 {
         self.input + self.output + self.cache_read + self.cache_write + self.reasoning
     }
+    /// The prompt of one request: everything the model read, cached or not.
+    pub fn prompt(&self) -> u64 {
+        self.input + self.cache_read + self.cache_write
+    }
     pub fn add(&mut self, other: &Tokens) {
         self.input += other.input;
         self.output += other.output;
         self.cache_read += other.cache_read;
         self.cache_write += other.cache_write;
         self.reasoning += other.reasoning;
+        self.cache_write_1h += other.cache_write_1h;
     }
 }
+
+/// Prompt sizes at which providers switch to long-context prices ("above 200k tokens": every
+/// token of such a request costs more). Every tier threshold in the price table is one of these
+/// (a test checks it), so summing requests per band keeps tiered pricing exact without keeping
+/// each request.
+pub const LONG_PROMPT_BANDS: [u64; 6] = [100_000, 128_000, 200_000, 256_000, 272_000, 512_000];
 
 /// What one model consumed in a session, with the agent's own cost when it reports one.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -54,9 +68,14 @@ pub struct ModelUsage {
     pub model: String,
     pub tokens: Tokens,
     pub native_cost_usd: Option<f64>,
+    /// `long_prompt[i]`: the part of `tokens` from requests whose prompt was larger than
+    /// `LONG_PROMPT_BANDS[i]` but not larger than the next band. Filled by `add_usage`.
+    pub long_prompt: [Tokens; LONG_PROMPT_BANDS.len()],
 }
 
-/// Add `tokens` (and a native cost) for `model` to a per-model usage list.
+/// Add one request's `tokens` (and a native cost) for `model` to a per-model usage list. Call it
+/// once per request (message), not with running totals: the prompt size of each call decides
+/// whether long-context prices apply.
 pub fn add_usage(
     usage: &mut Vec<ModelUsage>,
     model: &str,
@@ -74,6 +93,10 @@ pub fn add_usage(
         }
     };
     entry.tokens.add(tokens);
+    let prompt = tokens.prompt();
+    if let Some(band) = LONG_PROMPT_BANDS.iter().rposition(|b| prompt > *b) {
+        entry.long_prompt[band].add(tokens);
+    }
     if let Some(c) = native_cost {
         *entry.native_cost_usd.get_or_insert(0.0) += c;
     }

@@ -343,8 +343,10 @@ pub fn client_options(v: &Value) -> Result<ClientOptions> {
     }
     let pricing = match m.get("pricing") {
         None | Some(Value::Null) => None,
-        Some(p @ Value::Object(_)) => Some(p.clone()),
-        Some(_) => return Err(Error::validation("pricing must be an object")),
+        Some(p) => {
+            crate::cost::prices::parse_overrides(p)?;
+            Some(p.clone())
+        }
     };
     Ok(ClientOptions {
         config_dir,

@@ -1,11 +1,39 @@
-//! Cost: sources in the spec's priority order (the agent's own cost, the run index, estimation
-//! from tokens with a price table). First version: the agent's own cost only.
+//! Cost: what each session cost, and `totalCost`.
+//!
+//! Sources, in the spec's priority order (6.4), decided per session:
+//! 1. the agent's own cost (`ModelUsage::native_cost_usd`), per model; a model of the same
+//!    session without one is estimated;
+//! 2. else the run index: when runs matched to the session (agent + sessionId) recorded a cost,
+//!    the session's cost is those runs' records (their USD and tokens);
+//! 3. else an estimate from the session's tokens with the price table (`prices.rs`). A model with
+//!    tokens but no price costs 0 and is listed in `unpricedModels`.
+//!
+//! The run index also gives sessions their `tags` and `runCount`. Runs that match no session
+//! (no sessionId, or a session no longer on disk) still count in `totalCost`: the spec reads the
+//! index for "runs that have cost data not captured in session files".
+//!
+//! `runCount`: a session counts as max(1, runs matched in the index): it exists because the
+//! agent ran at least once, whether or not through agent-mux. Each unmatched run counts 1.
+//!
+//! Breakdown keys: `agent` the agent name; `model` the model id as the agent recorded it (a
+//! session with several models splits its cost and tokens over them, and counts in each); `day`
+//! the local calendar day (see `day.rs`) of the session's `createdAt` (an unmatched run: its
+//! `timestamp`); `tag` each tag (a session counts in each of its tags). A missing model and an
+//! untagged session use the key "" (no real model id or tag is empty).
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use crate::context::Context;
+use crate::list;
 use crate::model::{CostRecord, Message, Session, SessionSummary, TokenUsage, Tokens};
-use crate::options::CostOptions;
+use crate::options::{CostOptions, Filters, GroupBy};
+
+pub mod day;
+pub mod prices;
+pub mod runindex;
+
+use prices::Prices;
+use runindex::{Run, RunIndex};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -16,6 +44,9 @@ pub struct CostBreakdown {
     pub output_tokens: u64,
     pub thinking_tokens: u64,
     pub cached_tokens: u64,
+    /// Beyond the spec: prompt-cache writes, where agents report them.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cache_write_tokens: u64,
     pub session_count: u64,
 }
 
@@ -27,12 +58,33 @@ pub struct CostSummary {
     pub output_tokens: u64,
     pub thinking_tokens: u64,
     pub cached_tokens: u64,
+    /// Beyond the spec: prompt-cache writes, where agents report them.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cache_write_tokens: u64,
     pub session_count: u64,
     pub run_count: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub breakdowns: Option<BTreeMap<String, CostBreakdown>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unpriced_models: Option<Vec<String>>,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
+}
+
+/// Part of a session's cost that belongs to one model.
+#[derive(Debug, Clone, PartialEq)]
+struct Part {
+    model: String,
+    tokens: Tokens,
+    usd: f64,
+}
+
+/// A session (or an unmatched run) priced, with what the groupings need.
+struct Priced {
+    parts: Vec<Part>,
+    unpriced: Vec<String>,
 }
 
 fn record(tokens: &Tokens, usd: f64) -> CostRecord {
@@ -46,52 +98,312 @@ fn record(tokens: &Tokens, usd: f64) -> CostRecord {
     }
 }
 
-/// Fill `cost` (and, later, tags and run counts) on summaries.
-pub fn apply_to_summaries(_ctx: &Context, summaries: &mut [SessionSummary]) {
-    for s in summaries {
-        if s.usage.is_empty() {
-            continue;
-        }
-        let mut tokens = Tokens::default();
-        let mut usd = 0.0;
-        for u in &s.usage {
-            tokens.add(&u.tokens);
-            usd += u.native_cost_usd.unwrap_or(0.0);
-        }
-        s.cost = Some(record(&tokens, usd));
+fn tokens_of(c: &CostRecord) -> Tokens {
+    Tokens {
+        input: c.input_tokens,
+        output: c.output_tokens,
+        cache_read: c.cached_tokens.unwrap_or(0),
+        cache_write: c.cache_write_tokens.unwrap_or(0),
+        reasoning: c.thinking_tokens.unwrap_or(0),
+        cache_write_1h: 0,
     }
 }
 
-fn price_message(m: &mut Message) {
-    if let Some(t) = &m.tokens {
+/// Prices and the run index, loaded once per call.
+pub struct Pricer {
+    prices: Prices,
+    runs: RunIndex,
+}
+
+impl Pricer {
+    pub fn new(ctx: &Context) -> Self {
+        Pricer {
+            prices: Prices::from_options(ctx.options.pricing.as_ref()),
+            runs: RunIndex::load(ctx),
+        }
+    }
+
+    /// Fill `tags`, `run_count` and `cost` on each summary; returns each one's parts.
+    fn apply(&self, summaries: &mut [SessionSummary]) -> Vec<Priced> {
+        let by_session = self.runs.by_session();
+        summaries
+            .iter_mut()
+            .map(|s| {
+                let (agent, id) = (s.agent.clone(), s.session_id.clone());
+                let runs = by_session
+                    .get(&(agent.as_str(), id.as_str()))
+                    .map(Vec::as_slice)
+                    .unwrap_or(&[]);
+                self.apply_one(s, runs)
+            })
+            .collect()
+    }
+
+    fn apply_one(&self, s: &mut SessionSummary, runs: &[&Run]) -> Priced {
+        let tags: BTreeSet<&String> = s
+            .tags
+            .iter()
+            .chain(runs.iter().flat_map(|r| &r.tags))
+            .collect();
+        s.tags = tags.into_iter().cloned().collect();
+        s.run_count = runs.len() as u64;
+        let priced = self.price_summary(s, runs);
+        if !priced.parts.is_empty() {
+            let mut tokens = Tokens::default();
+            for p in &priced.parts {
+                tokens.add(&p.tokens);
+            }
+            s.cost = Some(record(&tokens, priced.parts.iter().map(|p| p.usd).sum()));
+        }
+        priced
+    }
+
+    fn price_summary(&self, s: &SessionSummary, runs: &[&Run]) -> Priced {
+        let mut unpriced = Vec::new();
+        let has_native = s.usage.iter().any(|u| u.native_cost_usd.is_some());
+        let run_costs: Vec<(&Run, &CostRecord)> = runs
+            .iter()
+            .filter_map(|r| r.cost.as_ref().map(|c| (*r, c)))
+            .collect();
+        let parts = if !has_native && !run_costs.is_empty() {
+            run_costs
+                .iter()
+                .map(|(r, c)| Part {
+                    model: r
+                        .model
+                        .clone()
+                        .or_else(|| s.model.clone())
+                        .unwrap_or_default(),
+                    tokens: tokens_of(c),
+                    usd: c.total_usd,
+                })
+                .collect()
+        } else {
+            s.usage
+                .iter()
+                .filter(|u| !u.tokens.is_zero() || u.native_cost_usd.is_some())
+                .map(|u| {
+                    let usd = match u.native_cost_usd {
+                        Some(c) => c,
+                        None => match self.prices.lookup(&u.model) {
+                            Some(p) => p.usage_cost(&u.tokens, &u.long_prompt),
+                            None => {
+                                unpriced.push(u.model.clone());
+                                0.0
+                            }
+                        },
+                    };
+                    Part {
+                        model: u.model.clone(),
+                        tokens: u.tokens,
+                        usd,
+                    }
+                })
+                .collect()
+        };
+        Priced { parts, unpriced }
+    }
+
+    /// One message: the agent's own cost, else an estimate with the message's model (or the
+    /// session's).
+    fn price_message(&self, m: &mut Message, session_model: Option<&str>) {
+        let Some(t) = m.tokens else {
+            if let Some(c) = m.native_cost_usd {
+                m.cost = Some(record(&Tokens::default(), c));
+            }
+            return;
+        };
         m.token_usage = Some(TokenUsage {
             input_tokens: t.input,
             output_tokens: t.output,
             thinking_tokens: (t.reasoning > 0).then_some(t.reasoning),
             cached_tokens: (t.cache_read > 0).then_some(t.cache_read),
         });
-        m.cost = Some(record(t, m.native_cost_usd.unwrap_or(0.0)));
+        let model = m.model.as_deref().or(session_model).unwrap_or("");
+        let usd = m
+            .native_cost_usd
+            .or_else(|| self.prices.lookup(model).map(|p| p.request_cost(&t)));
+        // An unpriced message gets token counts but no invented price.
+        if let Some(usd) = usd {
+            m.cost = Some(record(&t, usd));
+        }
     }
 }
 
-/// Fill per-message `tokenUsage`/`cost` and the session's `cost`.
-pub fn price_session(ctx: &Context, session: &mut Session) {
-    session.messages.iter_mut().for_each(price_message);
-    apply_to_summaries(ctx, std::slice::from_mut(&mut session.summary));
+/// Fill `cost`, `tags` and `run_count` on summaries (list, search).
+pub fn apply_to_summaries(ctx: &Context, summaries: &mut [SessionSummary]) {
+    Pricer::new(ctx).apply(summaries);
 }
 
-/// Aggregate priced summaries that already passed the filters.
-pub fn aggregate(summaries: &[SessionSummary], _opts: &CostOptions) -> CostSummary {
+/// Fill per-message `tokenUsage`/`cost` and the session's `cost`, tags and run count (get).
+pub fn price_session(ctx: &Context, session: &mut Session) {
+    let pricer = Pricer::new(ctx);
+    let model = session.summary.model.clone();
+    for m in &mut session.messages {
+        pricer.price_message(m, model.as_deref());
+    }
+    pricer.apply(std::slice::from_mut(&mut session.summary));
+}
+
+/// An unmatched run passes the filters on its own fields (timestamp, model, tags; it has no cwd).
+fn run_matches(r: &Run, f: &Filters) -> bool {
+    if f.since.is_some_and(|t| r.timestamp < t) || f.until.is_some_and(|t| r.timestamp > t) {
+        return false;
+    }
+    if f.model
+        .as_ref()
+        .is_some_and(|m| r.model.as_ref() != Some(m))
+        || f.cwd.is_some()
+    {
+        return false;
+    }
+    match &f.tags {
+        Some(tags) if !tags.is_empty() => tags.iter().any(|t| r.tags.contains(t)),
+        _ => true,
+    }
+}
+
+#[derive(Default)]
+struct Totals {
+    usd: f64,
+    tokens: Tokens,
+    sessions: u64,
+}
+
+impl Totals {
+    fn add(&mut self, p: &Part) {
+        self.usd += p.usd;
+        self.tokens.add(&p.tokens);
+    }
+}
+
+/// `totalCost`: `summaries` are every session of the targeted agents, unpriced and unfiltered
+/// (unfiltered so that a run is only "unmatched" when its session truly is not on disk).
+pub fn total_cost(
+    ctx: &Context,
+    mut summaries: Vec<SessionSummary>,
+    opts: &CostOptions,
+) -> CostSummary {
+    let pricer = Pricer::new(ctx);
+    let priced = pricer.apply(&mut summaries);
+    let known: HashSet<(&str, &str)> = summaries
+        .iter()
+        .map(|s| (s.agent.as_str(), s.session_id.as_str()))
+        .collect();
+    let days = opts
+        .group_by
+        .filter(|g| *g == GroupBy::Day)
+        .map(|_| day::LocalDays::new(&ctx.env));
+
     let mut out = CostSummary::default();
-    for s in summaries {
-        out.session_count += 1;
-        if let Some(c) = &s.cost {
-            out.total_usd += c.total_usd;
-            out.input_tokens += c.input_tokens;
-            out.output_tokens += c.output_tokens;
-            out.thinking_tokens += c.thinking_tokens.unwrap_or(0);
-            out.cached_tokens += c.cached_tokens.unwrap_or(0);
+    let mut groups: BTreeMap<String, Totals> = BTreeMap::new();
+    let mut unpriced: BTreeSet<String> = BTreeSet::new();
+    let mut add =
+        |parts: &[Part], keys: &dyn Fn(&Part) -> Vec<String>, runs: u64, is_session: bool| {
+            let mut seen: BTreeSet<String> = BTreeSet::new();
+            for p in parts {
+                out.total_usd += p.usd;
+                out.input_tokens += p.tokens.input;
+                out.output_tokens += p.tokens.output;
+                out.thinking_tokens += p.tokens.reasoning;
+                out.cached_tokens += p.tokens.cache_read;
+                out.cache_write_tokens += p.tokens.cache_write;
+                if opts.group_by.is_some() {
+                    for k in keys(p) {
+                        groups.entry(k.clone()).or_default().add(p);
+                        seen.insert(k);
+                    }
+                }
+            }
+            if is_session {
+                out.session_count += 1;
+                for k in seen {
+                    groups.entry(k).or_default().sessions += 1;
+                }
+            }
+            out.run_count += runs;
+        };
+
+    for (s, p) in summaries.iter().zip(&priced) {
+        let other_agent = opts.agent.as_ref().is_some_and(|a| &s.agent != a);
+        if other_agent || !list::matches(s, &opts.filters) {
+            continue;
         }
+        unpriced.extend(p.unpriced.iter().cloned());
+        let day = days.as_ref().map(|d| d.day(&s.created_at));
+        let keys = |part: &Part| -> Vec<String> {
+            match opts.group_by {
+                Some(GroupBy::Agent) => vec![s.agent.clone()],
+                Some(GroupBy::Model) => vec![part.model.trim().to_string()],
+                Some(GroupBy::Day) => vec![day.clone().unwrap_or_default()],
+                Some(GroupBy::Tag) if s.tags.is_empty() => vec![String::new()],
+                Some(GroupBy::Tag) => s.tags.clone(),
+                None => Vec::new(),
+            }
+        };
+        // A session with no usage at all still counts in its group.
+        let parts = if p.parts.is_empty() {
+            vec![Part {
+                model: s.model.clone().unwrap_or_default(),
+                tokens: Tokens::default(),
+                usd: 0.0,
+            }]
+        } else {
+            p.parts.clone()
+        };
+        add(&parts, &keys, s.run_count.max(1), true);
+    }
+
+    for r in &pricer.runs.runs {
+        let matched = r
+            .session_id
+            .as_deref()
+            .is_some_and(|id| known.contains(&(r.agent.as_str(), id)));
+        let targeted = opts.agent.as_ref().is_none_or(|a| &r.agent == a);
+        if matched || !targeted || !run_matches(r, &opts.filters) {
+            continue;
+        }
+        let part = Part {
+            model: r.model.clone().unwrap_or_default(),
+            tokens: r.cost.as_ref().map(tokens_of).unwrap_or_default(),
+            usd: r.cost.as_ref().map(|c| c.total_usd).unwrap_or(0.0),
+        };
+        let day = days.as_ref().map(|d| d.day(&r.timestamp));
+        let keys = |part: &Part| -> Vec<String> {
+            match opts.group_by {
+                Some(GroupBy::Agent) => vec![r.agent.clone()],
+                Some(GroupBy::Model) => vec![part.model.clone()],
+                Some(GroupBy::Day) => vec![day.clone().unwrap_or_default()],
+                Some(GroupBy::Tag) if r.tags.is_empty() => vec![String::new()],
+                Some(GroupBy::Tag) => r.tags.clone(),
+                None => Vec::new(),
+            }
+        };
+        add(&[part], &keys, 1, false);
+    }
+
+    if opts.group_by.is_some() {
+        out.breakdowns = Some(
+            groups
+                .into_iter()
+                .map(|(key, t)| {
+                    let b = CostBreakdown {
+                        key: key.clone(),
+                        total_usd: t.usd,
+                        input_tokens: t.tokens.input,
+                        output_tokens: t.tokens.output,
+                        thinking_tokens: t.tokens.reasoning,
+                        cached_tokens: t.tokens.cache_read,
+                        cache_write_tokens: t.tokens.cache_write,
+                        session_count: t.sessions,
+                    };
+                    (key, b)
+                })
+                .collect(),
+        );
+    }
+    if !unpriced.is_empty() {
+        out.unpriced_models = Some(unpriced.into_iter().collect());
     }
     out
 }
