@@ -224,4 +224,10 @@ function fail(error) {
   process.exitCode = code === 'VALIDATION_ERROR' ? EXIT_USAGE : EXIT_ERROR
 }
 
+// `amux sessions list claude | head`: the reader went away, which is not an error of ours.
+process.stdout.on('error', (error) => {
+  if (error.code === 'EPIPE') process.exit(0)
+  throw error
+})
+
 build().parseAsync(process.argv).catch(fail)

@@ -105,10 +105,16 @@ const BORDERLESS = {
   right: '', 'right-mid': '', middle: '  ',
 }
 
+/** Did every line of `text` fit in `width` columns? */
+function fits(text, width) {
+  return text.split('\n').every((line) => visibleWidth(line) <= width)
+}
+
 /**
  * An aligned, borderless table that fits `width` columns: every column gets its natural width
- * except `flex` (the title-like one), which takes what is left and truncates with an ellipsis.
- * columns: [{ head, align?: 'left'|'right', flex?: true, min?: number }]
+ * except `flex` (the title-like one), which takes what is left and truncates with an ellipsis;
+ * if even that overflows, columns with `shrink: <min>` give up width down to their minimum.
+ * columns: [{ head, align?: 'left'|'right', flex?: true, min?: number, shrink?: number }]
  * rows: arrays of cell strings, or { span: text } for a full-width line under the previous row.
  */
 function table(columns, rows, { width, paint }) {
@@ -121,11 +127,16 @@ function table(columns, rows, { width, paint }) {
   )
   const flexIndex = columns.findIndex((c) => c.flex)
   const widths = natural.slice()
+  const sum = () => widths.reduce((a, b) => a + b, 0) + gap * (columns.length - 1)
   if (flexIndex >= 0) {
-    const fixed = natural.reduce((sum, w, i) => (i === flexIndex ? sum : sum + w), 0)
-    const room = width - fixed - gap * (columns.length - 1)
-    widths[flexIndex] = Math.max(columns[flexIndex].min ?? 10, Math.min(natural[flexIndex], room))
+    const min = Math.min(natural[flexIndex], columns[flexIndex].min ?? 10)
+    widths[flexIndex] = Math.max(min, natural[flexIndex] - Math.max(0, sum() - width))
   }
+  columns.forEach((c, i) => {
+    if (c.shrink !== undefined && sum() > width) {
+      widths[i] = Math.max(Math.min(c.shrink, natural[i]), widths[i] - (sum() - width))
+    }
+  })
   const t = new Table({
     head: columns.map((c) => paint('bold', c.head)),
     colWidths: widths,
@@ -161,4 +172,5 @@ module.exports = {
   highlight,
   visibleWidth,
   table,
+  fits,
 }

@@ -2,54 +2,70 @@
 // Human renderings of the API's results, one function per command. Each returns the text for
 // stdout; `view` carries the terminal width, the painter and the clock.
 
-const { table, bothDates, usd, count, oneLine, highlight } = require('./format.js')
+const { table, fits, bothDates, relativeDate, usd, count, oneLine, highlight } = require('./format.js')
 
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 
+// Dates read best as "3h ago · 2025-06-15 09:12"; on a narrow terminal the relative part alone
+// keeps the table on one line per session.
+function fitted(draw, view) {
+  const full = draw((d) => bothDates(d, view.now))
+  return fits(full, view.width) ? full : draw((d) => relativeDate(d, view.now))
+}
+
 function sessionList(agent, sessions, view) {
   if (sessions.length === 0) return `No ${agent} sessions found.\n`
-  const rows = sessions.map((s) => [
-    s.sessionId,
-    bothDates(s.updatedAt, view.now),
-    count(s.turnCount),
-    s.model ?? '–',
-    usd(s.cost?.totalUsd),
-    oneLine(s.title) || '(untitled)',
-  ])
   const columns = [
     { head: 'SESSION' },
     { head: 'UPDATED' },
     { head: 'TURNS', align: 'right' },
-    { head: 'MODEL' },
+    { head: 'MODEL', shrink: 8 },
     { head: 'COST', align: 'right' },
-    { head: 'TITLE', flex: true },
+    { head: 'TITLE', flex: true, min: 16 },
   ]
-  return `${table(columns, rows, view)}${plural(sessions.length, `${agent} session`)}\n`
+  const draw = (date) =>
+    table(
+      columns,
+      sessions.map((s) => [
+        s.sessionId,
+        date(s.updatedAt),
+        count(s.turnCount),
+        s.model ?? '–',
+        usd(s.cost?.totalUsd),
+        oneLine(s.title) || '(untitled)',
+      ]),
+      view,
+    )
+  return `${fitted(draw, view)}${plural(sessions.length, `${agent} session`)}\n`
 }
 
 function searchResults(text, sessions, view) {
   if (sessions.length === 0) return `No sessions match "${text}".\n`
-  const rows = []
-  sessions.forEach((s, i) => {
-    rows.push([
-      String(i + 1),
-      s.unifiedId,
-      bothDates(s.updatedAt, view.now),
-      s.relevanceScore === undefined ? '–' : s.relevanceScore.toFixed(2),
-      usd(s.cost?.totalUsd),
-      oneLine(s.title) || '(untitled)',
-    ])
-    if (s.snippet) rows.push({ span: highlight(s.snippet, view.paint) })
-  })
   const columns = [
     { head: '#', align: 'right' },
     { head: 'SESSION' },
     { head: 'UPDATED' },
     { head: 'SCORE', align: 'right' },
     { head: 'COST', align: 'right' },
-    { head: 'TITLE', flex: true },
+    { head: 'TITLE', flex: true, min: 16 },
   ]
-  return `${table(columns, rows, view)}${plural(sessions.length, 'matching session')}\n`
+  const draw = (date) => {
+    const rows = []
+    sessions.forEach((s, i) => {
+      rows.push([
+        String(i + 1),
+        s.unifiedId,
+        date(s.updatedAt),
+        s.relevanceScore === undefined ? '–' : s.relevanceScore.toFixed(2),
+        usd(s.cost?.totalUsd),
+        oneLine(s.title) || '(untitled)',
+      ])
+      // the snippet sits under its session, spanning the columns after the rank
+      if (s.snippet) rows.push({ span: highlight(s.snippet, view.paint) })
+    })
+    return table(columns, rows, view)
+  }
+  return `${fitted(draw, view)}${plural(sessions.length, 'matching session')}\n`
 }
 
 const GROUP_HEAD = { agent: 'AGENT', model: 'MODEL', day: 'DAY', tag: 'TAG' }
