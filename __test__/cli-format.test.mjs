@@ -196,9 +196,11 @@ describe('diff view', () => {
 })
 
 describe('option values', () => {
-  it('dates: ISO 8601 and ages; bare --until dates include the whole UTC day', () => {
-    expect(args.parseDate('2025-01-31').toISOString()).toBe('2025-01-31T00:00:00.000Z')
-    expect(args.parseDate('2025-01-31', { endOfDay: true }).toISOString()).toBe('2025-01-31T23:59:59.999Z')
+  it('dates: ISO 8601 (local unless offset) and ages; bare --until dates include the whole day', () => {
+    expect(args.parseDate('2025-01-31').getTime()).toBe(new Date(2025, 0, 31).getTime())
+    expect(args.parseDate('2025-01-31', { endOfDay: true }).getTime()).toBe(new Date(2025, 1, 1).getTime() - 1)
+    expect(args.parseDate('2025-12-31', { endOfDay: true }).getTime()).toBe(new Date(2026, 0, 1).getTime() - 1)
+    expect(args.parseDate('2025-01-31T09:30').getTime()).toBe(new Date(2025, 0, 31, 9, 30).getTime())
     expect(args.parseDate('2025-01-31T09:30:00Z', { endOfDay: true }).toISOString()).toBe('2025-01-31T09:30:00.000Z')
     expect(args.parseDate('2025-01-31T09:30+02:00').toISOString()).toBe('2025-01-31T07:30:00.000Z')
     expect(args.parseDate('7d', { now: NOW }).getTime()).toBe(NOW - 7 * 86_400_000)

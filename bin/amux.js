@@ -53,8 +53,8 @@ const sessionsApi = () => createClient().sessions
 
 // Option builders shared by several commands, so names, parsers and help read the same everywhere.
 const opt = {
-  since: () => new Option('--since <date>', 'only sessions created at or after this date (ISO 8601, or an age: 7d, 12h)').argParser(args.since),
-  until: () => new Option('--until <date>', 'only sessions created at or before this date (a bare date includes that whole UTC day)').argParser(args.until),
+  since: () => new Option('--since <date>', 'only sessions created at or after this date (ISO 8601, local time unless an offset is given; or an age: 7d, 12h)').argParser(args.since),
+  until: () => new Option('--until <date>', 'only sessions created at or before this date (a bare date includes that whole day)').argParser(args.until),
   model: () => new Option('--model <id>', 'only sessions that used this model'),
   tag: () => new Option('--tag <tag>', 'only sessions with this tag (repeatable: any of them)').argParser(args.collect),
   limit: (dflt) => new Option('--limit <n>', `at most this many results (default: ${dflt})`).argParser(args.limit),

@@ -10,9 +10,9 @@ const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 }
 
 /**
  * A date for --since/--until: ISO 8601 (`2025-01-31`, `2025-01-31T09:30`, `2025-01-31T09:30:00Z`)
- * or an age (`30m`, `12h`, `7d`, `2w` = that long before now). A bare date is a UTC day, as in
- * JavaScript's Date; with `endOfDay` (for --until) it means the end of that day, so
- * `--until 2025-01-31` includes the 31st.
+ * or an age (`30m`, `12h`, `7d`, `2w` = that long before now). Without an offset a date or time is
+ * local, like the calendar days of `cost report --group-by day`; with `endOfDay` (for --until) a
+ * bare date means the end of that day, so `--until 2025-01-31` includes the 31st.
  */
 function parseDate(value, { endOfDay = false, now = Date.now() } = {}) {
   const text = String(value).trim()
@@ -21,11 +21,12 @@ function parseDate(value, { endOfDay = false, now = Date.now() } = {}) {
   const iso = ISO.exec(text)
   if (iso) {
     const [, y, mo, d, h] = iso
-    const date = new Date(h === undefined ? `${y}-${mo}-${d}T00:00:00Z` : text.replace(' ', 'T'))
-    // Date accepts 2025-02-31 by rolling over; a person who typed it made a mistake.
-    const rolled = date.getUTCMonth() + 1 !== Number(mo) && h === undefined
+    const bare = h === undefined
+    const date = bare ? new Date(Number(y), Number(mo) - 1, Number(d)) : new Date(text.replace(' ', 'T'))
+    // Date rolls 2025-02-31 over into March; a person who typed it made a mistake.
+    const rolled = bare && (date.getMonth() + 1 !== Number(mo) || date.getDate() !== Number(d))
     if (!Number.isNaN(date.getTime()) && !rolled) {
-      return h === undefined && endOfDay ? new Date(date.getTime() + UNIT_MS.d - 1) : date
+      return bare && endOfDay ? new Date(Number(y), Number(mo) - 1, Number(d) + 1, 0, 0, 0, -1) : date
     }
   }
   throw new InvalidArgumentError(
