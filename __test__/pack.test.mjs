@@ -1,0 +1,162 @@
+// The package as npm would ship it: `npm pack` the root and this platform's npm/<platform>
+// package, install both tarballs into a temporary project offline, and use it from a child node
+// process (require, import, the amux bin). A broken loader, `files` list or platform package
+// manifest fails here, not on a user's machine.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest'
+import { mkdtempSync, rmSync, mkdirSync, copyFileSync, existsSync, readFileSync, writeFileSync, readdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { createRequire } from 'node:module'
+
+const require = createRequire(import.meta.url)
+const root = fileURLToPath(new URL('..', import.meta.url)).replace(/[\\/]$/, '')
+const pkg = require('../package.json')
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+
+// npm/<platform> names as napi-rs spells them (triple → platformArchABI).
+const PLATFORM_OF_TRIPLE = {
+  'x86_64-unknown-linux-gnu': { dir: 'linux-x64-gnu', os: 'linux', cpu: 'x64', libc: 'glibc' },
+  'x86_64-unknown-linux-musl': { dir: 'linux-x64-musl', os: 'linux', cpu: 'x64', libc: 'musl' },
+  'aarch64-unknown-linux-gnu': { dir: 'linux-arm64-gnu', os: 'linux', cpu: 'arm64', libc: 'glibc' },
+  'aarch64-unknown-linux-musl': { dir: 'linux-arm64-musl', os: 'linux', cpu: 'arm64', libc: 'musl' },
+  'x86_64-apple-darwin': { dir: 'darwin-x64', os: 'darwin', cpu: 'x64' },
+  'aarch64-apple-darwin': { dir: 'darwin-arm64', os: 'darwin', cpu: 'arm64' },
+  'x86_64-pc-windows-msvc': { dir: 'win32-x64-msvc', os: 'win32', cpu: 'x64' },
+  'aarch64-pc-windows-msvc': { dir: 'win32-arm64-msvc', os: 'win32', cpu: 'arm64' },
+}
+
+function hostPlatform() {
+  const { platform, arch } = process
+  if (platform === 'linux') {
+    const glibc = process.report.getReport().header.glibcVersionRuntime
+    return `linux-${arch}-${glibc ? 'gnu' : 'musl'}`
+  }
+  if (platform === 'win32') return `win32-${arch}-msvc`
+  return `${platform}-${arch}`
+}
+
+function run(cmd, args, opts = {}) {
+  return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32', ...opts })
+}
+
+// Offline and quiet: the tarballs are local, and their dependencies come from npm's cache
+// (`npm ci` in this checkout put them there).
+const NPM_FLAGS = ['--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error']
+
+describe('platform packages (npm/<platform>)', () => {
+  it('one per napi target, named, constrained and versioned like the root', () => {
+    const dirs = readdirSync(join(root, 'npm')).sort()
+    expect(dirs).toEqual(pkg.napi.targets.map((t) => PLATFORM_OF_TRIPLE[t].dir).sort())
+    for (const triple of pkg.napi.targets) {
+      const want = PLATFORM_OF_TRIPLE[triple]
+      const p = JSON.parse(readFileSync(join(root, 'npm', want.dir, 'package.json'), 'utf8'))
+      const file = `${pkg.napi.binaryName}.${want.dir}.node`
+      expect(p.name).toBe(`${pkg.name}-${want.dir}`)
+      expect(p.version).toBe(pkg.version)
+      expect(p.os).toEqual([want.os])
+      expect(p.cpu).toEqual([want.cpu])
+      expect(p.libc).toEqual(want.libc ? [want.libc] : undefined)
+      expect(p.main).toBe(file)
+      expect(p.files).toEqual([file])
+      expect(p.publishConfig?.access).toBe('public')
+    }
+  })
+})
+
+describe('the packed package, installed', () => {
+  const platform = hostPlatform()
+  const binary = join(root, `${pkg.napi.binaryName}.${platform}.node`)
+  const have = existsSync(binary) && existsSync(join(root, 'npm', platform))
+  let tmp
+  let project
+  let packedFiles
+
+  beforeAll(() => {
+    if (!have) {
+      console.warn(`skipping: no ${binary} (build first: npm run build:debug)`)
+      return
+    }
+    tmp = mkdtempSync(join(tmpdir(), 'amux-pack-'))
+    const tarballs = join(tmp, 'tarballs')
+    mkdirSync(tarballs)
+    const [rootPack] = JSON.parse(run(npm, ['pack', root, '--pack-destination', tarballs, '--json', '--ignore-scripts', '--loglevel=error']))
+    packedFiles = rootPack.files.map((f) => f.path)
+
+    // The platform package as CI publishes it: its manifest from npm/<platform> plus the binary.
+    const stage = join(tmp, 'platform')
+    mkdirSync(stage)
+    copyFileSync(join(root, 'npm', platform, 'package.json'), join(stage, 'package.json'))
+    copyFileSync(binary, join(stage, `${pkg.napi.binaryName}.${platform}.node`))
+    const [platformPack] = JSON.parse(run(npm, ['pack', stage, '--pack-destination', tarballs, '--json', '--loglevel=error']))
+    expect(platformPack.files.map((f) => f.path).sort()).toEqual([`${pkg.napi.binaryName}.${platform}.node`, 'package.json'])
+
+    project = join(tmp, 'project')
+    mkdirSync(project)
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'pack-probe', version: '1.0.0', private: true }))
+    run(npm, ['install', ...NPM_FLAGS, join(tarballs, rootPack.filename), join(tarballs, platformPack.filename)], { cwd: project })
+    // A published root package carries no binary (CI moves them into npm/*): drop the one a local
+    // build left in the tarball so the loader has to find the platform package.
+    rmSync(join(project, 'node_modules', pkg.name, `${pkg.napi.binaryName}.${platform}.node`), { force: true })
+  }, 180_000)
+
+  afterAll(() => {
+    if (tmp) rmSync(tmp, { recursive: true, force: true })
+  })
+
+  it('the tarball holds the API, types, loader and CLI, and none of the sources or tests', (ctx) => {
+    if (!have) ctx.skip()
+    for (const f of ['package.json', 'README.md', 'index.js', 'index.mjs', 'index.d.ts', 'binding.js', 'binding.d.ts',
+      'bin/amux.js', 'bin/lib/args.js', 'bin/lib/format.js', 'bin/lib/progress.js', 'bin/lib/render.js']) {
+      expect(packedFiles).toContain(f)
+    }
+    for (const f of packedFiles) expect(f).not.toMatch(/^(__test__|crates|src|examples|npm|target|node_modules)\//)
+  })
+
+  it('require() and import() load the platform binary and read an empty home', (ctx) => {
+    if (!have) ctx.skip()
+    const home = join(tmp, 'empty-home')
+    mkdirSync(home, { recursive: true })
+    const script = `
+      const cjs = require(${JSON.stringify(pkg.name)});
+      import(${JSON.stringify(pkg.name)}).then(async (esm) => {
+        const s = esm.createClient().sessions;
+        const native = Object.keys(require.cache).filter((p) => p.endsWith('.node'));
+        const out = {
+          same: esm.createClient === cjs.createClient && esm.AgentMuxError === cjs.AgentMuxError,
+          native,
+          list: await s.list('claude'),
+          search: await s.search({ text: 'kubernetes' }),
+          cost: await s.totalCost(),
+          id: s.resolveNativeId('codex:a:b'),
+        };
+        try { await s.get('claude', 'nope') } catch (e) { out.error = [e instanceof cjs.AgentMuxError, e.code] }
+        console.log(JSON.stringify(out));
+      });`
+    const out = JSON.parse(run(process.execPath, ['-e', script], { cwd: project, env: { ...process.env, HOME: home, USERPROFILE: home, NODE_PATH: '' } }))
+    expect(out.same).toBe(true)
+    expect(out.native).toHaveLength(1)
+    expect(out.native[0]).toContain(join('node_modules', `${pkg.name}-${platform}`, `${pkg.napi.binaryName}.${platform}.node`))
+    expect(out.list).toEqual([])
+    expect(out.search).toEqual([])
+    expect(out.cost).toMatchObject({ totalUsd: 0, sessionCount: 0, runCount: 0 })
+    expect(out.id).toEqual({ agent: 'codex', nativeSessionId: 'a:b' })
+    expect(out.error).toEqual([true, 'SESSION_NOT_FOUND'])
+  })
+
+  it('the installed amux bin runs with its own dependencies', (ctx) => {
+    if (!have) ctx.skip()
+    const home = join(tmp, 'empty-home')
+    mkdirSync(home, { recursive: true })
+    const amux = join(project, 'node_modules', '.bin', process.platform === 'win32' ? 'amux.cmd' : 'amux')
+    const env = { ...process.env, HOME: home, USERPROFILE: home, NODE_PATH: '' }
+    const list = spawnSync(amux, ['sessions', 'list', 'claude', '--json'], { encoding: 'utf8', env, shell: process.platform === 'win32' })
+    expect(list.stderr).toBe('')
+    expect(list.status).toBe(0)
+    expect(JSON.parse(list.stdout)).toEqual([])
+    const missing = spawnSync(amux, ['sessions', 'show', 'claude', 'nope'], { encoding: 'utf8', env, shell: process.platform === 'win32' })
+    expect(missing.status).toBe(1)
+    expect(missing.stderr).toBe("amux: SESSION_NOT_FOUND: no claude session with id 'nope'\n")
+  })
+})

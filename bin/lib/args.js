@@ -1,0 +1,62 @@
+'use strict'
+// Parsers for option values. They throw commander's InvalidArgumentError so a bad value is a usage
+// error (exit 2) reported with the option's name, before any session is read.
+
+const { InvalidArgumentError } = require('commander')
+
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/
+const AGE = /^(\d+)(m|h|d|w)$/
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 }
+
+/**
+ * A date for --since/--until: ISO 8601 (`2025-01-31`, `2025-01-31T09:30`, `2025-01-31T09:30:00Z`)
+ * or an age (`30m`, `12h`, `7d`, `2w` = that long before now). Without an offset a date or time is
+ * local, like the calendar days of `cost report --group-by day`; with `endOfDay` (for --until) a
+ * bare date means the end of that day, so `--until 2025-01-31` includes the 31st.
+ */
+function parseDate(value, { endOfDay = false, now = Date.now() } = {}) {
+  const text = String(value).trim()
+  const age = AGE.exec(text)
+  if (age) return new Date(now - Number(age[1]) * UNIT_MS[age[2]])
+  const iso = ISO.exec(text)
+  if (iso) {
+    const [, y, mo, d, h] = iso
+    const bare = h === undefined
+    const date = bare ? new Date(Number(y), Number(mo) - 1, Number(d)) : new Date(text.replace(' ', 'T'))
+    // Date rolls 2025-02-31 over into March; a person who typed it made a mistake.
+    const rolled = bare && (date.getMonth() + 1 !== Number(mo) || date.getDate() !== Number(d))
+    if (!Number.isNaN(date.getTime()) && !rolled) {
+      return bare && endOfDay ? new Date(Number(y), Number(mo) - 1, Number(d) + 1, 0, 0, 0, -1) : date
+    }
+  }
+  throw new InvalidArgumentError(
+    `Not a date: expected ISO 8601 (2025-01-31, 2025-01-31T09:30Z) or an age (30m, 12h, 7d, 2w)`,
+  )
+}
+
+const since = (value) => parseDate(value)
+const until = (value) => parseDate(value, { endOfDay: true })
+
+function limit(value) {
+  if (!/^\d+$/.test(String(value).trim())) {
+    throw new InvalidArgumentError('Not a whole number of results')
+  }
+  return Number.parseInt(value, 10)
+}
+
+// --tag may be given several times; each adds one tag (sessions with any of them match).
+function collect(value, previous) {
+  return previous ? [...previous, value] : [value]
+}
+
+/** `<agent>:<id>` split on the first colon (native ids may contain colons). */
+function sessionRef(value) {
+  const text = String(value)
+  const colon = text.indexOf(':')
+  if (colon <= 0 || colon === text.length - 1) {
+    throw new InvalidArgumentError(`Expected <agent>:<session-id>, e.g. claude:4f0c…`)
+  }
+  return { agent: text.slice(0, colon), sessionId: text.slice(colon + 1) }
+}
+
+module.exports = { parseDate, since, until, limit, collect, sessionRef }

@@ -1,0 +1,176 @@
+'use strict'
+// Human output of the amux CLI: dates, money, token counts, colour and terminal-sized tables.
+// Pure functions of their inputs (the clock and the terminal width are parameters) so they can be
+// tested without a terminal; bin/amux.js decides what goes to stdout.
+
+const Table = require('cli-table3')
+
+// NO_COLOR (https://no-color.org) wins when set to anything non-empty; FORCE_COLOR lets a pipe or a
+// test ask for colour; otherwise colour only when the stream is a terminal.
+function colorEnabled(stream, env = process.env) {
+  if (env.NO_COLOR) return false
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '') return env.FORCE_COLOR !== '0'
+  return Boolean(stream && stream.isTTY)
+}
+
+const SGR = { bold: 1, dim: 2, red: 31, green: 32, yellow: 33, cyan: 36 }
+
+function painter(enabled) {
+  const paint = (style, text) => (enabled ? `\x1b[${SGR[style]}m${text}\x1b[0m` : String(text))
+  paint.enabled = enabled
+  return paint
+}
+
+// Columns for tables: the terminal's, else $COLUMNS (a pipe or a test), else a roomy default.
+function terminalWidth(stream, env = process.env) {
+  if (stream && stream.isTTY && stream.columns > 0) return stream.columns
+  const fromEnv = Number.parseInt(env.COLUMNS ?? '', 10)
+  return Number.isFinite(fromEnv) && fromEnv > 20 ? fromEnv : 120
+}
+
+const pad2 = (n) => String(n).padStart(2, '0')
+
+// Local wall-clock time to the minute: what a person compares with their own clock.
+function absoluteDate(date) {
+  return (
+    `${date.getFullYear()}-${pad2(date.getMonth() + 1)}-${pad2(date.getDate())} ` +
+    `${pad2(date.getHours())}:${pad2(date.getMinutes())}`
+  )
+}
+
+function relativeDate(date, now = Date.now()) {
+  const seconds = Math.round((now - date.getTime()) / 1000)
+  const future = seconds < 0
+  const s = Math.abs(seconds)
+  if (s < 45) return 'just now'
+  const units = [
+    [60 * 60 * 24 * 365, 'y'],
+    [60 * 60 * 24 * 30, 'mo'],
+    [60 * 60 * 24 * 7, 'w'],
+    [60 * 60 * 24, 'd'],
+    [60 * 60, 'h'],
+    [60, 'm'],
+  ]
+  for (const [size, unit] of units) {
+    if (s >= size) {
+      const n = Math.floor(s / size)
+      return future ? `in ${n}${unit}` : `${n}${unit} ago`
+    }
+  }
+  return future ? 'in 1m' : '1m ago'
+}
+
+function bothDates(date, now) {
+  return `${relativeDate(date, now)} · ${absoluteDate(date)}`
+}
+
+// Dollars: cents when the amount is a cent or more, four places below that so small runs are not "$0.00".
+function usd(amount) {
+  if (amount === undefined || amount === null || !Number.isFinite(amount)) return '–'
+  if (amount === 0) return '$0.00'
+  if (Math.abs(amount) < 0.01) return `$${amount.toFixed(4)}`
+  return `$${amount.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`
+}
+
+function count(n) {
+  return Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–'
+}
+
+// One line of text from a message or title: whitespace collapsed, so a table row stays one row.
+function oneLine(text) {
+  return String(text ?? '')
+    .replace(/\s+/g, ' ')
+    .trim()
+}
+
+// Search snippets mark hits as >>>hit<<<. With colour the markers become highlighting; without it
+// they stay, so the hit is still visible in a pipe or a log.
+function highlight(snippet, paint) {
+  const text = oneLine(snippet)
+  if (!paint.enabled) return text
+  return text.replace(/>>>(.*?)<<</g, (_, hit) => `\x1b[1;33m${hit}\x1b[0m`)
+}
+
+// Visible width, ignoring colour codes (titles are mostly ASCII; wide characters count as one,
+// which only makes a row a little wider than planned).
+function visibleWidth(text) {
+  // eslint-disable-next-line no-control-regex
+  return [...String(text).replace(/\x1b\[[0-9;]*m/g, '')].length
+}
+
+const BORDERLESS = {
+  top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
+  bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
+  left: '', 'left-mid': '', mid: '', 'mid-mid': '',
+  right: '', 'right-mid': '', middle: '  ',
+}
+
+/** Did every line of `text` fit in `width` columns? */
+function fits(text, width) {
+  return text.split('\n').every((line) => visibleWidth(line) <= width)
+}
+
+/**
+ * An aligned, borderless table that fits `width` columns: every column gets its natural width
+ * except `flex` (the title-like one), which takes what is left and truncates with an ellipsis;
+ * if even that overflows, columns with `shrink: <min>` give up width down to their minimum.
+ * columns: [{ head, align?: 'left'|'right', flex?: true, min?: number, shrink?: number }]
+ * rows: arrays of cell strings, or { span: text } for a full-width line under the previous row.
+ */
+function table(columns, rows, { width, paint }) {
+  const gap = 2
+  const natural = columns.map((c, i) =>
+    Math.max(
+      visibleWidth(c.head),
+      ...rows.filter(Array.isArray).map((r) => visibleWidth(r[i] ?? '')),
+    ),
+  )
+  const flexIndex = columns.findIndex((c) => c.flex)
+  const widths = natural.slice()
+  const sum = () => widths.reduce((a, b) => a + b, 0) + gap * (columns.length - 1)
+  if (flexIndex >= 0) {
+    const min = Math.min(natural[flexIndex], columns[flexIndex].min ?? 10)
+    widths[flexIndex] = Math.max(min, natural[flexIndex] - Math.max(0, sum() - width))
+  }
+  columns.forEach((c, i) => {
+    if (c.shrink !== undefined && sum() > width) {
+      widths[i] = Math.max(Math.min(c.shrink, natural[i]), widths[i] - (sum() - width))
+    }
+  })
+  const t = new Table({
+    head: columns.map((c) => paint('bold', c.head)),
+    colWidths: widths,
+    colAligns: columns.map((c) => c.align ?? 'left'),
+    chars: BORDERLESS,
+    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
+    truncate: '…',
+    wordWrap: false,
+  })
+  for (const row of rows) {
+    if (Array.isArray(row)) t.push(row.map((cell) => String(cell ?? '')))
+    // A detail line (a search snippet) under the row above, from the second column to the end.
+    else t.push(['', { content: row.span, colSpan: columns.length - 1 }])
+  }
+  // cli-table3 pads every cell; trailing blanks only make copy-paste and diffs noisy.
+  return `${t
+    .toString()
+    .split('\n')
+    .map((line) => line.replace(/\s+$/, ''))
+    .join('\n')}\n`
+}
+
+module.exports = {
+  colorEnabled,
+  painter,
+  terminalWidth,
+  absoluteDate,
+  relativeDate,
+  bothDates,
+  usd,
+  count,
+  oneLine,
+  highlight,
+  visibleWidth,
+  table,
+  fits,
+}
