@@ -1,5 +1,6 @@
 //! Readers shared by every adapter: written once, used by all.
 pub mod fs;
+pub mod head;
 pub mod jsonl;
 pub mod sqlite;
 pub mod tree;
