@@ -306,7 +306,8 @@ fn current_layout_segments_tools_and_workspace() {
             output: 900 + 30 + 100,
             cache_read: 35495 + 400,
             cache_write: 35783,
-            reasoning: 0
+            reasoning: 0,
+            ..Default::default()
         }
     );
     assert_eq!(
@@ -316,7 +317,8 @@ fn current_layout_segments_tools_and_workspace() {
             output: 150 + 7,
             cache_read: 600,
             cache_write: 0,
-            reasoning: 50
+            reasoning: 50,
+            ..Default::default()
         }
     );
     assert_eq!(s.summary.usage.len(), 2);

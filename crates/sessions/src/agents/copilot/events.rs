@@ -444,6 +444,7 @@ fn usage_tokens(u: &Map<String, Value>) -> Tokens {
         cache_read: read,
         cache_write: write,
         reasoning,
+        ..Default::default()
     }
 }
 

@@ -348,6 +348,7 @@ fn tokens(v: &Value) -> Option<Tokens> {
         cache_read: cached,
         cache_write: 0,
         reasoning: n("thoughts"),
+        ..Default::default()
     };
     (!t.is_zero()).then_some(t)
 }
