@@ -1,28 +1,22 @@
-//! Hermes sessions. Reader not written yet: the store reads as empty.
+//! placeholder
 use crate::agents::{Agent, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary};
-
-pub struct Hermes;
-
-impl Agent for Hermes {
+pub struct Cursor;
+impl Agent for Cursor {
     fn name(&self) -> &'static str {
-        "hermes"
+        "cursor"
     }
-
     fn sources(&self, _ctx: &Context) -> Vec<Source> {
         Vec::new()
     }
-
     fn summaries(&self, _ctx: &Context, _source: &Source) -> Result<Vec<SessionSummary>> {
         Ok(Vec::new())
     }
-
     fn load(&self, _ctx: &Context, session_id: &str) -> Result<Session> {
         Err(Error::session_not_found(self.name(), session_id))
     }
-
     fn load_source(&self, _ctx: &Context, _source: &Source) -> Result<Vec<Session>> {
         Ok(Vec::new())
     }

@@ -1,28 +1,22 @@
-//! OpenCode sessions. Reader not written yet: the store reads as empty.
+//! placeholder
 use crate::agents::{Agent, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary};
-
 pub struct OpenCode;
-
 impl Agent for OpenCode {
     fn name(&self) -> &'static str {
         "opencode"
     }
-
     fn sources(&self, _ctx: &Context) -> Vec<Source> {
         Vec::new()
     }
-
     fn summaries(&self, _ctx: &Context, _source: &Source) -> Result<Vec<SessionSummary>> {
         Ok(Vec::new())
     }
-
     fn load(&self, _ctx: &Context, session_id: &str) -> Result<Session> {
         Err(Error::session_not_found(self.name(), session_id))
     }
-
     fn load_source(&self, _ctx: &Context, _source: &Source) -> Result<Vec<Session>> {
         Ok(Vec::new())
     }
