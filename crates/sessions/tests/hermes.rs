@@ -692,3 +692,54 @@ fn locked_database_is_skipped_by_list_and_a_parse_error_for_get() {
     w.execute_batch("ROLLBACK;").unwrap();
     assert_eq!(list(dir.path()).len(), 5);
 }
+
+/// Timing on a larger v22 store (run with `--ignored --nocapture`): 5,000 sessions × 40 messages.
+#[test]
+#[ignore]
+fn bench_large_v22_store() {
+    let Some(ddl) = v22() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let c = create_db(&dir.path().join("state.db"), &ddl, true);
+    c.execute_batch("BEGIN").unwrap();
+    for s in 0..5000 {
+        let id = format!("20250101_000000_{s:06x}");
+        session(
+            &c,
+            &id,
+            &[
+                ("started_at", r(1735689600.0 + s as f64)),
+                ("input_tokens", i(100)),
+            ],
+        );
+        for m in 0..40 {
+            let role = if m % 2 == 0 { "user" } else { "assistant" };
+            msg(
+                &c,
+                &id,
+                role,
+                1735689600.0 + s as f64 + m as f64,
+                &[("content", t("some words of a message body here"))],
+            );
+        }
+    }
+    c.execute_batch("COMMIT").unwrap();
+    drop(c);
+    let client = common::client();
+    let t0 = std::time::Instant::now();
+    let v = client
+        .list(env_for(dir.path()), "hermes", &ListOptions::default())
+        .unwrap();
+    let cold = t0.elapsed();
+    let t1 = std::time::Instant::now();
+    client
+        .list(env_for(dir.path()), "hermes", &ListOptions::default())
+        .unwrap();
+    let warm = t1.elapsed();
+    let t2 = std::time::Instant::now();
+    let s = client
+        .get(env_for(dir.path()), "hermes", "20250101_000000_000abc")
+        .unwrap();
+    let get = t2.elapsed();
+    assert_eq!((v.len(), s.messages.len()), (100, 40));
+    eprintln!("hermes 5000x40: list cold {cold:?}, list cached {warm:?}, get {get:?}");
+}
