@@ -6,6 +6,7 @@
 //! - WAL database without them: all content is in the main file; open `immutable=1`, which takes no
 //!   locks and so never needs a `-shm` (a read-only connection would otherwise create one).
 //! - Rollback-journal database: `mode=ro` takes shared locks only and creates nothing.
+use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -62,6 +63,68 @@ pub fn has_table(conn: &Connection, table: &str) -> bool {
         |_| Ok(()),
     )
     .is_ok()
+}
+
+/// `alias.column` when `column` is in `cols`, else `NULL`: one SELECT serves every schema version,
+/// since columns come and go between versions and may sit in any physical order.
+pub fn col_or_null(cols: &[String], alias: &str, column: &str) -> String {
+    if cols.iter().any(|c| c == column) {
+        format!("{alias}.\"{column}\"")
+    } else {
+        "NULL".to_string()
+    }
+}
+
+/// A cell as a float, whatever its storage class (SQLite affinity is loose: a REAL column can
+/// hold TEXT written by an older version).
+pub fn cell_f64(v: ValueRef<'_>) -> Option<f64> {
+    match v {
+        ValueRef::Integer(i) => Some(i as f64),
+        ValueRef::Real(f) => Some(f),
+        ValueRef::Text(t) => std::str::from_utf8(t).ok()?.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// A cell as a non-negative count (tokens); anything else is 0.
+pub fn cell_u64(v: ValueRef<'_>) -> u64 {
+    cell_f64(v)
+        .filter(|f| f.is_finite() && *f > 0.0)
+        .map(|f| f as u64)
+        .unwrap_or(0)
+}
+
+/// A cell as text (invalid UTF-8 repaired); BLOBs are decoded as UTF-8 too, NULL is `None`.
+pub fn cell_string(v: ValueRef<'_>) -> Option<String> {
+    match v {
+        ValueRef::Text(t) | ValueRef::Blob(t) => Some(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Integer(i) => Some(i.to_string()),
+        ValueRef::Real(f) => Some(f.to_string()),
+        ValueRef::Null => None,
+    }
+}
+
+/// One row as a JSON object keyed by column name (for `Session.raw`). BLOBs that are not UTF-8
+/// become `null`; JSON kept in TEXT columns stays a string, as stored.
+pub fn row_to_json(row: &rusqlite::Row<'_>) -> serde_json::Value {
+    let stmt = row.as_ref();
+    let mut obj = serde_json::Map::new();
+    for i in 0..stmt.column_count() {
+        let name = stmt.column_name(i).unwrap_or("").to_string();
+        let v = match row.get_ref(i) {
+            Ok(ValueRef::Null) | Err(_) => serde_json::Value::Null,
+            Ok(ValueRef::Integer(n)) => n.into(),
+            Ok(ValueRef::Real(f)) => serde_json::Number::from_f64(f)
+                .map(serde_json::Value::Number)
+                .unwrap_or(serde_json::Value::Null),
+            Ok(ValueRef::Text(t)) => String::from_utf8_lossy(t).into_owned().into(),
+            Ok(ValueRef::Blob(b)) => std::str::from_utf8(b)
+                .map(|s| s.to_string().into())
+                .unwrap_or(serde_json::Value::Null),
+        };
+        obj.insert(name, v);
+    }
+    serde_json::Value::Object(obj)
 }
 
 fn read_header(path: &Path) -> std::io::Result<[u8; 100]> {

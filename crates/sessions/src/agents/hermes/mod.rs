@@ -1,0 +1,110 @@
+//! Hermes Agent sessions: `<HERMES_HOME|~/.hermes>/state.db` and every profile's own
+//! `profiles/<name>/state.db` (research: hermes.md §1). One database holds many sessions.
+//!
+//! Schema versions 11 (the spec's), 22 (PyPI 0.19) and 30 (git `main`) differ in columns, so every
+//! SELECT is built from `PRAGMA table_info`. Reading sessions never touches the FTS tables: real
+//! databases carry trigram indexes that a newer SQLite calls malformed, and `messages_fts_cjk` needs
+//! a tokenizer we do not have.
+use std::path::{Path, PathBuf};
+
+use crate::agents::{existing_dirs, Agent, Source};
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::model::{Session, SessionSummary};
+use crate::read::fs::subdirs;
+use crate::read::sqlite::open_read_only;
+
+mod content;
+mod messages;
+mod summary;
+
+pub struct Hermes;
+
+const AGENT: &str = "hermes";
+
+/// The Hermes homes to read: the caller's override, else `HERMES_HOME`, else `~/.hermes`.
+fn roots(ctx: &Context) -> Vec<PathBuf> {
+    if let Some(dir) = ctx.session_dir(AGENT) {
+        return existing_dirs([dir]);
+    }
+    let home = ctx
+        .env
+        .path_var("HERMES_HOME")
+        .or_else(|| ctx.env.home_join(".hermes"));
+    existing_dirs(home)
+}
+
+/// `state.db` of the root and of every named profile (each profile has its own database).
+fn databases(ctx: &Context) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for root in roots(ctx) {
+        out.push(root.join("state.db"));
+        for p in subdirs(&root.join("profiles")) {
+            out.push(p.join("state.db"));
+        }
+    }
+    out
+}
+
+fn read_db(path: &Path, only: Option<&str>) -> Result<Vec<Session>> {
+    let conn = open_read_only(path)?;
+    let schema = summary::Schema::probe(&conn);
+    let parse = |e| Error::parse(path.display(), e);
+    let summaries = summary::query(&conn, &schema, only).map_err(parse)?;
+    if summaries.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut messages = messages::query(&conn, &schema, only).map_err(parse)?;
+    let mut out = Vec::with_capacity(summaries.len());
+    for (summary, raw) in summaries {
+        let msgs = messages.remove(&summary.session_id).unwrap_or_default();
+        let mut s = Session {
+            summary,
+            messages: msgs,
+            raw: Some(raw),
+        };
+        s.derive_summary_fields();
+        out.push(s);
+    }
+    Ok(out)
+}
+
+impl Agent for Hermes {
+    fn name(&self) -> &'static str {
+        AGENT
+    }
+
+    fn sources(&self, ctx: &Context) -> Vec<Source> {
+        databases(ctx)
+            .into_iter()
+            .filter_map(Source::sqlite)
+            .collect()
+    }
+
+    /// One SQL statement per database: sessions joined with per-session message aggregates.
+    fn summaries(&self, _ctx: &Context, source: &Source) -> Result<Vec<SessionSummary>> {
+        let conn = open_read_only(&source.path)?;
+        let schema = summary::Schema::probe(&conn);
+        let rows = summary::query(&conn, &schema, None)
+            .map_err(|e| Error::parse(source.path.display(), e))?;
+        Ok(rows.into_iter().map(|(s, _)| s).collect())
+    }
+
+    /// Looks the id up in each database with `WHERE id = ?`; a database that cannot be read is
+    /// reported (PARSE_ERROR naming it) only if no readable database has the session.
+    fn load(&self, ctx: &Context, session_id: &str) -> Result<Session> {
+        let mut failure = None;
+        for db in databases(ctx).into_iter().filter(|p| p.is_file()) {
+            match read_db(&db, Some(session_id)) {
+                Ok(mut v) if !v.is_empty() => return Ok(v.swap_remove(0)),
+                Ok(_) => {}
+                Err(e) => failure = failure.or(Some(e)),
+            }
+        }
+        Err(failure.unwrap_or_else(|| Error::session_not_found(AGENT, session_id)))
+    }
+
+    fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {
+        read_db(&source.path, None)
+    }
+}

@@ -1,0 +1,125 @@
+//! OpenCode sessions: the SQLite store `$OPENCODE_DB | <XDG_DATA_HOME|~/.local/share>/opencode/
+//! opencode*.db` (one file per release channel) and the legacy `storage/` JSON tree beside it.
+//! Sub-agent sessions are sessions of their own whose `parent_id` becomes `forkedFrom`.
+use std::path::{Path, PathBuf};
+
+use crate::agents::{existing_dirs, Agent, Source};
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::model::{Session, SessionSummary};
+use crate::read::fs::files;
+use crate::read::sqlite::open_read_only;
+
+mod build;
+mod db;
+mod legacy;
+
+pub struct OpenCode;
+
+const AGENT: &str = "opencode";
+
+/// Where to look: SQLite files and legacy storage directories.
+struct Stores {
+    dbs: Vec<PathBuf>,
+    storages: Vec<PathBuf>,
+}
+
+fn is_db_name(n: &str) -> bool {
+    n.starts_with("opencode") && n.ends_with(".db")
+}
+
+fn stores(ctx: &Context) -> Stores {
+    let mut dbs = Vec::new();
+    let mut storages = Vec::new();
+    if let Some(dir) = ctx.session_dir(AGENT) {
+        // The override names the data directory, or a storage directory itself.
+        for d in existing_dirs([dir]) {
+            if d.join("session").is_dir() {
+                storages.push(d);
+            } else {
+                dbs.extend(files(&d, is_db_name));
+                storages.push(d.join("storage"));
+            }
+        }
+    } else {
+        let data = ctx
+            .env
+            .path_var("XDG_DATA_HOME")
+            .or_else(|| ctx.env.home_join(".local/share"))
+            .map(|d| d.join("opencode"));
+        // OPENCODE_DB: absolute, or relative to the data directory; `:memory:` has nothing on disk.
+        match (ctx.env.var("OPENCODE_DB"), &data) {
+            (Some(":memory:"), _) => {}
+            (Some(p), _) if Path::new(p).is_absolute() => dbs.push(PathBuf::from(p)),
+            (Some(p), Some(d)) => dbs.push(d.join(p)),
+            (None, Some(d)) => dbs.extend(files(d, is_db_name)),
+            (_, None) => {}
+        }
+        storages.extend(data.map(|d| d.join("storage")));
+    }
+    storages.retain(|s| s.join("session").is_dir());
+    Stores { dbs, storages }
+}
+
+fn is_legacy(source: &Path) -> bool {
+    source.extension().and_then(|e| e.to_str()) == Some("json")
+}
+
+impl Agent for OpenCode {
+    fn name(&self) -> &'static str {
+        AGENT
+    }
+
+    /// Databases first: when a session is in both (the JSON tree left behind by the migration),
+    /// listing keeps the database's copy unless the JSON one is newer.
+    fn sources(&self, ctx: &Context) -> Vec<Source> {
+        let st = stores(ctx);
+        let mut out: Vec<Source> = st.dbs.into_iter().filter_map(Source::sqlite).collect();
+        for storage in &st.storages {
+            for f in legacy::session_files(storage) {
+                let side = legacy::side_files(storage, &f);
+                out.extend(Source::new(f, &side));
+            }
+        }
+        out
+    }
+
+    fn summaries(&self, _ctx: &Context, source: &Source) -> Result<Vec<SessionSummary>> {
+        if is_legacy(&source.path) {
+            return Ok(vec![legacy::load(&source.path)?.summary]);
+        }
+        let conn = open_read_only(&source.path)?;
+        db::summaries(&conn).map_err(|e| Error::parse(source.path.display(), e))
+    }
+
+    /// The databases by `WHERE id = ?`, then the legacy tree. A database that cannot be read is
+    /// reported (PARSE_ERROR naming it) only when no other store has the session.
+    fn load(&self, ctx: &Context, session_id: &str) -> Result<Session> {
+        let st = stores(ctx);
+        let mut failure = None;
+        for path in st.dbs.iter().filter(|p| p.is_file()) {
+            let found = open_read_only(path).and_then(|c| {
+                db::sessions(&c, Some(session_id)).map_err(|e| Error::parse(path.display(), e))
+            });
+            match found {
+                Ok(mut v) if !v.is_empty() => return Ok(v.swap_remove(0)),
+                Ok(_) => {}
+                Err(e) => failure = failure.or(Some(e)),
+            }
+        }
+        for storage in &st.storages {
+            if let Some(f) = legacy::find(storage, session_id) {
+                return legacy::load(&f);
+            }
+        }
+        Err(failure.unwrap_or_else(|| Error::session_not_found(AGENT, session_id)))
+    }
+
+    fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {
+        if is_legacy(&source.path) {
+            return Ok(vec![legacy::load(&source.path)?]);
+        }
+        let conn = open_read_only(&source.path)?;
+        db::sessions(&conn, None).map_err(|e| Error::parse(source.path.display(), e))
+    }
+}

@@ -1,0 +1,122 @@
+//! Building SQLite fixture stores from the agents' real DDL (read at test time from
+//! `../shared/research/`), shared by the cursor, opencode and hermes tests.
+#![allow(dead_code)]
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use rusqlite::types::Value;
+use rusqlite::Connection;
+
+/// `../shared/research/<name>` (or `../shared/spec/<name>`) beside the checkout, or `None` with a
+/// message: tests that need the real DDL skip where it is absent.
+pub fn research_file(dir: &str, name: &str) -> Option<String> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared")
+        .join(dir)
+        .join(name);
+    match std::fs::read_to_string(&p) {
+        Ok(s) => Some(s),
+        Err(_) => {
+            eprintln!("skipping: {} is not beside this checkout", p.display());
+            None
+        }
+    }
+}
+
+/// Run a `.schema` dump as SQLite printed it. `sqlite_sequence` is created by SQLite itself on
+/// the first AUTOINCREMENT table and cannot be created by hand, so its line is dropped.
+pub fn apply_ddl(conn: &Connection, ddl: &str) {
+    let sql: String = ddl
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("CREATE TABLE sqlite_sequence"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    conn.execute_batch(&sql).expect("DDL applies");
+}
+
+/// A new database at `path` in WAL mode with `ddl` applied; the connection stays open.
+pub fn create_db(path: &Path, ddl: &str, wal: bool) -> Connection {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let c = Connection::open(path).unwrap();
+    if wal {
+        c.execute_batch("PRAGMA journal_mode=WAL;").unwrap();
+    }
+    apply_ddl(&c, ddl);
+    c
+}
+
+/// Column names of `table` in this database.
+pub fn table_columns(conn: &Connection, table: &str) -> Vec<String> {
+    let mut st = conn
+        .prepare(&format!("PRAGMA table_info(\"{table}\")"))
+        .unwrap();
+    st.query_map([], |r| r.get::<_, String>(1))
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect()
+}
+
+/// Insert a row, keeping only the columns this schema version has (older versions lack some),
+/// so one data set serves several versions. Returns the rowid.
+pub fn insert(conn: &Connection, table: &str, values: &[(&str, Value)]) -> i64 {
+    let cols = table_columns(conn, table);
+    let kept: Vec<&(&str, Value)> = values
+        .iter()
+        .filter(|(c, _)| cols.iter().any(|x| x == c))
+        .collect();
+    let names: Vec<String> = kept.iter().map(|(c, _)| format!("\"{c}\"")).collect();
+    let marks: Vec<String> = (1..=kept.len()).map(|i| format!("?{i}")).collect();
+    let sql = format!(
+        "INSERT INTO \"{table}\" ({}) VALUES ({})",
+        names.join(", "),
+        marks.join(", ")
+    );
+    let params: Vec<&Value> = kept.iter().map(|(_, v)| v).collect();
+    conn.execute(&sql, rusqlite::params_from_iter(params))
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    conn.last_insert_rowid()
+}
+
+pub fn t(s: &str) -> Value {
+    Value::Text(s.to_string())
+}
+pub fn r(x: f64) -> Value {
+    Value::Real(x)
+}
+pub fn i(x: i64) -> Value {
+    Value::Integer(x)
+}
+pub fn null() -> Value {
+    Value::Null
+}
+
+/// Replace bytes in the middle of a database file so that page reads fail, keeping the header
+/// (so it still opens as SQLite).
+pub fn corrupt_pages(path: &Path) {
+    let mut bytes = std::fs::read(path).unwrap();
+    let page = u16::from_be_bytes([bytes[16], bytes[17]]) as usize;
+    for b in bytes[page..].iter_mut() {
+        *b = 0xA5;
+    }
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// A snapshot of `root` (path → hash) without SQLite `-shm` files: a reader of a database that a
+/// live writer keeps in WAL mode maps the writer's shared-memory index, and SQLite may move a read
+/// mark in it. It holds no data and is recreated from the WAL; every other byte must be unchanged.
+pub fn snapshot_without_shm(root: &Path) -> BTreeMap<PathBuf, u64> {
+    let mut s = crate::common::snapshot(root);
+    s.retain(|p, _| !p.to_string_lossy().ends_with("-shm"));
+    s
+}
+
+/// Paths of every `-wal`/`-shm`/`-journal` file under `root`.
+pub fn sidecars(root: &Path) -> Vec<PathBuf> {
+    crate::common::snapshot(root)
+        .into_keys()
+        .filter(|p| {
+            let s = p.to_string_lossy();
+            s.ends_with("-wal") || s.ends_with("-shm") || s.ends_with("-journal")
+        })
+        .collect()
+}
