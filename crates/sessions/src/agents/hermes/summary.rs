@@ -244,6 +244,7 @@ fn usage(row: &Row<'_>, session_model: &str) -> rusqlite::Result<Vec<crate::mode
             cache_read: count(4),
             cache_write: count(5),
             reasoning: count(6),
+            ..Default::default()
         };
         let status = a.get(9).and_then(Value::as_str);
         let model = a.first().and_then(Value::as_str).unwrap_or("");
@@ -265,6 +266,7 @@ fn usage(row: &Row<'_>, session_model: &str) -> rusqlite::Result<Vec<crate::mode
         cache_read: cell_u64(row.get_ref("cache_read_tokens")?),
         cache_write: cell_u64(row.get_ref("cache_write_tokens")?),
         reasoning: cell_u64(row.get_ref("reasoning_tokens")?),
+        ..Default::default()
     };
     let cost = native_cost(
         float(row, "actual_cost_usd")?,

@@ -44,6 +44,7 @@ pub fn tokens(data: &Value) -> Option<Tokens> {
         reasoning: count(t.get("reasoning")),
         cache_read: count(cache.and_then(|c| c.get("read"))),
         cache_write: count(cache.and_then(|c| c.get("write"))),
+        ..Default::default()
     };
     (!tokens.is_zero()).then_some(tokens)
 }
