@@ -1,5 +1,6 @@
 //! Readers shared by every adapter: written once, used by all.
 pub mod fs;
 pub mod jsonl;
+pub mod lenient;
 pub mod sqlite;
 pub mod tree;
