@@ -41,6 +41,7 @@ impl Transcript {
         }
     }
 
+    #[allow(dead_code)] // clippy wants it beside len()
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -777,7 +777,7 @@ impl State {
     }
 
     fn summary(&self, path: &Path, stem: &str, transcript: &Transcript) -> SessionSummary {
-        let fallback = file_time(path);
+        let fallback = crate::read::fs::mtime(path);
         let created = self.created.or(fallback).unwrap_or_default();
         let updated = self.updated.or(fallback).unwrap_or(created);
         let mut s = SessionSummary::new(super::NAME, stem, created, updated);
@@ -802,14 +802,6 @@ impl State {
         }
         s
     }
-}
-
-/// The file's modification time: the last resort for dates when no line has a timestamp.
-pub(crate) fn file_time(path: &Path) -> Option<Timestamp> {
-    let stamp = crate::read::fs::stamp(path)?;
-    Some(chrono::DateTime::from_timestamp_nanos(
-        stamp.mtime_ns as i64,
-    ))
 }
 
 impl Parsed {
