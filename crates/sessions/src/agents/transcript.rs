@@ -132,30 +132,46 @@ impl Transcript {
         }
     }
 
-    /// The model named on the most messages (ties: the one seen first).
+    /// The model named on the most messages of the main conversation (ties: the one seen first);
+    /// a session whose main agent names none takes its subagents' model. Where subagent messages
+    /// sit in the list therefore never changes the answer.
     pub fn most_used_model(&self) -> Option<String> {
-        if self.full {
-            return crate::model::most_used_model(&self.messages);
-        }
-        let mut counts: Vec<(u16, usize, usize)> = Vec::new(); // model, count, first position
-        for (pos, s) in self.skeletons.iter().enumerate() {
-            let Some(m) = s.model.filter(|&m| m != u16::MAX) else {
+        self.most_used(false).or_else(|| self.most_used(true))
+    }
+
+    fn most_used(&self, with_subagents: bool) -> Option<String> {
+        let models: Vec<(bool, Option<&str>)> = if self.full {
+            self.messages
+                .iter()
+                .map(|m| (m.subagent.is_some(), m.model.as_deref()))
+                .collect()
+        } else {
+            self.skeletons
+                .iter()
+                .map(|s| {
+                    let name = s.model.and_then(|i| self.models.get(i as usize));
+                    (s.subagent, name.map(String::as_str))
+                })
+                .collect()
+        };
+        let mut counts: Vec<(&str, usize)> = Vec::new();
+        for (sub, model) in models {
+            let Some(model) = model.filter(|m| !m.is_empty()) else {
                 continue;
             };
-            if self.models[m as usize].is_empty() {
+            if sub && !with_subagents {
                 continue;
             }
-            match counts.iter_mut().find(|c| c.0 == m) {
+            match counts.iter_mut().find(|c| c.0 == model) {
                 Some(c) => c.1 += 1,
-                None => counts.push((m, 1, pos)),
+                None => counts.push((model, 1)),
             }
         }
         let best = counts.iter().map(|c| c.1).max()?;
         counts
-            .iter()
-            .filter(|c| c.1 == best)
-            .min_by_key(|c| c.2)
-            .map(|c| self.models[c.0 as usize].clone())
+            .into_iter()
+            .find(|c| c.1 == best)
+            .map(|c| c.0.to_string())
     }
 
     pub fn into_messages(self) -> Vec<Message> {
@@ -188,7 +204,11 @@ mod tests {
             t.push(msg(Role::User, None, false));
             assert_eq!(t.len(), 6, "full={full}");
             assert_eq!(t.turn_count(), 1, "subagent prompts are not turns");
-            assert_eq!(t.most_used_model().as_deref(), Some("m2"));
+            assert_eq!(
+                t.most_used_model().as_deref(),
+                Some("m1"),
+                "the main agent's model"
+            );
             assert_eq!(t.role(1), Some(Role::User));
             t.truncate(2);
             assert_eq!(t.len(), 2);
