@@ -122,7 +122,7 @@ fn real_captures_are_read_exactly() {
         tokens(&s.summary),
         Tokens {
             input: 18,
-            output: 156 - 0,
+            output: 156,
             cache_read: 55_547,
             cache_write: 11_821,
             reasoning: 156,

@@ -442,15 +442,13 @@ impl State {
     fn event(&mut self, p: &Payload, ts: Option<Timestamp>) {
         match p.kind.as_str() {
             Some("token_count") => self.token_count(p, ts),
-            Some("thread_settings_applied") => {
-                if self.model.is_none() {
-                    let m = p
-                        .thread_settings
-                        .0
-                        .as_ref()
-                        .and_then(|s| s.model.non_empty());
-                    self.model = m.map(str::to_string);
-                }
+            Some("thread_settings_applied") if self.model.is_none() => {
+                let m = p
+                    .thread_settings
+                    .0
+                    .as_ref()
+                    .and_then(|s| s.model.non_empty());
+                self.model = m.map(str::to_string);
             }
             Some("thread_rolled_back") => self.roll_back(p.num_turns.count() as usize),
             _ => {}
@@ -565,18 +563,17 @@ impl State {
                 m.timestamp = ts;
                 self.push(m);
             }
-            "reasoning" => {
-                if full {
-                    let mut text = join_text(&p.summary.0);
-                    if text.is_empty() {
-                        text = join_text(&p.content.0);
+            // Thinking text is only kept in full reads.
+            "reasoning" if full => {
+                let mut text = join_text(&p.summary.0);
+                if text.is_empty() {
+                    text = join_text(&p.content.0);
+                }
+                if !text.is_empty() {
+                    if !self.pending_thinking.is_empty() {
+                        self.pending_thinking.push_str("\n\n");
                     }
-                    if !text.is_empty() {
-                        if !self.pending_thinking.is_empty() {
-                            self.pending_thinking.push_str("\n\n");
-                        }
-                        self.pending_thinking.push_str(&text);
-                    }
+                    self.pending_thinking.push_str(&text);
                 }
             }
             k if k.ends_with("_call_output") => self.tool_output(p, native, ts),
