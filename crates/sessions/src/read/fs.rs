@@ -30,6 +30,12 @@ pub fn stamp(path: &Path) -> Option<Stamp> {
     })
 }
 
+/// A file's modification time: the last resort for session dates when no record has one.
+pub fn mtime(path: &Path) -> Option<crate::model::Timestamp> {
+    let s = stamp(path)?;
+    Some(chrono::DateTime::from_timestamp_nanos(s.mtime_ns as i64))
+}
+
 /// Is `path` a regular file reached without a symlink at the last step?
 pub fn is_plain_file(path: &Path) -> bool {
     fs::symlink_metadata(path)

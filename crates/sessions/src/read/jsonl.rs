@@ -12,10 +12,29 @@ pub struct LineStats {
     pub bad: usize,
 }
 
-/// Call `f` with the bytes of every non-blank line (without the newline). `f` returns `false` to stop.
-pub fn for_each_line(path: &Path, mut f: impl FnMut(&[u8]) -> bool) -> std::io::Result<()> {
+/// Open a JSONL file for reading line by line; a `.zst` file is decompressed as it streams (Codex
+/// compresses old rollouts), so callers never hold the whole file.
+pub fn open(path: &Path) -> std::io::Result<Box<dyn BufRead>> {
     let file = File::open(path)?;
-    let mut reader = BufReader::with_capacity(256 * 1024, file);
+    if path.extension().is_some_and(|e| e == "zst") {
+        let decoder = zstd::stream::read::Decoder::new(file)?;
+        Ok(Box::new(BufReader::with_capacity(256 * 1024, decoder)))
+    } else {
+        Ok(Box::new(BufReader::with_capacity(256 * 1024, file)))
+    }
+}
+
+/// Call `f` with the bytes of every non-blank line (without the newline). `f` returns `false` to stop.
+/// `.zst` files are decompressed on the fly.
+pub fn for_each_line(path: &Path, f: impl FnMut(&[u8]) -> bool) -> std::io::Result<()> {
+    for_each_line_in(open(path)?, f)
+}
+
+/// `for_each_line` over any buffered reader.
+pub fn for_each_line_in(
+    mut reader: impl BufRead,
+    mut f: impl FnMut(&[u8]) -> bool,
+) -> std::io::Result<()> {
     let mut buf = Vec::with_capacity(64 * 1024);
     loop {
         buf.clear();
@@ -50,6 +69,22 @@ pub fn parse_line<T: DeserializeOwned>(line: &[u8]) -> Option<T> {
         Ok(v) => Some(v),
         Err(_) if std::str::from_utf8(line).is_err() => {
             serde_json::from_str(&String::from_utf8_lossy(line)).ok()
+        }
+        Err(_) => None,
+    }
+}
+
+/// Parse one line into a typed struct that borrows from it (a cheap pass that skips what it does not
+/// name). Invalid UTF-8 is repaired into `scratch` first, as `parse_line` does.
+pub fn parse_borrowed<'a, T: serde::Deserialize<'a>>(
+    line: &'a [u8],
+    scratch: &'a mut String,
+) -> Option<T> {
+    match serde_json::from_slice(line) {
+        Ok(v) => Some(v),
+        Err(_) if std::str::from_utf8(line).is_err() => {
+            *scratch = String::from_utf8_lossy(line).into_owned();
+            serde_json::from_str(scratch).ok()
         }
         Err(_) => None,
     }

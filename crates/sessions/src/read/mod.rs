@@ -2,5 +2,6 @@
 pub mod fs;
 pub mod head;
 pub mod jsonl;
+pub mod lenient;
 pub mod sqlite;
 pub mod tree;

@@ -1,0 +1,686 @@
+//! One pass over a Codex rollout, in summary or full mode.
+//!
+//! Rules (native-formats.md §2 and the 0.169 addendum):
+//! - Messages come from `response_item` only (each is also echoed as an `event_msg`; reading both
+//!   would double them). Developer/system messages and injected user context
+//!   (`<environment_context>`, AGENTS.md, permission instructions) become `system` messages.
+//! - Tool calls (`function_call`, `custom_tool_call`, `local_shell_call`, …) pair with their
+//!   `*_output` by `call_id`; reasoning summaries become the next assistant message's thinking.
+//! - The model is in `turn_context` (else `thread_settings_applied`, else `token_count.info`).
+//! - Tokens: `token_count.info.total_token_usage` is cumulative and re-emitted unchanged on
+//!   rate-limit refreshes, so usage is the sum of its advances: repeats are skipped, a total that
+//!   goes backwards (resume/compaction reset) counts that event's `last_token_usage`. A forked or
+//!   spawned thread starts from its parent's totals (and older ones replay the parent's events in
+//!   a burst at start): the burst is skipped and the first counted event contributes only its own
+//!   `last_token_usage`. Codex's `input_tokens` include cached (and cache-write) input and
+//!   `output_tokens` include reasoning: they are split into our separate buckets.
+//! - `thread_rolled_back {num_turns}` drops the last turns from the transcript (their tokens were
+//!   spent and stay in the usage).
+//! - Legacy rollouts (before the `{timestamp,type,payload}` envelope) hold items as bare lines.
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::Path;
+
+use crate::agents::transcript::Transcript;
+use crate::error::{Error, Result};
+use crate::model::{
+    add_usage, parse_time_str, truncate_title, Message, ModelUsage, Role, Session, SessionSummary,
+    Timestamp, Tokens, ToolCall, ToolResult,
+};
+use crate::read::jsonl::{for_each_line, parse_borrowed, parse_line};
+use crate::read::lenient::{LNum, LObj, LStr, LVec};
+
+const TITLE_CHARS: usize = 100;
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Line<'a> {
+    #[serde(borrow)]
+    timestamp: LStr<'a>,
+    #[serde(rename = "type", borrow)]
+    kind: LStr<'a>,
+    #[serde(borrow)]
+    payload: LObj<Payload<'a>>,
+}
+
+/// The union of the payload fields we use across line kinds.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Payload<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: LStr<'a>,
+    #[serde(borrow)]
+    id: LStr<'a>,
+    #[serde(borrow)]
+    timestamp: LStr<'a>,
+    #[serde(borrow)]
+    cwd: LStr<'a>,
+    #[serde(borrow)]
+    model: LStr<'a>,
+    #[serde(borrow)]
+    forked_from_id: LStr<'a>,
+    #[serde(borrow)]
+    parent_thread_id: LStr<'a>,
+    source: Option<Value>,
+    history_base: Option<IgnoredAny>,
+    #[serde(borrow)]
+    role: LStr<'a>,
+    #[serde(borrow)]
+    content: LVec<Item<'a>>,
+    #[serde(borrow)]
+    summary: LVec<Item<'a>>,
+    #[serde(borrow)]
+    name: LStr<'a>,
+    #[serde(borrow)]
+    call_id: LStr<'a>,
+    #[serde(borrow)]
+    message: LStr<'a>,
+    #[serde(borrow)]
+    info: LObj<Info<'a>>,
+    num_turns: LNum,
+    #[serde(borrow)]
+    thread_settings: LObj<Settings<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Item<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: LStr<'a>,
+    #[serde(borrow)]
+    text: LStr<'a>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Info<'a> {
+    total_token_usage: LObj<Usage>,
+    last_token_usage: LObj<Usage>,
+    #[serde(borrow)]
+    model: LStr<'a>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Settings<'a> {
+    #[serde(borrow)]
+    model: LStr<'a>,
+}
+
+#[derive(Deserialize, Default, Clone, Copy, PartialEq)]
+#[serde(default)]
+struct Usage {
+    input_tokens: LNum,
+    cached_input_tokens: LNum,
+    cache_write_input_tokens: LNum,
+    output_tokens: LNum,
+    reasoning_output_tokens: LNum,
+    total_tokens: LNum,
+}
+
+/// Raw counts in Codex's own sense (input ⊇ cached, output ⊇ reasoning).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Counts {
+    input: u64,
+    cached: u64,
+    cache_write: u64,
+    output: u64,
+    reasoning: u64,
+    total: u64,
+}
+
+impl Usage {
+    fn counts(&self) -> Counts {
+        Counts {
+            input: self.input_tokens.count(),
+            cached: self.cached_input_tokens.count(),
+            cache_write: self.cache_write_input_tokens.count(),
+            output: self.output_tokens.count(),
+            reasoning: self.reasoning_output_tokens.count(),
+            total: self.total_tokens.count(),
+        }
+    }
+}
+
+impl Counts {
+    fn all_ge(&self, o: &Counts) -> bool {
+        self.input >= o.input
+            && self.cached >= o.cached
+            && self.cache_write >= o.cache_write
+            && self.output >= o.output
+            && self.reasoning >= o.reasoning
+            && self.total >= o.total
+    }
+    fn minus(&self, o: &Counts) -> Counts {
+        Counts {
+            input: self.input - o.input,
+            cached: self.cached - o.cached,
+            cache_write: self.cache_write - o.cache_write,
+            output: self.output - o.output,
+            reasoning: self.reasoning - o.reasoning,
+            total: self.total - o.total,
+        }
+    }
+    /// Into separate buckets: uncached input, cache reads, cache writes, visible output, reasoning.
+    fn tokens(&self) -> Tokens {
+        let cached = self.cached.min(self.input);
+        let cache_write = self.cache_write.min(self.input - cached);
+        let reasoning = self.reasoning.min(self.output);
+        Tokens {
+            input: self.input - cached - cache_write,
+            output: self.output - reasoning,
+            cache_read: cached,
+            cache_write,
+            reasoning,
+            ..Default::default()
+        }
+    }
+}
+
+pub(super) struct Parsed {
+    summary: SessionSummary,
+    transcript: Transcript,
+    raw: Vec<Value>,
+}
+
+#[derive(Default)]
+struct State {
+    created: Option<Timestamp>,
+    updated: Option<Timestamp>,
+    meta_time: Option<Timestamp>,
+    meta_seen: bool,
+    cwd: Option<String>,
+    forked_from: Option<String>,
+    /// A forked or spawned thread (its totals start from the parent's).
+    child: bool,
+    model: Option<String>,
+    first_prompt: Option<String>,
+    transcript: Transcript,
+    /// Index of each real prompt, for rollbacks.
+    prompts: Vec<usize>,
+    last_assistant: Option<usize>,
+    pending_thinking: String,
+    pending_tokens: Option<(Tokens, String)>,
+    tools: HashMap<String, (usize, usize)>,
+    prev_total: Option<Counts>,
+    usage: Vec<ModelUsage>,
+    raw: Vec<Value>,
+}
+
+/// Read the rollout at `path` as session `id`. `full` builds messages and `raw`.
+pub(super) fn read(path: &Path, id: &str, full: bool) -> Result<Parsed> {
+    let mut st = State {
+        transcript: Transcript::new(full),
+        ..Default::default()
+    };
+    let mut parsed = 0usize;
+    let mut scratch = String::new();
+    for_each_line(path, |bytes| {
+        if full {
+            let Some(value) = parse_line::<Value>(bytes) else {
+                return true;
+            };
+            let Ok(line) = Line::deserialize(&value) else {
+                return true;
+            };
+            parsed += 1;
+            let legacy = legacy_payload(&line, &value);
+            st.line(&line, legacy.as_ref(), Some(&value));
+            drop(line);
+            st.raw.push(value);
+        } else if let Some(line) = parse_borrowed::<Line>(bytes, &mut scratch) {
+            parsed += 1;
+            let legacy = if line.payload.0.is_none() {
+                parse_borrowed::<Payload>(bytes, &mut String::new()).map(into_static_payload)
+            } else {
+                None
+            };
+            st.line(&line, legacy.as_ref(), None);
+        }
+        true
+    })
+    .map_err(|e| Error::parse(path.display(), e))?;
+    if parsed == 0 {
+        return Err(Error::parse(path.display(), "no readable JSON line"));
+    }
+    let summary = st.summary(path, id);
+    Ok(Parsed {
+        summary,
+        transcript: std::mem::take(&mut st.transcript),
+        raw: std::mem::take(&mut st.raw),
+    })
+}
+
+/// A pre-envelope line is itself the item (or, first, the session header).
+fn legacy_payload(line: &Line, value: &Value) -> Option<Payload<'static>> {
+    if line.payload.0.is_some() || value.get("payload").is_some() {
+        return None;
+    }
+    Payload::deserialize(value).ok().map(into_static_payload)
+}
+
+/// Legacy payloads are rare: an owned copy keeps the borrowing simple.
+fn into_static_payload(p: Payload<'_>) -> Payload<'static> {
+    fn s(v: LStr<'_>) -> LStr<'static> {
+        LStr(v.0.map(|c| std::borrow::Cow::Owned(c.into_owned())))
+    }
+    fn items(v: LVec<Item<'_>>) -> LVec<Item<'static>> {
+        LVec(
+            v.0.into_iter()
+                .map(|i| Item {
+                    kind: s(i.kind),
+                    text: s(i.text),
+                })
+                .collect(),
+        )
+    }
+    Payload {
+        kind: s(p.kind),
+        id: s(p.id),
+        timestamp: s(p.timestamp),
+        cwd: s(p.cwd),
+        model: s(p.model),
+        forked_from_id: s(p.forked_from_id),
+        parent_thread_id: s(p.parent_thread_id),
+        source: p.source,
+        history_base: p.history_base,
+        role: s(p.role),
+        content: items(p.content),
+        summary: items(p.summary),
+        name: s(p.name),
+        call_id: s(p.call_id),
+        message: s(p.message),
+        // Pre-envelope lines are items and the session header: no events to carry over.
+        info: LObj(None),
+        num_turns: p.num_turns,
+        thread_settings: LObj(None),
+    }
+}
+
+/// User text Codex injects (environment, instructions), not typed by the user.
+fn is_injected(text: &str) -> bool {
+    let t = text.trim_start();
+    [
+        "<environment_context",
+        "<user_instructions",
+        "<permissions instructions",
+        "<turn_aborted",
+        "<subagent_notification",
+        "# AGENTS.md instructions",
+    ]
+    .iter()
+    .any(|p| t.starts_with(p))
+}
+
+fn join_text(items: &[Item]) -> String {
+    let texts: Vec<&str> = items
+        .iter()
+        .filter(|i| {
+            matches!(
+                i.kind.as_str(),
+                Some("input_text" | "output_text" | "text" | "summary_text" | "reasoning_text")
+            )
+        })
+        .filter_map(|i| i.text.as_str())
+        .collect();
+    texts.join("\n")
+}
+
+/// A tool output as text plus the value to report: strings stay strings, content arrays of text
+/// become their joined text, older `{content, …}` objects their content.
+fn tool_output(v: Option<&Value>) -> (String, Value) {
+    match v {
+        Some(Value::String(s)) => (s.clone(), Value::String(s.clone())),
+        Some(Value::Array(items)) => {
+            let texts: Vec<&str> = items
+                .iter()
+                .filter_map(|i| i.get("text").and_then(Value::as_str))
+                .collect();
+            let text = texts.join("\n");
+            if texts.len() == items.len() {
+                (text.clone(), Value::String(text))
+            } else {
+                (text, Value::Array(items.clone()))
+            }
+        }
+        Some(Value::Object(o)) => match o.get("content") {
+            Some(c @ (Value::String(_) | Value::Array(_))) => tool_output(Some(c)),
+            _ => (
+                Value::Object(o.clone()).to_string(),
+                Value::Object(o.clone()),
+            ),
+        },
+        Some(Value::Null) | None => (String::new(), Value::Null),
+        Some(other) => (other.to_string(), other.clone()),
+    }
+}
+
+/// Input of a tool call: `function_call.arguments` is a JSON string; custom tools take raw text.
+fn tool_input(payload: &Value) -> Value {
+    if let Some(args) = payload.get("arguments") {
+        return match args {
+            Value::String(s) => serde_json::from_str(s).unwrap_or_else(|_| args.clone()),
+            other => other.clone(),
+        };
+    }
+    for key in ["input", "action", "query"] {
+        if let Some(v) = payload.get(key) {
+            return v.clone();
+        }
+    }
+    Value::Null
+}
+
+impl State {
+    fn full(&self) -> bool {
+        self.transcript.full()
+    }
+
+    fn line(&mut self, line: &Line, legacy: Option<&Payload>, value: Option<&Value>) {
+        let ts = line.timestamp.as_str().and_then(parse_time_str);
+        if let Some(t) = ts {
+            self.created = Some(self.created.map_or(t, |c| c.min(t)));
+            self.updated = Some(self.updated.map_or(t, |u| u.max(t)));
+        }
+        let (kind, payload, native) = match (&line.payload.0, legacy) {
+            (Some(p), _) => (line.kind.as_str(), p, value.and_then(|v| v.get("payload"))),
+            (None, Some(p)) if p.kind.as_str().is_none() && p.id.as_str().is_some() => {
+                (Some("session_meta"), p, value)
+            }
+            (None, Some(p)) => (Some("response_item"), p, value),
+            (None, None) => return,
+        };
+        match kind {
+            Some("session_meta") => self.session_meta(payload, ts),
+            Some("turn_context") => {
+                if let Some(m) = payload.model.non_empty() {
+                    self.model = Some(m.to_string());
+                }
+                if self.cwd.is_none() {
+                    self.cwd = payload.cwd.non_empty().map(str::to_string);
+                }
+            }
+            Some("event_msg") => self.event(payload, ts),
+            Some("response_item") => self.item(payload, native, ts),
+            _ => {}
+        }
+    }
+
+    fn session_meta(&mut self, p: &Payload, ts: Option<Timestamp>) {
+        if self.meta_seen {
+            return; // a replayed parent header
+        }
+        self.meta_seen = true;
+        let started = p.timestamp.as_str().and_then(parse_time_str);
+        self.meta_time = ts.or(started);
+        if let Some(t) = started {
+            self.created = Some(self.created.map_or(t, |c| c.min(t)));
+        }
+        self.cwd = p.cwd.non_empty().map(str::to_string).or(self.cwd.take());
+        if let Some(m) = p.model.non_empty() {
+            self.model.get_or_insert_with(|| m.to_string());
+        }
+        let spawned_parent = p
+            .source
+            .as_ref()
+            .and_then(|s| s.pointer("/subagent/thread_spawn/parent_thread_id"))
+            .and_then(Value::as_str);
+        let is_subagent = p
+            .source
+            .as_ref()
+            .is_some_and(|s| s.get("subagent").is_some());
+        self.forked_from = p
+            .forked_from_id
+            .non_empty()
+            .or(p.parent_thread_id.non_empty())
+            .or(spawned_parent)
+            .map(str::to_string);
+        self.child = self.forked_from.is_some() || p.history_base.is_some() || is_subagent;
+    }
+
+    fn event(&mut self, p: &Payload, ts: Option<Timestamp>) {
+        match p.kind.as_str() {
+            Some("token_count") => self.token_count(p, ts),
+            Some("thread_settings_applied") if self.model.is_none() => {
+                let m = p
+                    .thread_settings
+                    .0
+                    .as_ref()
+                    .and_then(|s| s.model.non_empty());
+                self.model = m.map(str::to_string);
+            }
+            Some("thread_rolled_back") => self.roll_back(p.num_turns.count() as usize),
+            _ => {}
+        }
+    }
+
+    fn token_count(&mut self, p: &Payload, ts: Option<Timestamp>) {
+        let Some(info) = &p.info.0 else { return };
+        if self.model.is_none() {
+            self.model = info.model.non_empty().map(str::to_string);
+        }
+        let last = info.last_token_usage.0.map(|u| u.counts());
+        let Some(total) = info.total_token_usage.0.map(|u| u.counts()) else {
+            // Legacy builds without totals: each event is its own usage.
+            if let Some(l) = last {
+                self.add_tokens(l.tokens());
+            }
+            return;
+        };
+        let replayed = self.child
+            && matches!((self.meta_time, ts), (Some(m), Some(t)) if (t - m).num_milliseconds() < 1000);
+        let delta = match self.prev_total {
+            _ if replayed => None,
+            None if self.child => Some(last.unwrap_or(total)),
+            None => Some(total),
+            Some(prev) if prev == total => None,
+            Some(prev) if total.all_ge(&prev) => Some(total.minus(&prev)),
+            Some(_) => Some(last.unwrap_or(total)),
+        };
+        self.prev_total = Some(total);
+        if let Some(d) = delta {
+            self.add_tokens(d.tokens());
+        }
+    }
+
+    fn add_tokens(&mut self, t: Tokens) {
+        if t.is_zero() {
+            return;
+        }
+        let model = self.model.clone().unwrap_or_default();
+        add_usage(&mut self.usage, &model, &t, None);
+        if !self.full() {
+            return;
+        }
+        match self.last_assistant.and_then(|i| self.transcript.get_mut(i)) {
+            Some(m) => m.tokens.get_or_insert_with(Tokens::default).add(&t),
+            None => {
+                let pending = self
+                    .pending_tokens
+                    .get_or_insert((Tokens::default(), model));
+                pending.0.add(&t);
+            }
+        }
+    }
+
+    fn roll_back(&mut self, turns: usize) {
+        if turns == 0 || turns > self.prompts.len() {
+            return;
+        }
+        let keep = self.prompts.len() - turns;
+        let cut = self.prompts[keep];
+        self.prompts.truncate(keep);
+        self.transcript.truncate(cut);
+        self.tools.retain(|_, (m, _)| *m < cut);
+        self.last_assistant = (0..cut)
+            .rev()
+            .find(|&i| self.transcript.role(i) == Some(Role::Assistant));
+    }
+
+    fn push(&mut self, mut m: Message) -> usize {
+        if m.role == Role::Assistant {
+            m.model = self.model.clone();
+            if !self.pending_thinking.is_empty() {
+                m.thinking = Some(std::mem::take(&mut self.pending_thinking));
+            }
+            if let Some((t, _)) = self.pending_tokens.take() {
+                m.tokens = Some(t);
+            }
+        }
+        let i = self.transcript.push(m);
+        if self.transcript.role(i) == Some(Role::Assistant) {
+            self.last_assistant = Some(i);
+        }
+        i
+    }
+
+    fn item(&mut self, p: &Payload, native: Option<&Value>, ts: Option<Timestamp>) {
+        let full = self.full();
+        let kind = p.kind.as_str().unwrap_or("");
+        match kind {
+            "message" => {
+                let text = join_text(&p.content.0);
+                let role = match p.role.as_str() {
+                    Some("assistant") => Role::Assistant,
+                    Some("user") if !is_injected(&text) => Role::User,
+                    Some("user" | "developer" | "system") => Role::System,
+                    _ => return,
+                };
+                if role == Role::User {
+                    self.prompts.push(self.transcript.len());
+                    if self.first_prompt.is_none() && !text.trim().is_empty() {
+                        self.first_prompt = Some(truncate_title(&text, TITLE_CHARS));
+                    }
+                }
+                let mut m = Message::new(role, if full { text } else { String::new() });
+                m.timestamp = ts;
+                self.push(m);
+            }
+            "agent_message" => {
+                let text = p.message.as_str().unwrap_or("");
+                let mut m = Message::new(Role::Assistant, if full { text } else { "" });
+                m.timestamp = ts;
+                self.push(m);
+            }
+            // Thinking text is only kept in full reads.
+            "reasoning" if full => {
+                let mut text = join_text(&p.summary.0);
+                if text.is_empty() {
+                    text = join_text(&p.content.0);
+                }
+                if !text.is_empty() {
+                    if !self.pending_thinking.is_empty() {
+                        self.pending_thinking.push_str("\n\n");
+                    }
+                    self.pending_thinking.push_str(&text);
+                }
+            }
+            k if k.ends_with("_call_output") => self.tool_output(p, native, ts),
+            k if k.ends_with("_call") => self.tool_call(p, native, ts),
+            _ => {}
+        }
+    }
+
+    fn tool_call(&mut self, p: &Payload, native: Option<&Value>, ts: Option<Timestamp>) {
+        // Calls join the assistant message just written; otherwise they start one.
+        let last = self.transcript.len().checked_sub(1);
+        let idx = match last.filter(|&i| self.transcript.role(i) == Some(Role::Assistant)) {
+            Some(i) => i,
+            None => {
+                let mut m = Message::new(Role::Assistant, String::new());
+                m.timestamp = ts;
+                self.push(m)
+            }
+        };
+        if !self.full() {
+            return;
+        }
+        let kind = p.kind.as_str().unwrap_or("");
+        let id = p
+            .call_id
+            .non_empty()
+            .or(p.id.non_empty())
+            .unwrap_or("")
+            .to_string();
+        let name = p
+            .name
+            .non_empty()
+            .map(str::to_string)
+            .unwrap_or_else(|| kind.trim_end_matches("_call").to_string());
+        let input = native.map(tool_input).unwrap_or(Value::Null);
+        if let Some(m) = self.transcript.get_mut(idx) {
+            m.tool_calls.push(ToolCall {
+                tool_call_id: id.clone(),
+                tool_name: name,
+                input,
+                output: None,
+                duration_ms: None,
+            });
+            let ci = m.tool_calls.len() - 1;
+            if !id.is_empty() {
+                self.tools.insert(id, (idx, ci));
+            }
+        }
+    }
+
+    fn tool_output(&mut self, p: &Payload, native: Option<&Value>, ts: Option<Timestamp>) {
+        let mut m = Message::new(Role::Tool, String::new());
+        m.timestamp = ts;
+        if self.full() {
+            let id = p.call_id.as_str().unwrap_or("").to_string();
+            let (text, output) = tool_output(native.and_then(|n| n.get("output")));
+            let mut name = String::new();
+            if let Some(&(mi, ci)) = self.tools.get(&id) {
+                if let Some(call) = self
+                    .transcript
+                    .get_mut(mi)
+                    .and_then(|m| m.tool_calls.get_mut(ci))
+                {
+                    name = call.tool_name.clone();
+                    call.output = Some(output.clone());
+                }
+            }
+            m.content = text;
+            m.tool_result = Some(ToolResult {
+                tool_call_id: id,
+                tool_name: name,
+                output,
+            });
+        }
+        self.push(m);
+    }
+
+    fn summary(&self, path: &Path, id: &str) -> SessionSummary {
+        let fallback = crate::read::fs::mtime(path);
+        let created = self.created.or(fallback).unwrap_or_default();
+        let updated = self.updated.or(fallback).unwrap_or(created);
+        let mut s = SessionSummary::new(super::NAME, id, created, updated);
+        s.title = self.first_prompt.clone().unwrap_or_default();
+        s.message_count = self.transcript.len() as u64;
+        s.turn_count = self.transcript.turn_count();
+        s.model = self
+            .transcript
+            .most_used_model()
+            .or_else(|| self.model.clone());
+        s.cwd = self.cwd.clone();
+        s.forked_from = self.forked_from.clone();
+        s.usage = self.usage.clone();
+        s
+    }
+}
+
+impl Parsed {
+    pub(super) fn into_summary(self) -> SessionSummary {
+        self.summary
+    }
+
+    pub(super) fn into_session(self) -> Session {
+        Session {
+            summary: self.summary,
+            messages: self.transcript.into_messages(),
+            raw: Some(Value::Array(self.raw)),
+        }
+    }
+}
