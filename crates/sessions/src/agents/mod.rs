@@ -18,6 +18,7 @@ pub mod omp;
 pub mod openclaw;
 pub mod opencode;
 pub mod pi;
+pub mod pi_family;
 
 /// One place that holds sessions: a JSONL file, a JSON document, or a database with many sessions.
 /// `stamps` covers the file and any side files (a `-wal`, a subagent folder's files) so the
