@@ -70,7 +70,7 @@ fn roots(ctx: &Context) -> Vec<PathBuf> {
 /// Subagent transcripts of the session in `main`: `.jsonl` files in the sibling directory named
 /// like the file without its extension.
 fn subagent_files(main: &Path) -> Vec<PathBuf> {
-    files(&main.with_extension(""), &is_session_file)
+    files(&main.with_extension(""), is_session_file)
 }
 
 /// The parent session with its subagents' messages merged in time order and their usage added.
