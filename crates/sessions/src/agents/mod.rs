@@ -16,6 +16,7 @@ pub mod gemini;
 pub mod hermes;
 pub mod omp;
 pub mod openclaw;
+pub mod openclaw_db;
 pub mod opencode;
 pub mod pi;
 pub mod pi_family;

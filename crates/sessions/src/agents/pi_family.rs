@@ -77,6 +77,16 @@ pub fn build(
 
     let path = tree::active_path(doc);
     let mut model = doc.header_str("modelId").map(str::to_string);
+    // The model in effect in file order: a fallback for a message whose branch has no
+    // `model_change` before it (hand-made and excerpted trees hang it off another root).
+    let mut file_model: Vec<Option<String>> = Vec::with_capacity(doc.entries.len());
+    let mut in_effect = model.clone();
+    for e in &doc.entries {
+        file_model.push(in_effect.clone());
+        if e.get("type").and_then(Value::as_str) == Some("model_change") {
+            in_effect = model_of_change(e).or(in_effect);
+        }
+    }
     let mut messages: Vec<Message> = Vec::new();
     let mut calls: HashMap<String, (usize, usize)> = HashMap::new();
     for &i in &path {
@@ -89,7 +99,8 @@ pub fn build(
             }
             Some("message") => {
                 if let Some(m) = e.get("message") {
-                    push_message(e, m, model.as_deref(), &mut messages, &mut calls);
+                    let current = model.as_deref().or(file_model[i].as_deref());
+                    push_message(e, m, current, &mut messages, &mut calls);
                 }
             }
             Some("custom_message") if e.get("display").and_then(Value::as_bool) == Some(true) => {
@@ -125,10 +136,12 @@ pub fn build(
             Some("message") if !copied => {
                 let m = &e["message"];
                 if m.get("role").and_then(Value::as_str) == Some("assistant") {
-                    add_billed(&mut usage, m, model.as_deref());
+                    add_billed(&mut usage, m, model.as_deref().or(in_effect.as_deref()));
                 }
             }
-            Some("model_usage") if !copied => add_billed(&mut usage, e, model.as_deref()),
+            Some("model_usage") if !copied => {
+                add_billed(&mut usage, e, model.as_deref().or(in_effect.as_deref()))
+            }
             _ => {}
         }
     }
@@ -169,7 +182,7 @@ pub fn build(
     };
     session.derive_summary_fields();
     if session.summary.model.is_none() {
-        session.summary.model = model;
+        session.summary.model = model.or(in_effect);
     }
     session.summary.usage = usage;
     Ok(Built { session, compacted })
