@@ -490,3 +490,73 @@ fn bad_input_is_skipped_in_list_and_a_parse_error_in_get() {
     }
     assert_eq!(snapshot(home.path()), before);
 }
+
+/// Timing of a large synthetic store (run with `--ignored --nocapture`): 1,000 sessions of 200
+/// entries each, listed cold and warm, and one session fetched by id.
+#[test]
+#[ignore]
+fn bench_large_store() {
+    let home = tempfile::tempdir().unwrap();
+    let body: String = parent_v3().lines().skip(1).collect::<Vec<_>>().join("\n");
+    for i in 0..1000u32 {
+        let id = format!("019a0000-0000-7000-8000-{i:012}");
+        let mut s = format!(
+            r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2026-03-01T10:00:00.000Z","cwd":"/work/app"}}"#
+        );
+        for k in 0..20 {
+            // 10 entries per copy, re-keyed so every copy chains after the previous one.
+            let copy = body.replace("\"aa0", &format!("\"{k:02}0")).replace(
+                &format!(r#""id":"{k:02}000001","parentId":null"#),
+                &format!(
+                    r#""id":"{k:02}000001","parentId":{}"#,
+                    if k == 0 {
+                        "null".into()
+                    } else {
+                        format!("\"{:02}00000a\"", k - 1)
+                    }
+                ),
+            );
+            s.push('\n');
+            s.push_str(&copy);
+        }
+        s.push('\n');
+        write(
+            home.path(),
+            &format!(
+                ".pi/agent/sessions/--w{}--/2026-03-01T10-00-00-000Z_{id}.jsonl",
+                i % 20
+            ),
+            s,
+        );
+    }
+    let c = client();
+    let t = std::time::Instant::now();
+    let n = c
+        .list(
+            env(home.path()),
+            "pi",
+            &ListOptions {
+                limit: 5000,
+                ..Default::default()
+            },
+        )
+        .unwrap()
+        .len();
+    let cold = t.elapsed();
+    let t = std::time::Instant::now();
+    c.list(env(home.path()), "pi", &ListOptions::default())
+        .unwrap();
+    let warm = t.elapsed();
+    let t = std::time::Instant::now();
+    let s = c
+        .get(
+            env(home.path()),
+            "pi",
+            "019a0000-0000-7000-8000-000000000777",
+        )
+        .unwrap();
+    let get = t.elapsed();
+    assert_eq!(s.messages.len(), 120);
+    eprintln!("pi: {n} sessions of 201 lines: list cold {cold:?}, warm {warm:?}; get {get:?} ({} messages)", s.messages.len());
+    assert_eq!(n, 1000);
+}
