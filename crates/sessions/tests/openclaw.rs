@@ -607,3 +607,18 @@ fn bad_transcripts() {
         );
     }
 }
+
+#[test]
+fn real_captures_are_left_unchanged() {
+    let Some(dir) = real_fixtures().map(|r| r.join("openclaw")) else {
+        return;
+    };
+    let before = snapshot(&dir);
+    let mut read = 0;
+    for p in agent_mux_sessions::read::fs::files(&dir, |n| n.ends_with(".jsonl")) {
+        read_transcript(&p, true).unwrap();
+        read += 1;
+    }
+    assert_eq!(read, 4);
+    assert_eq!(snapshot(&dir), before);
+}

@@ -560,3 +560,43 @@ fn bench_large_store() {
     eprintln!("pi: {n} sessions of 201 lines: list cold {cold:?}, warm {warm:?}; get {get:?} ({} messages)", s.messages.len());
     assert_eq!(n, 1000);
 }
+
+/// The real captures, listed in place through a `sessionDirs` override: every file becomes one
+/// session, and the directory is byte-identical afterwards with no new file.
+#[test]
+fn real_captures_listed_in_place_and_left_unchanged() {
+    let Some(dir) = real_fixtures().map(|r| r.join("pi")) else {
+        return;
+    };
+    let before = snapshot(&dir);
+    let mut opts = agent_mux_sessions::ClientOptions::default();
+    opts.session_dirs.insert("pi".into(), dir.clone());
+    let c = agent_mux_sessions::Client::new(opts);
+    let home = tempfile::tempdir().unwrap();
+    let list = c
+        .list(env(home.path()), "pi", &ListOptions::default())
+        .unwrap();
+    let got: Vec<(&str, u64, u64)> = list
+        .iter()
+        .map(|s| (s.session_id.as_str(), s.message_count, s.turn_count))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("019e19b4-eb48-746a-aa6b-8dfcfa37954b", 4, 2),
+            ("ffae836b-9420-4060-ac13-7745215f90ff", 2, 1),
+            ("d703a1a9-1b7b-4fb1-b512-c9738b1fe617", 10, 2),
+        ]
+    );
+    // get() finds files whose names do not carry the id by their headers.
+    let s = c
+        .get(
+            env(home.path()),
+            "pi",
+            "d703a1a9-1b7b-4fb1-b512-c9738b1fe617",
+        )
+        .unwrap();
+    assert!((s.summary.cost.unwrap().total_usd - 0.0488727).abs() < 1e-12);
+    assert!(c.cache().skipped().is_empty());
+    assert_eq!(snapshot(&dir), before);
+}
