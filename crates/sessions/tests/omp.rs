@@ -318,3 +318,36 @@ fn damaged_subagent_does_not_hide_the_parent() {
     let s = client().get(env(home.path()), "omp", U1).unwrap();
     assert_eq!(s.messages.len(), 6);
 }
+
+#[test]
+fn title_change_beats_the_headers_title_when_the_slot_is_empty() {
+    let home = tempfile::tempdir().unwrap();
+    let mut s = title_slot("", None, "2026-07-06T00:00:00.000Z");
+    s.push_str(
+        &(header(
+            U5,
+            "2026-07-06T00:00:00.000Z",
+            "/tmp/t",
+            r#","title":"Old name","titleSource":"auto""#,
+        ) + "\n"),
+    );
+    s.push_str(
+        &(user(
+            "i0000001",
+            "",
+            "2026-07-06T00:00:01.000Z",
+            1783296001000,
+            "hello",
+        ) + "\n"),
+    );
+    s.push_str(r#"{"type":"title_change","id":"i0000002","parentId":"i0000001","timestamp":"2026-07-06T00:00:02.000Z","title":"New name","source":"user"}"#);
+    s.push('\n');
+    write(
+        home.path(),
+        &format!(".omp/agent/sessions/-t/2026-07-06T00-00-00-000Z_{U5}.jsonl"),
+        s,
+    );
+    let got = client().get(env(home.path()), "omp", U5).unwrap();
+    assert_eq!(got.summary.title, "New name");
+    assert_eq!(got.messages.len(), 1);
+}

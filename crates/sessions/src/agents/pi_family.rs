@@ -155,12 +155,14 @@ pub fn build(
     .unwrap_or(fallback_time);
     let updated = updated.unwrap_or(created).max(created);
 
+    // omp's slot is rewritten in place (the current title); naming entries are newer than the
+    // title a header got when it was written.
     let title = doc
         .title
         .as_ref()
         .and_then(|t| text_field(t, "title"))
-        .or_else(|| header.and_then(|h| text_field(h, "title")))
         .or(named)
+        .or_else(|| header.and_then(|h| text_field(h, "title")))
         .or_else(|| {
             messages
                 .iter()
