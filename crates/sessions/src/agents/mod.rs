@@ -16,8 +16,10 @@ pub mod gemini;
 pub mod hermes;
 pub mod omp;
 pub mod openclaw;
+pub mod openclaw_db;
 pub mod opencode;
 pub mod pi;
+pub mod pi_family;
 pub(crate) mod transcript;
 
 /// One place that holds sessions: a JSONL file, a JSON document, or a database with many sessions.

@@ -1,0 +1,218 @@
+//! OpenClaw 2026.9+: transcripts in the agent's SQLite database (`openclaw-agent.sqlite`).
+//!
+//! `session_windows` has one row per session id (with `previous_session_id` and the `reason` a new
+//! window was opened), `session_nodes` one per session key (`current_session_id`, the index
+//! entry `entry_json`, `label`/`display_name`, fork lineage), and `transcript_events` the Pi-style
+//! records by `seq` (0 = header), each inline in `event_json` or zstd-compressed in `event_zstd`.
+//! Columns are detected, so a database missing an optional column still reads.
+use rusqlite::{params_from_iter, Connection};
+use serde_json::{json, Value};
+use std::path::Path;
+
+use crate::agents::openclaw::apply_index_totals;
+use crate::agents::pi_family;
+use crate::error::{Error, Result};
+use crate::model::{Session, SessionSummary};
+use crate::read::sqlite::{columns, has_table, open_read_only};
+use crate::read::tree::TreeDoc;
+
+/// The largest event OpenClaw stores (its CHECK constraint): a bound on what we decompress.
+const MAX_EVENT_BYTES: usize = 4 << 20;
+
+struct Window {
+    session_id: String,
+    session_key: Option<String>,
+    previous_session_id: Option<String>,
+    reason: Option<String>,
+    created_at: Option<i64>,
+    updated_at: Option<i64>,
+    title: Option<String>,
+    /// The node's index entry, when this window is the node's current session.
+    entry: Option<Value>,
+    fork_source: Option<String>,
+}
+
+/// `w.<col>` or `n.<col>` when the column exists, else NULL (older or newer schemas).
+fn col(cols: &[String], alias: &str, name: &str) -> String {
+    if cols.iter().any(|c| c == name) {
+        format!("{alias}.{name}")
+    } else {
+        "NULL".to_string()
+    }
+}
+
+fn windows(conn: &Connection, path: &Path, only: Option<&str>) -> Result<Vec<Window>> {
+    if !has_table(conn, "session_windows") || !has_table(conn, "transcript_events") {
+        return Err(Error::parse(
+            path.display(),
+            "no session_windows/transcript_events tables",
+        ));
+    }
+    let w = columns(conn, "session_windows");
+    let n = columns(conn, "session_nodes");
+    let join = if n.is_empty() {
+        String::new()
+    } else {
+        "LEFT JOIN session_nodes n ON n.session_key = w.session_key".to_string()
+    };
+    let sql = format!(
+        "SELECT w.session_id, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {} FROM session_windows w {join} {}",
+        col(&w, "w", "session_key"),
+        col(&w, "w", "previous_session_id"),
+        col(&w, "w", "reason"),
+        col(&w, "w", "created_at"),
+        col(&w, "w", "updated_at"),
+        col(&w, "w", "display_name"),
+        col(&n, "n", "display_name"),
+        col(&n, "n", "label"),
+        col(&n, "n", "current_session_id"),
+        col(&n, "n", "entry_json"),
+        col(&n, "n", "fork_source_session_id"),
+        if only.is_some() { "WHERE w.session_id = ?1" } else { "" },
+    );
+    let parse = |e: rusqlite::Error| Error::parse(path.display(), e);
+    let mut stmt = conn.prepare(&sql).map_err(parse)?;
+    let rows = stmt
+        .query_map(params_from_iter(only.iter()), |r| {
+            let id: String = r.get(0)?;
+            let current: Option<String> = r.get(9)?;
+            let is_current = current.as_deref() == Some(id.as_str());
+            let entry: Option<String> = r.get(10)?;
+            let title = [r.get::<_, Option<String>>(7)?, r.get(8)?, r.get(6)?]
+                .into_iter()
+                .flatten()
+                .find(|t| !t.trim().is_empty());
+            Ok(Window {
+                session_key: r.get(1)?,
+                previous_session_id: r.get(2)?,
+                reason: r.get(3)?,
+                created_at: r.get(4)?,
+                updated_at: r.get(5)?,
+                title,
+                entry: entry
+                    .filter(|_| is_current)
+                    .and_then(|e| serde_json::from_str(&e).ok()),
+                fork_source: r.get::<_, Option<String>>(11)?.filter(|_| is_current),
+                session_id: id,
+            })
+        })
+        .map_err(parse)?;
+    rows.collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(parse)
+}
+
+/// The session's records in `seq` order, decompressing zstd events. An event that cannot be
+/// decoded counts as a bad line, as a torn JSONL line would.
+fn events(conn: &Connection, path: &Path, session_id: &str) -> Result<TreeDoc> {
+    let parse = |e: rusqlite::Error| Error::parse(path.display(), e);
+    let mut stmt = conn
+        .prepare(
+            "SELECT event_json, event_zstd, event_utf8_bytes FROM transcript_events \
+             WHERE session_id = ?1 ORDER BY seq",
+        )
+        .map_err(parse)?;
+    let mut rows = stmt.query([session_id]).map_err(parse)?;
+    let mut records = Vec::new();
+    let mut bad = 0;
+    while let Some(r) = rows.next().map_err(parse)? {
+        let inline: Option<String> = r.get(0).map_err(parse)?;
+        let packed: Option<Vec<u8>> = r.get(1).map_err(parse)?;
+        let size: Option<i64> = r.get(2).map_err(parse)?;
+        let value = match (inline, packed) {
+            (Some(text), _) => serde_json::from_str::<Value>(&text).ok(),
+            (None, Some(blob)) => {
+                let cap = size
+                    .and_then(|s| usize::try_from(s).ok())
+                    .unwrap_or(MAX_EVENT_BYTES)
+                    .clamp(1, MAX_EVENT_BYTES);
+                zstd::bulk::decompress(&blob, cap)
+                    .ok()
+                    .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+            }
+            (None, None) => None,
+        };
+        match value {
+            Some(v) if v.is_object() => records.push(v),
+            _ => bad += 1,
+        }
+    }
+    let mut doc = TreeDoc::from_records(records);
+    doc.bad_lines = bad;
+    Ok(doc)
+}
+
+fn build(conn: &Connection, path: &Path, w: Window, want_raw: bool) -> Result<Session> {
+    let doc = events(conn, path, &w.session_id)?;
+    let created = w
+        .created_at
+        .and_then(chrono::DateTime::from_timestamp_millis)
+        .unwrap_or_default();
+    let built =
+        pi_family::build("openclaw", &doc, &w.session_id, created, want_raw).map_err(|why| {
+            Error::parse(
+                format!("{} (session {})", path.display(), w.session_id),
+                why,
+            )
+        })?;
+    let mut session = built.session;
+    let s = &mut session.summary;
+    if let Some(t) = w
+        .updated_at
+        .and_then(chrono::DateTime::from_timestamp_millis)
+    {
+        s.updated_at = s.updated_at.max(t);
+    }
+    if let Some(t) = &w.title {
+        s.title = crate::model::truncate_title(t, 100);
+    }
+    if s.forked_from.is_none() {
+        s.forked_from = w.fork_source.clone().or(w.previous_session_id.clone());
+    }
+    if built.compacted {
+        if let Some(e) = &w.entry {
+            apply_index_totals(s, e);
+        }
+    }
+    if let Some(Value::Object(r)) = session.raw.as_mut() {
+        r.insert(
+            "window".into(),
+            json!({
+                "sessionKey": w.session_key,
+                "previousSessionId": w.previous_session_id,
+                "reason": w.reason,
+            }),
+        );
+    }
+    Ok(session)
+}
+
+/// Summaries of every session in the database; a session whose records cannot be built is left
+/// out (one bad session must not hide the others).
+pub fn summaries(path: &Path) -> Result<Vec<SessionSummary>> {
+    Ok(load_sessions(path, false)?
+        .into_iter()
+        .map(|s| s.summary)
+        .collect())
+}
+
+pub fn load_all(path: &Path) -> Result<Vec<Session>> {
+    load_sessions(path, true)
+}
+
+fn load_sessions(path: &Path, want_raw: bool) -> Result<Vec<Session>> {
+    let conn = open_read_only(path)?;
+    let ws = windows(&conn, path, None)?;
+    Ok(ws
+        .into_iter()
+        .filter_map(|w| build(&conn, path, w, want_raw).ok())
+        .collect())
+}
+
+/// One session by id: `Ok(None)` when this database does not hold it.
+pub fn load(path: &Path, session_id: &str) -> Result<Option<Session>> {
+    let conn = open_read_only(path)?;
+    match windows(&conn, path, Some(session_id))?.into_iter().next() {
+        Some(w) => build(&conn, path, w, true).map(Some),
+        None => Ok(None),
+    }
+}
