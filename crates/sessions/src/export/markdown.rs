@@ -36,8 +36,10 @@ fn header(out: &mut String, s: &Session) {
     let _ = writeln!(out, "- **Updated:** {}", to_iso(&sum.updated_at));
     let _ = writeln!(
         out,
-        "- **Messages:** {} ({} turns)",
-        sum.message_count, sum.turn_count
+        "- **Messages:** {} ({} turn{})",
+        sum.message_count,
+        sum.turn_count,
+        if sum.turn_count == 1 { "" } else { "s" }
     );
     if let Some(cwd) = &sum.cwd {
         let _ = writeln!(out, "- **Directory:** {}", code_span(cwd));

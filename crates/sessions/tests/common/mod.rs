@@ -50,7 +50,9 @@ pub fn client() -> Client {
 pub fn snapshot(root: &Path) -> BTreeMap<PathBuf, u64> {
     let mut out = BTreeMap::new();
     fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, u64>) {
-        let Ok(rd) = std::fs::read_dir(dir) else { return };
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
         for e in rd.flatten() {
             let p = e.path();
             let ft = e.file_type().unwrap();
