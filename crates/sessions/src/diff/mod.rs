@@ -1,7 +1,7 @@
 //! Structural diff of two sessions' messages (spec 3.7, 6.6).
 //!
-//! Messages are aligned by a longest common subsequence on `(role, content)`, computed in linear
-//! space by [`myers`]. Between two aligned (unchanged) messages lies a hunk of removals from `a` and
+//! Messages are aligned by a longest common subsequence on `(role, content)`, computed exactly by
+//! [`lcs`] (Hunt–Szymanski or linear-space Myers, whichever suits the input). Between two aligned (unchanged) messages lies a hunk of removals from `a` and
 //! additions from `b`; inside a hunk, messages are paired by a second LCS on their roles, and each
 //! pair (same role, different content, same place) is a modification. Only roles and content are
 //! compared, so sessions of different agents diff on the same footing.
@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::error::Result;
 use crate::model::{Message, Session};
 
+mod lcs;
 mod myers;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -84,7 +85,7 @@ pub fn diff(a: &Session, b: &Session) -> Result<SessionDiff> {
         stats: DiffStats::default(),
     };
     let (mut i, mut j) = (0, 0);
-    for (ia, ib) in myers::lcs(&ka, &kb) {
+    for (ia, ib) in lcs::lcs(&ka, &kb) {
         d.hunk(i..ia, j..ib);
         d.push(OpType::Unchanged, Some(ia), Some(ib));
         (i, j) = (ia + 1, ib + 1);
@@ -142,6 +143,8 @@ impl Builder<'_> {
         let pairs = if ra.is_empty() || rb.is_empty() {
             Vec::new()
         } else {
+            // Myers (not the sparse path) so that, among equally long pairings, messages pair
+            // from the start of the hunk: the first reply against the first reply.
             myers::lcs(&roles(&self.a[ra.clone()]), &roles(&self.b[rb.clone()]))
         };
         let (mut i, mut j) = (ra.start, rb.start);
