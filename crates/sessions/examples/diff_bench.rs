@@ -83,6 +83,18 @@ fn main() {
     r.messages.reverse();
     time("reversed (worst case)", &a, &r);
 
+    // Reordered with many repeats: a third of the replies are "Done.", so the match list is too
+    // long for the sparse path and Myers runs with a large D: the slowest case we know.
+    let mut done = a.clone();
+    for (i, m) in done.messages.iter_mut().enumerate() {
+        if i % 6 == 1 {
+            m.content = "Done.".into();
+        }
+    }
+    let mut done_r = done.clone();
+    done_r.messages.reverse();
+    time("reversed, 1 reply in 3 is \"Done.\"", &done, &done_r);
+
     // Few distinct contents, shuffled: many matches possible, long LCS search.
     let small: Vec<Message> = (0..n)
         .map(|i| {
