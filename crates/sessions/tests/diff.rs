@@ -245,10 +245,8 @@ fn missing_sessions_and_agents_are_errors() {
     let e = client
         .diff(env(), ("claude", "x"), ("nope", "y"))
         .unwrap_err();
-    assert!(matches!(
-        e.code,
-        ErrorCode::SessionNotFound | ErrorCode::AgentNotFound
-    ));
+    assert_eq!(e.code, ErrorCode::AgentNotFound);
+    assert!(e.message.contains("nope"));
     let e = client
         .diff(env(), ("nope", "x"), ("claude", "y"))
         .unwrap_err();
