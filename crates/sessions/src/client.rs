@@ -130,6 +130,9 @@ impl Client {
         a: (&str, &str),
         b: (&str, &str),
     ) -> Result<crate::diff::SessionDiff> {
+        // An unknown agent on either side is an argument error, reported before any lookup.
+        agent(a.0)?;
+        agent(b.0)?;
         let sa = self.get(env.clone(), a.0, a.1)?;
         let sb = self.get(env, b.0, b.1)?;
         crate::diff::diff(&sa, &sb)

@@ -1,0 +1,275 @@
+//! Export (spec 6.5): golden files for the three formats, jsonl parsed line by line, and the
+//! Markdown checked by a real CommonMark parser so hostile content provably cannot change the
+//! document's structure. Regenerate the golden files with `UPDATE_GOLDEN=1`.
+mod common;
+mod sample;
+
+use std::path::PathBuf;
+
+use agent_mux_sessions::export::export;
+use agent_mux_sessions::model::{Role, Session};
+use agent_mux_sessions::options::{export_format, ExportFormat};
+use agent_mux_sessions::{Env, ErrorCode};
+use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
+use serde_json::Value;
+
+/// serde_json tells 27 from 27.0; JSON (and JS) do not.
+fn numbers_as_f64(v: Value) -> Value {
+    match v {
+        Value::Number(n) => serde_json::json!(n.as_f64().unwrap()),
+        Value::Array(a) => Value::Array(a.into_iter().map(numbers_as_f64).collect()),
+        Value::Object(o) => {
+            Value::Object(o.into_iter().map(|(k, v)| (k, numbers_as_f64(v))).collect())
+        }
+        other => other,
+    }
+}
+
+fn same_json(a: Value, b: Value) {
+    assert_eq!(numbers_as_f64(a), numbers_as_f64(b));
+}
+
+fn golden(name: &str, actual: &str) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (run with UPDATE_GOLDEN=1)", path.display()));
+    assert!(
+        expected == actual,
+        "{name} differs from its golden file; run with UPDATE_GOLDEN=1 and review the diff"
+    );
+}
+
+fn samples() -> Vec<(&'static str, Session)> {
+    vec![
+        ("claude", sample::claude()),
+        ("codex", sample::codex()),
+        ("gemini-hostile", sample::gemini_hostile()),
+    ]
+}
+
+#[test]
+fn golden_json() {
+    for (name, s) in samples() {
+        golden(
+            &format!("{name}.json"),
+            &export(&s, ExportFormat::Json).unwrap(),
+        );
+    }
+}
+
+#[test]
+fn golden_jsonl() {
+    for (name, s) in samples() {
+        golden(
+            &format!("{name}.jsonl"),
+            &export(&s, ExportFormat::Jsonl).unwrap(),
+        );
+    }
+}
+
+#[test]
+fn golden_markdown() {
+    for (name, s) in samples() {
+        golden(
+            &format!("{name}.md"),
+            &export(&s, ExportFormat::Markdown).unwrap(),
+        );
+    }
+}
+
+#[test]
+fn json_is_the_whole_session_with_iso_dates_and_js_numbers() {
+    let s = sample::gemini_hostile();
+    let out = export(&s, ExportFormat::Json).unwrap();
+    let v: Value = serde_json::from_str(&out).unwrap();
+    same_json(v.clone(), serde_json::to_value(&s).unwrap());
+    assert_eq!(v["createdAt"], "2025-06-01T08:00:00.000Z");
+    assert_eq!(v["messages"][0]["timestamp"], "2025-06-01T08:00:00.000Z");
+    assert_eq!(v["messages"].as_array().unwrap().len(), 5);
+    assert!(out.starts_with("{\n  \"agent\": \"gemini\",\n  \"sessionId\": "));
+    // JS prints 27.0 as 27 and 1e21 as 1e+21
+    assert!(out.contains("\"bytes\": 27,"), "{out}");
+    assert!(out.contains("\"ratio\": 1e+21,"));
+    assert!(out.contains("\"tiny\": 1.5e-7"));
+    assert!(!out.ends_with('\n'));
+}
+
+#[test]
+fn every_jsonl_line_parses_alone() {
+    for (_, s) in samples() {
+        let out = export(&s, ExportFormat::Jsonl).unwrap();
+        assert!(out.ends_with('\n'));
+        let lines: Vec<&str> = out.strip_suffix('\n').unwrap().split('\n').collect();
+        assert_eq!(lines.len(), s.messages.len() + 1);
+        let header: Value = serde_json::from_str(lines[0]).unwrap();
+        assert_eq!(header["type"], "session");
+        assert_eq!(header["agent"], s.summary.agent.as_str());
+        assert_eq!(header["unifiedId"], s.summary.unified_id.as_str());
+        assert_eq!(header["messageCount"], s.messages.len() as u64);
+        assert!(header.get("messages").is_none());
+        for (line, m) in lines[1..].iter().zip(&s.messages) {
+            let v: Value = serde_json::from_str(line).unwrap();
+            same_json(v.clone(), serde_json::to_value(m).unwrap());
+            assert!(v.get("type").is_none());
+        }
+    }
+}
+
+/// What a CommonMark parser sees in an exported document.
+#[derive(Default, Debug)]
+struct Outline {
+    headings: Vec<(HeadingLevel, String)>,
+    html: Vec<String>,
+    code_blocks: Vec<String>,
+    text: String,
+}
+
+fn outline(md: &str) -> Outline {
+    let mut o = Outline::default();
+    let mut heading: Option<(HeadingLevel, String)> = None;
+    let mut code: Option<String> = None;
+    for ev in Parser::new(md) {
+        match ev {
+            Event::Start(Tag::Heading { level, .. }) => heading = Some((level, String::new())),
+            Event::End(TagEnd::Heading(_)) => o.headings.push(heading.take().unwrap()),
+            Event::Start(Tag::CodeBlock(_)) => code = Some(String::new()),
+            Event::End(TagEnd::CodeBlock) => o.code_blocks.push(code.take().unwrap()),
+            Event::Html(h) | Event::InlineHtml(h) => o.html.push(h.trim().to_string()),
+            Event::Text(t) | Event::Code(t) => {
+                if let Some(h) = heading.as_mut() {
+                    h.1.push_str(&t);
+                } else if let Some(c) = code.as_mut() {
+                    c.push_str(&t);
+                } else {
+                    o.text.push_str(&t);
+                }
+            }
+            Event::SoftBreak | Event::HardBreak | Event::End(TagEnd::Paragraph) => {
+                o.text.push('\n')
+            }
+            _ => {}
+        }
+    }
+    o
+}
+
+fn role_title(r: Role) -> &'static str {
+    match r {
+        Role::User => "User",
+        Role::Assistant => "Assistant",
+        Role::System => "System",
+        Role::Tool => "Tool",
+    }
+}
+
+#[test]
+fn markdown_structure_survives_every_sample() {
+    for (name, s) in samples() {
+        let md = export(&s, ExportFormat::Markdown).unwrap();
+        let o = outline(&md);
+        let mut expected: Vec<(HeadingLevel, String)> = vec![
+            (HeadingLevel::H1, s.summary.title.replace('\n', " ")),
+            (HeadingLevel::H2, "Messages".into()),
+        ];
+        expected.extend(
+            s.messages
+                .iter()
+                .map(|m| (HeadingLevel::H3, role_title(m.role).to_string())),
+        );
+        expected.push((HeadingLevel::H2, "Cost summary".into()));
+        assert_eq!(o.headings, expected, "{name}");
+
+        // The only HTML is our own <details> blocks, one per message with thinking.
+        let thinking = s.messages.iter().filter(|m| m.thinking.is_some()).count();
+        let ours = ["<details>", "<summary>Thinking</summary>", "</details>"];
+        assert_eq!(o.html.len(), 3 * thinking, "{name}: {:?}", o.html);
+        for (i, h) in o.html.iter().enumerate() {
+            assert_eq!(h, ours[i % 3], "{name}: foreign HTML in {:?}", o.html);
+        }
+
+        // Every tool call input appears as a code block holding exactly its pretty JSON.
+        for m in &s.messages {
+            for c in &m.tool_calls {
+                let pretty = serde_json::to_string_pretty(&c.input).unwrap() + "\n";
+                assert!(o.code_blocks.contains(&pretty), "{name}: {pretty}");
+            }
+        }
+    }
+}
+
+#[test]
+fn hostile_content_renders_as_text() {
+    let md = export(&sample::gemini_hostile(), ExportFormat::Markdown).unwrap();
+    let o = outline(&md);
+    for literal in [
+        "### User",
+        "</details>",
+        "<script>alert(1)</script>",
+        "# Title",
+        "<!-- never closed",
+        "I will close </details> early",
+        "<details><summary>fake</summary>",
+        "日本語のテスト 🚀 — 中文内容",
+    ] {
+        assert!(
+            o.text.contains(literal),
+            "missing text {literal:?} in {}",
+            o.text
+        );
+    }
+    // The unclosed fences in content were closed, so the content stayed code...
+    assert!(o.code_blocks.contains(&"unclosed fence\n".to_string()));
+    assert!(o
+        .code_blocks
+        .contains(&"A tilde fence never closed </details>\n".to_string()));
+    // ...and the tool's JSON result is a code block, numbers as JS prints them.
+    assert!(o.code_blocks.iter().any(|c| c.contains("\"ratio\": 1e+21")));
+    // Cost: none recorded.
+    assert!(md.ends_with("## Cost summary\n\nNo cost recorded for this session.\n"));
+}
+
+#[test]
+fn markdown_header_and_cost_summary() {
+    let md = export(&sample::claude(), ExportFormat::Markdown).unwrap();
+    assert!(md.starts_with(
+        "# The test \\`parses\\_dates\\` fails on CI \\<sometimes\\>. Can you look?\n\n- **Agent:** claude\n"
+    ));
+    assert!(md.contains("- **Model:** claude-sonnet-4-5-20250929\n"));
+    assert!(md.contains("- **Created:** 2025-03-04T10:15:00.000Z\n"));
+    assert!(md.contains("- **Cost:** $0.0421\n"));
+    let tail = md.split("## Cost summary\n\n").nth(1).unwrap();
+    assert_eq!(
+        tail,
+        "- **Total:** $0.0421\n- **Input tokens:** 1520\n- **Output tokens:** 410\n\
+         - **Cached tokens:** 12000\n- **Cache write tokens:** 800\n\n\
+         **By model** (from per-message costs):\n\n\
+         - claude-sonnet-4-5-20250929: $0.0421 over 2 messages (1520 input, 410 output tokens)\n"
+    );
+}
+
+#[test]
+fn export_errors_carry_spec_codes() {
+    let home = tempfile::tempdir().unwrap();
+    let client = common::client();
+    let env = || Env::with_home(home.path());
+    let e = client
+        .export(env(), "nope", "x", ExportFormat::Json)
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::AgentNotFound);
+    let e = client
+        .export(env(), "claude", "missing-session", ExportFormat::Markdown)
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::SessionNotFound);
+    let e = export_format(&serde_json::json!("xml")).unwrap_err();
+    assert_eq!(e.code, ErrorCode::ValidationError);
+    assert_eq!(
+        export_format(&serde_json::json!("jsonl")).unwrap(),
+        ExportFormat::Jsonl
+    );
+}
