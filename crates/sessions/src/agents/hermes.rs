@@ -26,4 +26,12 @@ impl Agent for Hermes {
     fn load_source(&self, _ctx: &Context, _source: &Source) -> Result<Vec<Session>> {
         Ok(Vec::new())
     }
+
+    fn native_search(
+        &self,
+        ctx: &Context,
+        query: &crate::search::Query,
+    ) -> Option<Result<Vec<crate::search::NativeHit>>> {
+        Some(crate::search::hermes::native_search(ctx, query))
+    }
 }
