@@ -21,6 +21,9 @@ pub mod score;
 pub mod snippet;
 pub mod text;
 
+#[cfg(test)]
+mod tests;
+
 pub use query::Query;
 
 /// A session found by an agent's own search engine.
