@@ -41,6 +41,7 @@ fn statements(sql: &str) -> Vec<String> {
 }
 
 /// (id, source, parent, end_reason, title, started_at)
+#[allow(clippy::type_complexity)]
 const SESSIONS: &[(&str, &str, Option<&str>, Option<&str>, &str, f64)] = &[
     (
         "20250305_091523_a1b2c3",
