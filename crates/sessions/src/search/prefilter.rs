@@ -21,6 +21,10 @@ pub type Mask = u64;
 
 const CHUNK: usize = 1 << 20;
 
+thread_local! {
+    static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 pub struct Prefilter {
     needles: Vec<String>,
     /// For each leaf of the query, the needles it needs.
@@ -29,6 +33,12 @@ pub struct Prefilter {
     /// Raw bytes one needle can span at most (each folded char may be a 12-byte escaped pair).
     window: usize,
     all: Mask,
+    /// Every character of every needle: a folded character outside this set cannot help a match.
+    needle_chars: Vec<char>,
+    /// `relevant_fold` of every two-byte UTF-8 character (U+0080..U+07FF: Latin, Greek, Cyrillic).
+    two_byte: Vec<Option<String>>,
+    /// All needles are ASCII: CJK, kana and Hangul bytes (lead bytes E3..ED) can be skipped whole.
+    ascii_needles: bool,
 }
 
 impl Prefilter {
@@ -75,13 +85,23 @@ impl Prefilter {
         } else {
             (1u64 << needles.len()) - 1
         };
-        Prefilter {
+        let mut needle_chars: Vec<char> = needles.iter().flat_map(|n| n.chars()).collect();
+        needle_chars.sort_unstable();
+        needle_chars.dedup();
+        let mut p = Prefilter {
+            ascii_needles: needles.iter().all(|n| n.is_ascii()),
+            two_byte: Vec::new(),
+            needle_chars,
             needles,
             leaf_needles,
             ac,
             window: longest * 12 + 16,
             all,
-        }
+        };
+        p.two_byte = (0x80..0x800u32)
+            .map(|cp| char::from_u32(cp).and_then(|c| p.relevant_fold(c)))
+            .collect();
+        p
     }
 
     /// Every needle present: what an unjudged file reports.
@@ -109,13 +129,30 @@ impl Prefilter {
             return Ok(self.all);
         };
         let mut f = std::fs::File::open(path)?;
+        let size = f.metadata().map(|m| m.len() as usize).unwrap_or(CHUNK);
         let overlap = self.window * 2;
-        let mut buf = vec![0u8; CHUNK + overlap];
+        BUF.with_borrow_mut(|buf| {
+            // One buffer per thread, sized to the file (no 1 MiB zeroing for small files).
+            let want = size.min(CHUNK) + overlap + 1;
+            if buf.len() < want {
+                buf.resize(want, 0);
+            }
+            self.scan_stream(ac, &mut f, &mut buf[..want], overlap)
+        })
+    }
+
+    fn scan_stream(
+        &self,
+        ac: &AhoCorasick,
+        f: &mut std::fs::File,
+        buf: &mut [u8],
+        overlap: usize,
+    ) -> std::io::Result<Mask> {
         let mut kept = 0;
         let mut found: Mask = 0;
         let mut first = true;
         loop {
-            let n = read_full(&mut f, &mut buf[kept..])?;
+            let n = read_full(f, &mut buf[kept..])?;
             let len = kept + n;
             if first {
                 first = false;
@@ -161,6 +198,8 @@ impl Prefilter {
             }
         };
         let mut escapes = memchr::memmem::find_iter(bytes, b"\\u").peekable();
+        // Folding is looked up once per distinct character: text repeats few of them.
+        let mut seen: Vec<(char, Option<String>)> = Vec::new();
         let mut i = 0;
         while i < bytes.len() {
             i = next_non_ascii(bytes, i);
@@ -175,9 +214,40 @@ impl Prefilter {
             if i >= bytes.len() {
                 break;
             }
+            let b0 = bytes[i];
+            let cont = |k: usize| bytes.get(i + k).is_some_and(|b| (0x80..0xC0).contains(b));
+            if (0xC2..=0xDF).contains(&b0) && cont(1) {
+                let cp = ((b0 as usize & 0x1F) << 6) | (bytes[i + 1] as usize & 0x3F);
+                if let Some(f) = &self.two_byte[cp - 0x80] {
+                    if self.may_complete(bytes, i, 2, f, found) {
+                        add(i);
+                    }
+                }
+                i += 2;
+                continue;
+            }
+            if self.ascii_needles && (0xE3..=0xED).contains(&b0) && cont(1) && cont(2) {
+                // U+3000..U+DFFF: nothing there folds to ASCII.
+                i += 3;
+                continue;
+            }
             let (c, width) = decode_char(&bytes[i..]);
-            if c.is_some_and(folds_differently) {
-                add(i);
+            if let Some(c) = c {
+                let k = match seen.iter().position(|(x, _)| *x == c) {
+                    Some(k) => k,
+                    None => {
+                        seen.push((c, self.relevant_fold(c)));
+                        seen.len() - 1
+                    }
+                };
+                if let Some(f) = &seen[k].1 {
+                    if self.may_complete(bytes, i, width, f, found) {
+                        add(i);
+                    }
+                }
+                if seen.len() > 256 {
+                    seen.clear();
+                }
             }
             i += width;
         }
@@ -196,6 +266,49 @@ impl Prefilter {
             }
         }
         found
+    }
+}
+
+impl Prefilter {
+    /// The folded form of `c` when folding changes it and the result shares a character with a
+    /// needle (or is empty: a combining mark); `None` when `c` can be ignored.
+    fn relevant_fold(&self, c: char) -> Option<String> {
+        if !folds_differently(c) {
+            return None;
+        }
+        let mut f = String::new();
+        fold_char_into(c, &mut f);
+        let shares = f
+            .chars()
+            .any(|x| self.needle_chars.binary_search(&x).is_ok());
+        (f.is_empty() || shares).then_some(f)
+    }
+
+    /// Could the folding character at `bytes[i..i + width]` (folded: `f`) be part of a needle not found
+    /// yet? Checks the ASCII bytes around it against each place the folded character takes in
+    /// a needle; anything it cannot judge cheaply (non-ASCII or escapes nearby) answers yes.
+    fn may_complete(&self, bytes: &[u8], i: usize, width: usize, f: &str, found: Mask) -> bool {
+        if f.is_empty() {
+            return true; // a combining mark: its base letter is beside it
+        }
+        let unclear = |r: &[u8]| r.iter().any(|&b| b >= 0x80 || b == b'\\');
+        for (k, n) in self.needles.iter().enumerate().take(64) {
+            if found & (1 << k) != 0 {
+                continue;
+            }
+            for (at, _) in n.match_indices(f) {
+                let (pre, suf) = (&n.as_bytes()[..at], &n.as_bytes()[at + f.len()..]);
+                let before = &bytes[i.saturating_sub(pre.len())..i];
+                let end = (i + width + suf.len()).min(bytes.len());
+                let after = &bytes[i + width..end];
+                let pre_ok = before.len() == pre.len() && before.eq_ignore_ascii_case(pre);
+                let suf_ok = after.len() == suf.len() && after.eq_ignore_ascii_case(suf);
+                if (pre_ok || unclear(before)) && (suf_ok || unclear(after)) {
+                    return true;
+                }
+            }
+        }
+        false
     }
 }
 
