@@ -71,28 +71,16 @@ impl Client {
 
     pub fn search(&self, env: Env, q: &SearchQuery) -> Result<Vec<SessionSummary>> {
         let ctx = self.context(env);
-        let targets: Vec<&dyn Agent> = match &q.agent {
+        let targets: Vec<&'static dyn Agent> = match &q.agent {
             Some(name) => match agents::find(name) {
                 Some(a) => vec![a],
                 None => return Ok(Vec::new()),
             },
             None => agents::all().to_vec(),
         };
-        let mut hits: Vec<SessionSummary> = targets
-            .iter()
-            .flat_map(|a| self.all_summaries(&ctx, *a))
-            .filter(|s| list::matches(s, &q.filters) && crate::search::title_matches(s, q))
-            .collect();
-        for h in &mut hits {
-            h.relevance_score = Some(1.0);
-        }
-        list::sort(
-            &mut hits,
-            crate::options::ListSort::Date,
-            crate::options::Direction::Desc,
-        );
-        hits.truncate(q.limit);
-        Ok(hits)
+        let priced = |a: &dyn Agent| self.all_summaries(&ctx, a);
+        let price = |v: &mut [SessionSummary]| cost::apply_to_summaries(&ctx, v);
+        Ok(crate::search::run(&ctx, &targets, q, &priced, &price))
     }
 
     pub fn total_cost(&self, env: Env, opts: &CostOptions) -> Result<CostSummary> {

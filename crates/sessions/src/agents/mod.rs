@@ -65,6 +65,17 @@ pub trait Agent: Send + Sync {
 
     /// Parse every session a source holds, fully (search reads these).
     fn load_source(&self, ctx: &Context, source: &Source) -> Result<Vec<Session>>;
+
+    /// Search with the agent's own index instead of the generic file scan (Hermes: FTS5).
+    /// `None` (the default): no native search. `Some(Err)`: the store is unreadable and is
+    /// skipped. Hits name sessions by native id; the engine joins them to `summaries`.
+    fn native_search(
+        &self,
+        _ctx: &Context,
+        _query: &crate::search::Query,
+    ) -> Option<Result<Vec<crate::search::NativeHit>>> {
+        None
+    }
 }
 
 static AGENTS: [&dyn Agent; 10] = [

@@ -1,9 +1,161 @@
-//! Cross-agent search. First version: case-insensitive substring match on titles.
-use crate::model::SessionSummary;
-use crate::options::SearchQuery;
+//! Cross-agent full-text search (spec 6.3): one query language, one scoring function, no index.
+//!
+//! - `query`: Hermes' query language and sanitiser; `text`: folding and tokens.
+//! - `prefilter`: raw-byte test that drops files which cannot match, before any JSON parsing.
+//! - `scan`: every candidate source of the file-based agents, in parallel.
+//! - `score`: matching one session, BM25-style scoring, snippets (`snippet`).
+//! - `hermes`: Hermes' own FTS5 search, reached through `Agent::native_search`.
+use std::collections::HashMap;
 
-/// Does `s` match `q`? (The full engine replaces this with the query language over content.)
-pub fn title_matches(s: &SessionSummary, q: &SearchQuery) -> bool {
-    let needle = q.text.to_lowercase();
-    !needle.is_empty() && s.title.to_lowercase().contains(&needle)
+use crate::agents::Agent;
+use crate::context::Context;
+use crate::list;
+use crate::model::SessionSummary;
+use crate::options::{SearchQuery, SearchSort};
+
+pub mod hermes;
+pub mod prefilter;
+pub mod query;
+pub mod scan;
+pub mod score;
+pub mod snippet;
+pub mod text;
+
+#[cfg(test)]
+mod tests;
+
+pub use query::Query;
+
+/// A session found by an agent's own search engine.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NativeHit {
+    /// The id to report first, then other ids of the same logical session (a compression
+    /// continuation's own id): the first one the agent lists is used.
+    pub session_ids: Vec<String>,
+    /// Higher is better, on the BM25 scale (so it normalises with the file engine's scores).
+    pub raw_score: f64,
+    pub match_count: u64,
+    pub snippet: Option<String>,
+}
+
+/// A result before normalisation: a summary (priced) and its raw score.
+struct Found {
+    summary: SessionSummary,
+    raw: f64,
+}
+
+/// Run `q` over `targets`. `priced` gives an agent's priced summaries as `list` has them (used
+/// to report natively searched sessions); `price` prices summaries built from parsed sessions.
+pub fn run(
+    ctx: &Context,
+    targets: &[&'static dyn Agent],
+    q: &SearchQuery,
+    priced: &(dyn Fn(&dyn Agent) -> Vec<SessionSummary> + Sync),
+    price: &dyn Fn(&mut [SessionSummary]),
+) -> Vec<SessionSummary> {
+    let Some(query) = Query::parse(&q.text) else {
+        return Vec::new();
+    };
+    if q.limit == 0 {
+        return Vec::new();
+    }
+    let mut found: Vec<Found> = Vec::new();
+    let mut scanned: Vec<&'static dyn Agent> = Vec::new();
+    for &a in targets {
+        match a.native_search(ctx, &query) {
+            None => scanned.push(a),
+            Some(Ok(hits)) => found.extend(join_native(a, hits, priced)),
+            // An unreadable store is skipped, as list skips it.
+            Some(Err(_)) => {}
+        }
+    }
+    let mut from_files = scan::scan(ctx, &scanned, &query);
+    let mut summaries: Vec<SessionSummary> = from_files.iter().map(|h| h.summary.clone()).collect();
+    price(&mut summaries);
+    for (h, s) in from_files.drain(..).zip(summaries) {
+        found.push(Found {
+            summary: s,
+            raw: h.raw,
+        });
+    }
+    found.retain(|f| list::matches(&f.summary, &q.filters));
+    let found = dedupe(found);
+    finish(found, q)
+}
+
+fn join_native(
+    a: &dyn Agent,
+    hits: Vec<NativeHit>,
+    priced: &(dyn Fn(&dyn Agent) -> Vec<SessionSummary> + Sync),
+) -> Vec<Found> {
+    if hits.is_empty() {
+        return Vec::new();
+    }
+    let all = priced(a);
+    let by_id: HashMap<&str, &SessionSummary> =
+        all.iter().map(|s| (s.session_id.as_str(), s)).collect();
+    hits.into_iter()
+        .filter_map(|h| {
+            let s = h.session_ids.iter().find_map(|id| by_id.get(id.as_str()))?;
+            let mut summary = (*s).clone();
+            summary.snippet = h.snippet;
+            summary.match_count = Some(h.match_count);
+            Some(Found {
+                summary,
+                raw: h.raw_score,
+            })
+        })
+        .collect()
+}
+
+/// One result per session (a session seen in two sources, or two hits joined to the same
+/// listed session): the best score wins.
+fn dedupe(mut v: Vec<Found>) -> Vec<Found> {
+    v.sort_by(|a, b| {
+        a.summary
+            .unified_id
+            .cmp(&b.summary.unified_id)
+            .then(b.raw.total_cmp(&a.raw))
+    });
+    v.dedup_by(|later, first| later.summary.unified_id == first.summary.unified_id);
+    v
+}
+
+/// Normalise scores to 0..1 (the best result is 1), sort, cut.
+fn finish(found: Vec<Found>, q: &SearchQuery) -> Vec<SessionSummary> {
+    let max = found.iter().map(|f| f.raw).fold(0.0_f64, f64::max);
+    let mut out: Vec<SessionSummary> = found
+        .into_iter()
+        .map(|f| {
+            let mut s = f.summary;
+            let score = if max > 0.0 { f.raw / max } else { 1.0 };
+            // Rounded so equal scores compare equal whatever the summation order.
+            s.relevance_score = Some((score * 1e9).round() / 1e9);
+            s
+        })
+        .collect();
+    sort(&mut out, q.sort);
+    out.truncate(q.limit);
+    out
+}
+
+fn cost(s: &SessionSummary) -> f64 {
+    s.cost.as_ref().map(|c| c.total_usd).unwrap_or(0.0)
+}
+
+/// Relevance: best first, newer first on ties. Date: newest activity first. Cost: dearest first.
+/// Every order ends on the unified id, so it is the same on every call.
+pub fn sort(v: &mut [SessionSummary], by: SearchSort) {
+    let score = |s: &SessionSummary| s.relevance_score.unwrap_or(0.0);
+    v.sort_by(|a, b| {
+        let primary = match by {
+            SearchSort::Relevance => score(b).total_cmp(&score(a)),
+            SearchSort::Date => b.updated_at.cmp(&a.updated_at),
+            SearchSort::Cost => cost(b).total_cmp(&cost(a)),
+        };
+        primary
+            .then_with(|| score(b).total_cmp(&score(a)))
+            .then_with(|| b.updated_at.cmp(&a.updated_at))
+            .then_with(|| a.unified_id.cmp(&b.unified_id))
+    });
 }

@@ -107,4 +107,13 @@ impl Agent for Hermes {
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {
         read_db(&source.path, None)
     }
+
+    /// Hermes' own FTS5 tables answer searches (three-path dispatch, lineage roots).
+    fn native_search(
+        &self,
+        ctx: &Context,
+        query: &crate::search::Query,
+    ) -> Option<Result<Vec<crate::search::NativeHit>>> {
+        Some(crate::search::hermes::native_search(ctx, query))
+    }
 }

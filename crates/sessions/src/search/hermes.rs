@@ -1,0 +1,353 @@
+//! Hermes' own search over `state.db`, as Hermes 0.19 `SessionDB.search_messages` does it
+//! (shared/research/hermes.md 4.2): the sanitised query is routed to the unicode61 FTS5 table
+//! (no CJK), the trigram table (every CJK term has 3+ CJK characters) or a LIKE scan (shorter
+//! CJK terms); an FTS query SQLite rejects, or an FTS table that is missing or malformed, falls
+//! back to the LIKE scan. Message hits are grouped by session, a compression continuation
+//! reported under the root of its chain, in Hermes' order (best bm25 first).
+use rusqlite::{params_from_iter, Connection};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::query::{lex, Item, Query};
+use super::text::is_cjk;
+use super::{snippet, NativeHit};
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::read::sqlite::{columns, has_table, open_read_only};
+
+/// Message hits read per search: sessions are formed from these (Hermes' discover reads 300).
+pub const MESSAGE_LIMIT: usize = 2000;
+/// Sessions that get an FTS snippet (each is one indexed lookup).
+const SNIPPETS: usize = 200;
+
+/// `<sessionDirs.hermes>/state.db`, else `$HERMES_HOME/state.db`, else `~/.hermes/state.db`.
+pub fn db_path(ctx: &Context) -> Option<PathBuf> {
+    if let Some(dir) = ctx.session_dir("hermes") {
+        return Some(if dir.is_file() {
+            dir
+        } else {
+            dir.join("state.db")
+        });
+    }
+    ctx.env
+        .path_var("HERMES_HOME")
+        .or_else(|| ctx.env.home_join(".hermes"))
+        .map(|h| h.join("state.db"))
+}
+
+/// The agent's native search: no database is no results.
+pub fn native_search(ctx: &Context, q: &Query) -> Result<Vec<NativeHit>> {
+    match db_path(ctx) {
+        Some(p) if p.is_file() => search_db(&p, q, MESSAGE_LIMIT),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// Which of Hermes' three paths a sanitised query takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    Fts,
+    Trigram,
+    Like,
+}
+
+/// Terms of the sanitised query (quotes removed), without operators.
+fn terms(items: &[Item]) -> Vec<String> {
+    items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Term(t, _) if !t.trim().is_empty() => Some(t.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+pub fn route(sanitized: &str) -> Route {
+    let total = sanitized.chars().filter(|&c| is_cjk(c)).count();
+    if total == 0 {
+        return Route::Fts;
+    }
+    let all_long = terms(&lex(sanitized))
+        .iter()
+        .map(|t| t.chars().filter(|&c| is_cjk(c)).count())
+        .all(|n| n == 0 || n >= 3);
+    if total >= 3 && all_long {
+        Route::Trigram
+    } else {
+        Route::Like
+    }
+}
+
+/// The trigram MATCH text: every term quoted (quotes doubled), operators kept.
+fn trigram_match(sanitized: &str) -> String {
+    lex(sanitized)
+        .iter()
+        .map(|i| match i {
+            Item::And => "AND".to_string(),
+            Item::Or => "OR".to_string(),
+            Item::Not => "NOT".to_string(),
+            Item::Term(t, _) => format!("\"{}\"", t.replace('"', "\"\"")),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// One message hit, in the order Hermes returns them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MessageHit {
+    pub id: i64,
+    pub session_id: String,
+    /// FTS5 `rank` (bm25, lower is better); `None` on the LIKE path.
+    pub rank: Option<f64>,
+    pub snippet: Option<String>,
+}
+
+/// Search `path` and group the hits by session.
+pub fn search_db(path: &Path, q: &Query, limit: usize) -> Result<Vec<NativeHit>> {
+    let conn = open_read_only(path)?;
+    let (hits, table) =
+        message_hits(&conn, &q.sanitized, limit).map_err(|e| Error::parse(path.display(), e))?;
+    Ok(group(&conn, &q.sanitized, hits, table))
+}
+
+/// Hermes' `search_messages` rows for a sanitised query (and which FTS table answered, if any).
+pub fn message_hits(
+    conn: &Connection,
+    sanitized: &str,
+    limit: usize,
+) -> rusqlite::Result<(Vec<MessageHit>, Option<&'static str>)> {
+    if sanitized.is_empty() {
+        return Ok((Vec::new(), None));
+    }
+    let fts = match route(sanitized) {
+        Route::Fts => Some(("messages_fts", sanitized.to_string())),
+        Route::Trigram => Some(("messages_fts_trigram", trigram_match(sanitized))),
+        Route::Like => None,
+    };
+    if let Some((table, text)) = fts {
+        if has_table(conn, table) {
+            if let Ok(hits) = fts_hits(conn, table, &text, limit) {
+                return Ok((hits, Some(table)));
+            }
+        }
+    }
+    Ok((like_hits(conn, sanitized, limit)?, None))
+}
+
+/// Rows Hermes' search shows: not rewound (`active`/`compacted`), not hidden ([main]).
+fn visible(conn: &Connection) -> String {
+    let cols = columns(conn, "messages");
+    let mut w = String::new();
+    if cols.iter().any(|c| c == "active") && cols.iter().any(|c| c == "compacted") {
+        w.push_str(" AND (m.active = 1 OR m.compacted = 1)");
+    }
+    if cols.iter().any(|c| c == "display_kind") {
+        w.push_str(" AND COALESCE(m.display_kind, '') <> 'hidden'");
+    }
+    w
+}
+
+fn fts_hits(
+    conn: &Connection,
+    table: &str,
+    text: &str,
+    limit: usize,
+) -> rusqlite::Result<Vec<MessageHit>> {
+    let sql = format!(
+        "SELECT m.id, m.session_id, rank FROM {table} \
+         JOIN messages m ON m.id = {table}.rowid JOIN sessions s ON s.id = m.session_id \
+         WHERE {table} MATCH ?1{} ORDER BY rank LIMIT ?2",
+        visible(conn)
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map(rusqlite::params![text, limit as i64], |r| {
+        Ok(MessageHit {
+            id: r.get(0)?,
+            session_id: r.get(1)?,
+            rank: Some(r.get(2)?),
+            snippet: None,
+        })
+    })?;
+    rows.collect()
+}
+
+fn like_escape(t: &str) -> String {
+    let mut s = String::from("%");
+    for c in t.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            s.push('\\');
+        }
+        s.push(c);
+    }
+    s.push('%');
+    s
+}
+
+fn like_hits(
+    conn: &Connection,
+    sanitized: &str,
+    limit: usize,
+) -> rusqlite::Result<Vec<MessageHit>> {
+    let toks = terms(&lex(sanitized));
+    if toks.is_empty() {
+        return Ok(Vec::new());
+    }
+    let cols = columns(conn, "messages");
+    let searched: Vec<&str> = ["content", "tool_name", "tool_calls"]
+        .into_iter()
+        .filter(|c| cols.iter().any(|have| have == c))
+        .collect();
+    let mut params: Vec<String> = vec![toks[0].clone()];
+    let mut ors = Vec::new();
+    for t in &toks {
+        params.push(like_escape(t));
+        let k = params.len();
+        let any: Vec<String> = searched
+            .iter()
+            .map(|c| format!("m.{c} LIKE ?{k} ESCAPE '\\'"))
+            .collect();
+        ors.push(format!("({})", any.join(" OR ")));
+    }
+    params.push(limit.to_string());
+    let sql = format!(
+        "SELECT m.id, m.session_id, substr(m.content, max(1, instr(m.content, ?1) - 40), 120) \
+         FROM messages m JOIN sessions s ON s.id = m.session_id \
+         WHERE ({}) ORDER BY m.timestamp DESC LIMIT CAST(?{} AS INTEGER)",
+        ors.join(" OR "),
+        params.len()
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map(params_from_iter(params.iter()), |r| {
+        Ok(MessageHit {
+            id: r.get(0)?,
+            session_id: r.get(1)?,
+            rank: None,
+            snippet: r.get::<_, Option<String>>(2)?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// Walk `parent_session_id` up while the parent ended in compression (the child continues the
+/// same conversation); branches and subagents are sessions of their own.
+fn lineage_root(
+    conn: &Connection,
+    has_reason: bool,
+    id: &str,
+    cache: &mut HashMap<String, String>,
+) -> String {
+    if let Some(r) = cache.get(id) {
+        return r.clone();
+    }
+    let mut current = id.to_string();
+    let mut seen = vec![current.clone()];
+    while has_reason && seen.len() < 10_000 {
+        let parent: Option<String> = conn
+            .query_row(
+                "SELECT p.id FROM sessions c JOIN sessions p ON p.id = c.parent_session_id \
+                 WHERE c.id = ?1 AND p.end_reason = 'compression'",
+                [&current],
+                |r| r.get(0),
+            )
+            .ok();
+        match parent {
+            Some(p) if !seen.contains(&p) => {
+                seen.push(p.clone());
+                current = p;
+            }
+            _ => break,
+        }
+    }
+    cache.insert(id.to_string(), current.clone());
+    current
+}
+
+/// Group message hits by lineage root, in the order of each root's first (best) hit.
+fn group(
+    conn: &Connection,
+    sanitized: &str,
+    hits: Vec<MessageHit>,
+    table: Option<&str>,
+) -> Vec<NativeHit> {
+    let mut roots = HashMap::new();
+    let mut order: HashMap<String, usize> = HashMap::new();
+    let mut out: Vec<NativeHit> = Vec::new();
+    let mut best_rowid: Vec<i64> = Vec::new();
+    let n = hits.len().max(1) as f64;
+    let has_reason = columns(conn, "sessions").iter().any(|c| c == "end_reason");
+    for (i, h) in hits.into_iter().enumerate() {
+        let root = lineage_root(conn, has_reason, &h.session_id, &mut roots);
+        match order.get(&root) {
+            Some(&k) => {
+                let hit = &mut out[k];
+                hit.match_count += 1;
+                if !hit.session_ids.contains(&h.session_id) {
+                    hit.session_ids.push(h.session_id);
+                }
+            }
+            None => {
+                order.insert(root.clone(), out.len());
+                let mut ids = vec![root];
+                if ids[0] != h.session_id {
+                    ids.push(h.session_id.clone());
+                }
+                // bm25 is negative, better is lower; the LIKE path is newest first and has no
+                // relevance, so its order is kept with a gently falling score.
+                let raw_score = match h.rank {
+                    Some(r) => (-r).max(1e-6),
+                    None => 1.0 - i as f64 / (n * 1000.0),
+                };
+                out.push(NativeHit {
+                    session_ids: ids,
+                    raw_score,
+                    match_count: 1,
+                    snippet: h.snippet.map(|s| snippet::make(&s, &[])),
+                });
+                best_rowid.push(h.id);
+            }
+        }
+    }
+    if let Some(table) = table {
+        let text = if table == "messages_fts" {
+            sanitized.to_string()
+        } else {
+            trigram_match(sanitized)
+        };
+        for (hit, rowid) in out.iter_mut().zip(best_rowid).take(SNIPPETS) {
+            hit.snippet = fts_snippet(conn, table, &text, rowid);
+        }
+    }
+    out
+}
+
+/// FTS5's snippet for one row, re-cut to our 200-character limit.
+fn fts_snippet(conn: &Connection, table: &str, text: &str, rowid: i64) -> Option<String> {
+    let ncols = columns(conn, table).len();
+    let col = if ncols > 1 { -1 } else { 0 };
+    let sql = format!(
+        "SELECT snippet({table}, {col}, '>>>', '<<<', '...', 40) FROM {table} \
+         WHERE {table} MATCH ?1 AND rowid = ?2"
+    );
+    let raw: String = conn
+        .query_row(&sql, rusqlite::params![text, rowid], |r| r.get(0))
+        .ok()?;
+    Some(recut(&raw))
+}
+
+/// Strip FTS5's markers to plain text plus hit ranges, then cut with our snippet rules.
+fn recut(marked: &str) -> String {
+    let mut plain = String::new();
+    let mut hits = Vec::new();
+    let mut rest = marked;
+    while let Some(open) = rest.find(">>>") {
+        plain.push_str(&rest[..open]);
+        let after = &rest[open + 3..];
+        let close = after.find("<<<").unwrap_or(after.len());
+        let s = plain.len();
+        plain.push_str(&after[..close]);
+        hits.push((s, plain.len()));
+        rest = after.get(close + 3..).unwrap_or("");
+    }
+    plain.push_str(rest);
+    snippet::make(&plain, &hits)
+}

@@ -1,0 +1,112 @@
+//! The file engine: every source of every file-based agent, in parallel. A source whose raw bytes
+//! cannot match is dropped without parsing; the others are parsed by their adapter and matched.
+use rayon::prelude::*;
+
+use super::prefilter::{Mask, Prefilter};
+use super::query::Query;
+use super::score::{adjacency_leaf, analyse, Corpus, Stats};
+use crate::agents::{Agent, Source};
+use crate::context::Context;
+use crate::model::SessionSummary;
+
+/// A matching session with its raw (unnormalised) score.
+pub struct FileHit {
+    pub summary: SessionSummary,
+    pub raw: f64,
+}
+
+enum Outcome {
+    /// Dropped by the prefilter: the needles its bytes held (for document frequencies).
+    Dropped(Mask),
+    /// Parsed: every session's statistics, and the summaries of those that match.
+    Parsed(Vec<(Stats, Option<SessionSummary>)>),
+    /// Unreadable: skipped, as list skips it.
+    Failed,
+}
+
+/// Can the prefilter judge this source from its own bytes? Not when side files feed its
+/// sessions (their paths are not known here), which the source's stamps reveal.
+fn judgeable(src: &Source) -> bool {
+    src.stamps.iter().skip(1).all(|s| s.size == 0)
+}
+
+fn examine(ctx: &Context, a: &dyn Agent, src: &Source, q: &Query, pf: &Prefilter) -> Outcome {
+    if judgeable(src) {
+        match pf.scan_file(&src.path) {
+            Ok(mask) if !pf.could_match(q, mask) => return Outcome::Dropped(mask),
+            Ok(_) => {}
+            Err(_) => return Outcome::Failed,
+        }
+    }
+    let Ok(sessions) = a.load_source(ctx, src) else {
+        return Outcome::Failed;
+    };
+    let adjacency = adjacency_leaf(q);
+    let v = sessions
+        .into_iter()
+        .map(|s| {
+            let st = analyse(q, adjacency.as_ref(), &s);
+            let hit = st.matches(q).then(|| {
+                let mut summary = s.summary;
+                summary.unified_id = crate::ids::unified_id(a.name(), &summary.session_id);
+                summary
+            });
+            (st, hit)
+        })
+        .collect();
+    Outcome::Parsed(v)
+}
+
+/// Search the sources of `agents`.
+pub fn scan(ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<FileHit> {
+    let pf = Prefilter::new(q);
+    let work: Vec<(&'static dyn Agent, Source)> = agents
+        .par_iter()
+        .flat_map_iter(|&a| a.sources(ctx).into_iter().map(move |s| (a, s)))
+        .collect();
+    let outcomes: Vec<Outcome> = work
+        .par_iter()
+        .map(|(a, src)| examine(ctx, *a, src, q, &pf))
+        .collect();
+    let mut corpus = Corpus {
+        df: vec![0; q.leaves.len()],
+        ..Default::default()
+    };
+    for o in &outcomes {
+        match o {
+            Outcome::Dropped(mask) => {
+                corpus.docs += 1;
+                for l in 0..q.leaves.len() {
+                    corpus.df[l] += pf.leaf_present(l, *mask) as u64;
+                }
+            }
+            Outcome::Parsed(v) => {
+                for (st, _) in v {
+                    corpus.docs += 1;
+                    corpus.measured += 1;
+                    corpus.total_length += st.length as u64;
+                    for l in 0..q.leaves.len() {
+                        corpus.df[l] += st.has(l) as u64;
+                    }
+                }
+            }
+            Outcome::Failed => {}
+        }
+    }
+    let mut hits = Vec::new();
+    for o in outcomes {
+        if let Outcome::Parsed(v) = o {
+            for (st, summary) in v {
+                if let Some(mut summary) = summary {
+                    summary.match_count = Some(st.match_count(q));
+                    summary.snippet = st.snippet.clone();
+                    hits.push(FileHit {
+                        raw: corpus.score(q, &st),
+                        summary,
+                    });
+                }
+            }
+        }
+    }
+    hits
+}

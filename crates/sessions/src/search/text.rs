@@ -1,0 +1,151 @@
+//! Text normalisation shared by the query parser, the matcher and the byte prefilter: lower case,
+//! accents removed (as SQLite's unicode61 tokenizer does with `remove_diacritics`), tokens = runs of
+//! letters and digits, CJK characters kept out of tokens (they are matched as substrings).
+use unicode_normalization::char::{decompose_canonical, is_combining_mark};
+
+/// CJK as Hermes detects it: ideographs (+ ext. A, B), CJK punctuation, kana, Hangul syllables.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x20000..=0x2A6DF | 0x3000..=0x303F
+        | 0x3040..=0x309F | 0x30A0..=0x30FF | 0xAC00..=0xD7AF)
+}
+
+/// A character that is part of a word token (CJK is not: it is matched by substring).
+pub fn is_token_char(c: char) -> bool {
+    c.is_alphanumeric() && !is_cjk(c)
+}
+
+/// Scripts whose letters carry combining accents we strip. Hangul and CJK also decompose
+/// canonically but must stay whole, so decomposition is limited to these ranges.
+fn has_strippable_accents(c: char) -> bool {
+    matches!(c as u32, 0xC0..=0x24F | 0x1E00..=0x1EFF | 0x370..=0x3FF | 0x400..=0x4FF)
+}
+
+/// Push the folded form of `c` (lower case, no accents) onto `out`.
+pub fn fold_char_into(c: char, out: &mut String) {
+    if c.is_ascii() {
+        out.push(c.to_ascii_lowercase());
+        return;
+    }
+    if has_strippable_accents(c) {
+        let mut base = String::new();
+        decompose_canonical(c, |d| {
+            if !is_combining_mark(d) {
+                base.push(d)
+            }
+        });
+        for b in base.chars() {
+            out.extend(b.to_lowercase());
+        }
+        return;
+    }
+    if is_combining_mark(c) {
+        return;
+    }
+    out.extend(c.to_lowercase());
+}
+
+/// Does folding change `c`? (The prefilter uses it to find raw bytes that a plain byte search
+/// would miss.) Conservative: every accented-script letter counts.
+pub fn folds_differently(c: char) -> bool {
+    if c.is_ascii() || is_cjk(c) {
+        return false;
+    }
+    if has_strippable_accents(c) || is_combining_mark(c) {
+        return true;
+    }
+    let mut lower = c.to_lowercase();
+    !(lower.next() == Some(c) && lower.next().is_none())
+}
+
+pub fn fold(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        fold_char_into(c, &mut out);
+    }
+    out
+}
+
+/// A text folded for matching, with a map back to the original so snippets show the real text.
+pub struct Folded {
+    pub text: String,
+    /// For each byte of `text`, the byte offset in the original of the character it came from.
+    pub map: Vec<u32>,
+    /// Word tokens as byte ranges of `text`.
+    pub tokens: Vec<(u32, u32)>,
+}
+
+impl Folded {
+    pub fn new(original: &str) -> Folded {
+        let mut text = String::with_capacity(original.len());
+        let mut map = Vec::with_capacity(original.len());
+        for (i, c) in original.char_indices() {
+            let before = text.len();
+            fold_char_into(c, &mut text);
+            map.extend(std::iter::repeat_n(i as u32, text.len() - before));
+        }
+        let mut tokens = Vec::new();
+        let mut start: Option<usize> = None;
+        for (i, c) in text.char_indices() {
+            match (is_token_char(c), start) {
+                (true, None) => start = Some(i),
+                (false, Some(s)) => {
+                    tokens.push((s as u32, i as u32));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some(s) = start {
+            tokens.push((s as u32, text.len() as u32));
+        }
+        Folded { text, map, tokens }
+    }
+
+    pub fn token(&self, i: usize) -> &str {
+        let (s, e) = self.tokens[i];
+        &self.text[s as usize..e as usize]
+    }
+
+    /// Original byte offset of folded offset `i` (the end maps to `original_len`).
+    pub fn original_offset(&self, i: usize, original_len: usize) -> usize {
+        self.map.get(i).map(|&o| o as usize).unwrap_or(original_len)
+    }
+}
+
+/// The word tokens of an already folded string.
+pub fn split_tokens(folded: &str) -> Vec<String> {
+    folded
+        .split(|c: char| !is_token_char(c))
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folds_case_and_accents_but_not_cjk_or_hangul() {
+        assert_eq!(fold("Café ÉCOLE Straße"), "cafe ecole straße");
+        assert_eq!(fold("ΆΛΦΑ"), "αλφα");
+        assert_eq!(fold("大别山 안녕하세요"), "大别山 안녕하세요");
+        assert!(folds_differently('é') && folds_differently('Ä'));
+        assert!(!folds_differently('大') && !folds_differently('→') && !folds_differently('e'));
+    }
+
+    #[test]
+    fn tokens_split_on_punctuation_and_cjk() {
+        let f = Folded::new("chat-send mem_limit 修改youer服务端 Ünïcode");
+        let toks: Vec<&str> = (0..f.tokens.len()).map(|i| f.token(i)).collect();
+        assert_eq!(toks, ["chat", "send", "mem", "limit", "youer", "unicode"]);
+        // "Ünïcode" starts at original byte 37 (after 3+3+3 bytes of CJK... computed from the text)
+        let orig = "chat-send mem_limit 修改youer服务端 Ünïcode";
+        let (s, _) = f.tokens[5];
+        assert_eq!(
+            &orig[f.original_offset(s as usize, orig.len())..],
+            "Ünïcode"
+        );
+    }
+}
