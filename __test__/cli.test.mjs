@@ -126,7 +126,7 @@ describe('an empty home', () => {
     const human = amux(['cost', 'report'], { home })
     expect(human.status).toBe(0)
     expect(human.stdout.split('\n')[1]).toMatch(/^TOTAL\s+0\s+0\s+0\s+0\s+0\s+\$0\.00$/)
-    expect(human.stdout).toContain('0 sessions, 0 runs, $0.00 in total')
+    expect(human.stdout).toContain('0 sessions, $0.00 in total')
     for (const groupBy of ['agent', 'model', 'day', 'tag']) {
       const r = amux(['cost', 'report', '--group-by', groupBy, '--since', '30d', '--json'], { home })
       expect(r.status).toBe(0)
