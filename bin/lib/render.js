@@ -90,8 +90,8 @@ function costReport(summary, groupBy, view) {
   groups.sort((a, b) =>
     groupBy === 'day' ? a.key.localeCompare(b.key) : b.totalUsd - a.totalUsd || a.key.localeCompare(b.key),
   )
-  // Sessions without any tag are grouped under the empty key.
-  const label = (key) => (groupBy === 'tag' && key === '' ? '(untagged)' : key)
+  // Untagged sessions, and usage without a recorded model, are grouped under the empty key.
+  const label = (key) => (key !== '' ? key : groupBy === 'tag' ? '(untagged)' : groupBy === 'model' ? '(no model)' : '(none)')
   const rows = groups.map((g) => line(label(g.key), g))
   rows.push(line(view.paint('bold', 'TOTAL'), summary))
   const columns = [
