@@ -102,6 +102,45 @@ pub fn add_usage(
     }
 }
 
+/// Add `u` (a model's usage already summed over requests, e.g. a subagent's or another file's)
+/// to a usage list, keeping its long-prompt bands. Re-adding such a sum with `add_usage` would
+/// band it by the size of all its prompts together and price ordinary requests at long-context
+/// rates.
+pub fn merge_usage(usage: &mut Vec<ModelUsage>, u: &ModelUsage) {
+    match usage.iter_mut().find(|e| e.model == u.model) {
+        Some(e) => {
+            e.tokens.add(&u.tokens);
+            for (band, t) in e.long_prompt.iter_mut().zip(&u.long_prompt) {
+                band.add(t);
+            }
+            if let Some(c) = u.native_cost_usd {
+                *e.native_cost_usd.get_or_insert(0.0) += c;
+            }
+        }
+        None => usage.push(u.clone()),
+    }
+}
+
+/// Add a model's total over an unknown number of requests (a session-level counter such as
+/// Copilot's `modelMetrics` or Hermes' session columns). Prompt sizes are unknown, so no
+/// long-prompt band is claimed: the total is priced at base rates.
+pub fn add_total(
+    usage: &mut Vec<ModelUsage>,
+    model: &str,
+    tokens: &Tokens,
+    native_cost: Option<f64>,
+) {
+    merge_usage(
+        usage,
+        &ModelUsage {
+            model: model.to_string(),
+            tokens: *tokens,
+            native_cost_usd: native_cost,
+            long_prompt: Default::default(),
+        },
+    );
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
