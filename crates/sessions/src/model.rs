@@ -507,4 +507,45 @@ mod tests {
         assert!(v.get("model").is_none());
         assert!(v.get("usage").is_none());
     }
+
+    #[test]
+    fn merged_sums_keep_their_bands_and_totals_claim_none() {
+        let small = Tokens {
+            input: 90_000,
+            ..Default::default()
+        };
+        let big = Tokens {
+            input: 150_000,
+            cache_read: 60_000,
+            ..Default::default()
+        };
+        // Two ordinary requests (90k each): no band, even though their sum is 180k.
+        let mut sub = Vec::new();
+        add_usage(&mut sub, "m", &small, None);
+        add_usage(&mut sub, "m", &small, Some(0.5));
+        assert!(sub[0].long_prompt.iter().all(Tokens::is_zero));
+        let mut main = Vec::new();
+        add_usage(&mut main, "m", &big, None); // 210k: the 200k band (index 2)
+        merge_usage(&mut main, &sub[0]);
+        assert_eq!(main.len(), 1);
+        assert_eq!(main[0].tokens.input, 330_000);
+        assert_eq!(main[0].long_prompt[2], big);
+        assert_eq!(
+            main[0].long_prompt.iter().filter(|t| !t.is_zero()).count(),
+            1
+        );
+        assert_eq!(main[0].native_cost_usd, Some(0.5));
+        // A 300k session total of unknown requests: counted, in no band.
+        add_total(
+            &mut main,
+            "n",
+            &Tokens {
+                input: 300_000,
+                ..Default::default()
+            },
+            None,
+        );
+        assert_eq!(main[1].tokens.input, 300_000);
+        assert!(main[1].long_prompt.iter().all(Tokens::is_zero));
+    }
 }
