@@ -102,6 +102,45 @@ pub fn add_usage(
     }
 }
 
+/// Add `u` (a model's usage already summed over requests, e.g. a subagent's or another file's)
+/// to a usage list, keeping its long-prompt bands. Re-adding such a sum with `add_usage` would
+/// band it by the size of all its prompts together and price ordinary requests at long-context
+/// rates.
+pub fn merge_usage(usage: &mut Vec<ModelUsage>, u: &ModelUsage) {
+    match usage.iter_mut().find(|e| e.model == u.model) {
+        Some(e) => {
+            e.tokens.add(&u.tokens);
+            for (band, t) in e.long_prompt.iter_mut().zip(&u.long_prompt) {
+                band.add(t);
+            }
+            if let Some(c) = u.native_cost_usd {
+                *e.native_cost_usd.get_or_insert(0.0) += c;
+            }
+        }
+        None => usage.push(u.clone()),
+    }
+}
+
+/// Add a model's total over an unknown number of requests (a session-level counter such as
+/// Copilot's `modelMetrics` or Hermes' session columns). Prompt sizes are unknown, so no
+/// long-prompt band is claimed: the total is priced at base rates.
+pub fn add_total(
+    usage: &mut Vec<ModelUsage>,
+    model: &str,
+    tokens: &Tokens,
+    native_cost: Option<f64>,
+) {
+    merge_usage(
+        usage,
+        &ModelUsage {
+            model: model.to_string(),
+            tokens: *tokens,
+            native_cost_usd: native_cost,
+            long_prompt: Default::default(),
+        },
+    );
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
@@ -467,5 +506,46 @@ mod tests {
         assert_eq!(v["tags"], serde_json::json!([]));
         assert!(v.get("model").is_none());
         assert!(v.get("usage").is_none());
+    }
+
+    #[test]
+    fn merged_sums_keep_their_bands_and_totals_claim_none() {
+        let small = Tokens {
+            input: 90_000,
+            ..Default::default()
+        };
+        let big = Tokens {
+            input: 150_000,
+            cache_read: 60_000,
+            ..Default::default()
+        };
+        // Two ordinary requests (90k each): no band, even though their sum is 180k.
+        let mut sub = Vec::new();
+        add_usage(&mut sub, "m", &small, None);
+        add_usage(&mut sub, "m", &small, Some(0.5));
+        assert!(sub[0].long_prompt.iter().all(Tokens::is_zero));
+        let mut main = Vec::new();
+        add_usage(&mut main, "m", &big, None); // 210k: the 200k band (index 2)
+        merge_usage(&mut main, &sub[0]);
+        assert_eq!(main.len(), 1);
+        assert_eq!(main[0].tokens.input, 330_000);
+        assert_eq!(main[0].long_prompt[2], big);
+        assert_eq!(
+            main[0].long_prompt.iter().filter(|t| !t.is_zero()).count(),
+            1
+        );
+        assert_eq!(main[0].native_cost_usd, Some(0.5));
+        // A 300k session total of unknown requests: counted, in no band.
+        add_total(
+            &mut main,
+            "n",
+            &Tokens {
+                input: 300_000,
+                ..Default::default()
+            },
+            None,
+        );
+        assert_eq!(main[1].tokens.input, 300_000);
+        assert!(main[1].long_prompt.iter().all(Tokens::is_zero));
     }
 }

@@ -24,8 +24,8 @@ use std::path::Path;
 use crate::agents::transcript::Transcript;
 use crate::error::{Error, Result};
 use crate::model::{
-    add_usage, parse_time_str, truncate_title, Message, ModelUsage, Role, Session, SessionSummary,
-    Timestamp, Tokens, ToolCall, ToolResult,
+    add_usage, merge_usage, parse_time_str, truncate_title, Message, ModelUsage, Role, Session,
+    SessionSummary, Timestamp, Tokens, ToolCall, ToolResult,
 };
 use crate::read::jsonl::{for_each_line, parse_borrowed, parse_line};
 use crate::read::lenient::{LBool, LNum, LObj, LStr};
@@ -137,7 +137,8 @@ impl Usage {
             cache_read: self.cache_read_input_tokens.count(),
             cache_write,
             reasoning: thinking,
-            ..Default::default()
+            // The one-hour part of the writes (billed at 2x input rather than 1.25x).
+            cache_write_1h: cc.ephemeral_1h_input_tokens.count().min(cache_write),
         }
     }
 }
@@ -799,7 +800,7 @@ impl State {
             add_usage(&mut s.usage, &r.model, &r.tokens, r.cost);
         }
         for u in &self.loose {
-            add_usage(&mut s.usage, &u.model, &u.tokens, u.native_cost_usd);
+            merge_usage(&mut s.usage, u);
         }
         s
     }

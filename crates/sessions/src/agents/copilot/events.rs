@@ -17,8 +17,8 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::model::{
-    add_usage, parse_timestamp, truncate_title, Message, ModelUsage, Role, Session, SessionSummary,
-    Timestamp, Tokens, ToolCall, ToolResult,
+    add_total, add_usage, merge_usage, parse_timestamp, truncate_title, Message, ModelUsage, Role,
+    Session, SessionSummary, Timestamp, Tokens, ToolCall, ToolResult,
 };
 use crate::read::jsonl;
 
@@ -334,7 +334,8 @@ impl Builder {
         if let Some(Value::Object(models)) = d.get("modelMetrics") {
             for (model, m) in models {
                 if let Some(u) = m.get("usage").and_then(Value::as_object) {
-                    add_usage(&mut metrics, model, &usage_tokens(u), None);
+                    // Session totals per model: no prompt sizes, so no long-prompt band.
+                    add_total(&mut metrics, model, &usage_tokens(u), None);
                 }
             }
         }
@@ -343,7 +344,7 @@ impl Builder {
             self.close_without_totals(segment);
         } else {
             for u in metrics {
-                add_usage(&mut self.usage, &u.model, &u.tokens, None);
+                merge_usage(&mut self.usage, &u);
             }
         }
     }
@@ -355,7 +356,7 @@ impl Builder {
             seg.per_call
         };
         for u in calls.iter().chain(seg.compaction.iter()) {
-            add_usage(&mut self.usage, &u.model, &u.tokens, None);
+            merge_usage(&mut self.usage, u);
         }
     }
 
