@@ -125,6 +125,7 @@ fn real_captures_are_read_exactly() {
             output: 156,
             cache_read: 55_547,
             cache_write: 11_821,
+            cache_write_1h: 11_821, // the writes are one-hour cache entries
             reasoning: 156,
             ..Default::default()
         },
@@ -421,6 +422,7 @@ fn fixture_home_layouts_and_subagents() {
             output: 22,
             cache_read: 3,
             cache_write: 4,
+            cache_write_1h: 4, // the writes are one-hour cache entries
             reasoning: 0,
             ..Default::default()
         },
@@ -568,6 +570,7 @@ fn split_response_usage_counts_once_keeping_the_largest() {
             output: 1100,
             cache_read: 100,
             cache_write: 50,
+            cache_write_1h: 50, // the writes are one-hour cache entries
             reasoning: 30,
             ..Default::default()
         })
