@@ -127,7 +127,6 @@ fn real_captures_are_read_exactly() {
             cache_write: 11_821,
             cache_write_1h: 11_821, // the writes are one-hour cache entries
             reasoning: 156,
-            ..Default::default()
         },
         "output_tokens 135+177 minus thinking 49+107; cache 22820+32727 and 9907+1914, once each"
     );
@@ -424,7 +423,6 @@ fn fixture_home_layouts_and_subagents() {
             cache_write: 4,
             cache_write_1h: 4, // the writes are one-hour cache entries
             reasoning: 0,
-            ..Default::default()
         },
         "subagent usage is added to the parent"
     );
@@ -572,7 +570,6 @@ fn split_response_usage_counts_once_keeping_the_largest() {
             cache_write: 50,
             cache_write_1h: 50, // the writes are one-hour cache entries
             reasoning: 30,
-            ..Default::default()
         })
     );
     assert_eq!(tokens(&s.summary), a.tokens.unwrap());
