@@ -177,8 +177,13 @@ pub struct TokenUsage {
 pub struct ToolCall {
     pub tool_call_id: String,
     pub tool_name: String,
+    #[serde(serialize_with = "crate::js_order::value")]
     pub input: Value,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::js_order::option"
+    )]
     pub output: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<f64>,
@@ -189,6 +194,7 @@ pub struct ToolCall {
 pub struct ToolResult {
     pub tool_call_id: String,
     pub tool_name: String,
+    #[serde(serialize_with = "crate::js_order::value")]
     pub output: Value,
 }
 
@@ -316,7 +322,11 @@ pub struct Session {
     #[serde(flatten)]
     pub summary: SessionSummary,
     pub messages: Vec<Message>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Native values keep JS key order so `get()` and the exports print them alike (js_order.rs).
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::js_order::option"
+    )]
     pub raw: Option<Value>,
 }
 
