@@ -268,4 +268,18 @@ impl Agent for OpenClaw {
             Kind::Spec => vec![read_spec_file(&source.path, true)?],
         })
     }
+
+    /// A database is searched session by session on its raw event text; files are left to the
+    /// file engine.
+    fn load_matching(
+        &self,
+        _ctx: &Context,
+        source: &Source,
+        filter: &crate::search::RawFilter,
+    ) -> Option<Result<Vec<Session>>> {
+        match kind(&source.path) {
+            Kind::Database => Some(openclaw_db::matching(&source.path, filter)),
+            _ => None,
+        }
+    }
 }

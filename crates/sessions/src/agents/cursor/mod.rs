@@ -311,4 +311,31 @@ impl Agent for Cursor {
         let (id, db, t) = resolve(&source.path);
         Ok(vec![load_session(&id, db.as_deref(), t.as_deref())?])
     }
+
+    /// A store.db is judged on its raw meta and blob text plus its side files (`meta.json`, the
+    /// transcript; the `-wal` is read through SQLite) and built only when it may match. A
+    /// transcript-only session is left to the file engine.
+    fn load_matching(
+        &self,
+        _ctx: &Context,
+        source: &Source,
+        filter: &crate::search::RawFilter,
+    ) -> Option<Result<Vec<Session>>> {
+        let (id, db, t) = resolve(&source.path);
+        let db = db?;
+        let mut mask = match store::raw_mask(&db, filter) {
+            Ok(m) => m,
+            Err(e) => return Some(Err(e)),
+        };
+        for side in source.side_files.iter().filter(|p| **p != wal_of(&db)) {
+            if filter.complete(mask) {
+                break;
+            }
+            mask |= filter.scan_file(side);
+        }
+        if !filter.keep(mask) {
+            return Some(Ok(Vec::new()));
+        }
+        Some(load_session(&id, Some(&db), t.as_deref()).map(|s| vec![s]))
+    }
 }
