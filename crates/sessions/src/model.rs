@@ -278,7 +278,79 @@ pub struct Session {
     pub summary: SessionSummary,
     pub messages: Vec<Message>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub raw: Option<Value>,
+    pub raw: Option<Raw>,
+}
+
+/// `Session.raw`: the agent's native records. JSONL agents keep each line as its JSON text, which
+/// costs about the size of the file; a parsed `Value` tree costs three to four times that, and a
+/// 200 MB session must not. Serialises as the same JSON either way (lines as an array).
+#[derive(Debug, Clone)]
+pub enum Raw {
+    /// A document an adapter assembled (SQLite rows, trees, single-document files).
+    Value(Value),
+    /// One native JSONL record per element, as text.
+    Lines(Vec<Box<serde_json::value::RawValue>>),
+}
+
+impl Raw {
+    /// One record's text as a raw JSON value. The text must be JSON (it parsed as such already);
+    /// text that is not becomes a JSON string rather than an error.
+    /// Invalid UTF-8 is repaired with replacement characters, as the line parsers do.
+    pub fn line(bytes: &[u8]) -> Box<serde_json::value::RawValue> {
+        let text = String::from_utf8_lossy(bytes);
+        serde_json::value::RawValue::from_string(text.into_owned()).unwrap_or_else(|_| {
+            let text = String::from_utf8_lossy(bytes);
+            serde_json::value::to_raw_value(&text).expect("a string serialises")
+        })
+    }
+
+    /// The records as a parsed tree (tests and small documents; costs the full parse).
+    pub fn to_value(&self) -> Value {
+        match self {
+            Raw::Value(v) => v.clone(),
+            Raw::Lines(lines) => Value::Array(
+                lines
+                    .iter()
+                    .map(|l| serde_json::from_str(l.get()).unwrap_or(Value::Null))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The assembled document, for adapters that add to it.
+    pub fn as_value_mut(&mut self) -> Option<&mut Value> {
+        match self {
+            Raw::Value(v) => Some(v),
+            Raw::Lines(_) => None,
+        }
+    }
+}
+
+impl From<Value> for Raw {
+    fn from(v: Value) -> Self {
+        Raw::Value(v)
+    }
+}
+
+impl PartialEq for Raw {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Raw::Value(a), Raw::Value(b)) => a == b,
+            (Raw::Lines(a), Raw::Lines(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.get() == y.get())
+            }
+            _ => self.to_value() == other.to_value(),
+        }
+    }
+}
+
+impl Serialize for Raw {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Raw::Value(v) => v.serialize(s),
+            Raw::Lines(lines) => lines.serialize(s),
+        }
+    }
 }
 
 impl Session {
