@@ -354,6 +354,49 @@ impl Serialize for Raw {
 }
 
 impl Session {
+    /// The same JSON as `serde_json::to_string(&session)`, written while the session is taken
+    /// apart: each message and each raw record is freed once written, so a large session does not
+    /// sit in memory whole beside its whole JSON text (the binding's `get`).
+    pub fn into_json(self) -> serde_json::Result<String> {
+        let Session {
+            summary,
+            messages,
+            raw,
+        } = self;
+        let mut out = serde_json::to_string(&summary)?;
+        out.pop(); // the summary object's closing brace
+        if out.len() > 1 {
+            out.push(',');
+        }
+        out.push_str("\"messages\":[");
+        for (i, m) in messages.into_iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(&serde_json::to_string(&m)?);
+        }
+        out.push(']');
+        match raw {
+            None => {}
+            Some(Raw::Value(v)) => {
+                out.push_str(",\"raw\":");
+                out.push_str(&serde_json::to_string(&v)?);
+            }
+            Some(Raw::Lines(lines)) => {
+                out.push_str(",\"raw\":[");
+                for (i, l) in lines.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(l.get());
+                }
+                out.push(']');
+            }
+        }
+        out.push('}');
+        Ok(out)
+    }
+
     /// Fill the summary's counts, model, dates and usage from the messages, keeping what the adapter
     /// already set. Adapters call this once after parsing.
     pub fn derive_summary_fields(&mut self) {
@@ -493,6 +536,42 @@ mod iso_opt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn into_json_writes_what_serde_writes() {
+        let t = parse_time_str("2026-01-02T03:04:05.678Z").unwrap();
+        let mut summary = SessionSummary::new("claude", "s1", t, t);
+        summary.title = "a \"quoted\" title".into();
+        summary.model = Some("m".into());
+        let mut m = Message::new(Role::Assistant, "hi\n");
+        m.tool_calls.push(ToolCall {
+            tool_call_id: "c".into(),
+            tool_name: "Bash".into(),
+            input: serde_json::json!({"command": "ls"}),
+            output: Some(serde_json::json!("out")),
+            duration_ms: Some(2.0),
+        });
+        let lines = vec![
+            Raw::line(br#"{"type":"user", "x":[1, 2]}"#),
+            Raw::line(b"\xff"),
+        ];
+        for (raw, messages) in [
+            (
+                Some(Raw::Lines(lines)),
+                vec![Message::new(Role::User, "q"), m.clone()],
+            ),
+            (Some(Raw::Value(serde_json::json!({"k": [1]}))), vec![m]),
+            (None, Vec::new()),
+        ] {
+            let s = Session {
+                summary: summary.clone(),
+                messages,
+                raw,
+            };
+            let expected = serde_json::to_string(&s).unwrap();
+            assert_eq!(s.into_json().unwrap(), expected);
+        }
+    }
 
     #[test]
     fn turns_count_answered_prompts() {
