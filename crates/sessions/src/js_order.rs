@@ -96,3 +96,55 @@ mod tests {
         }
     }
 }
+
+/// One native JSONL record kept as text: written verbatim unless it may hold an integer-like key,
+/// in which case it is parsed and written in JS order like any other native value.
+pub struct RawLine<'a>(pub &'a serde_json::value::RawValue);
+
+impl Serialize for RawLine<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let text = self.0.get();
+        if !may_have_index_key(text) {
+            return self.0.serialize(s);
+        }
+        match serde_json::from_str::<Value>(text) {
+            Ok(v) => JsOrder(&v).serialize(s),
+            Err(_) => self.0.serialize(s),
+        }
+    }
+}
+
+/// Could `text` contain an object key made only of digits (`"12":`)? A cheap scan over `":`
+/// occurrences; a false positive only costs a parse.
+fn may_have_index_key(text: &str) -> bool {
+    let b = text.as_bytes();
+    memchr::memmem::find_iter(b, b"\":").any(|end| {
+        let digits = b[..end]
+            .iter()
+            .rev()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        digits > 0 && end > digits && b[end - digits - 1] == b'"'
+    })
+}
+
+#[cfg(test)]
+mod raw_line_tests {
+    use super::*;
+
+    #[test]
+    fn raw_lines_with_index_keys_follow_js_order() {
+        let plain =
+            serde_json::value::RawValue::from_string(r#"{"b":1,"a":"x\":"}"#.into()).unwrap();
+        assert_eq!(
+            serde_json::to_string(&RawLine(&plain)).unwrap(),
+            r#"{"b":1,"a":"x\":"}"#
+        );
+        let keyed =
+            serde_json::value::RawValue::from_string(r#"{"b":1,"10":2,"9":3}"#.into()).unwrap();
+        assert_eq!(
+            serde_json::to_string(&RawLine(&keyed)).unwrap(),
+            r#"{"9":3,"10":2,"b":1}"#
+        );
+    }
+}

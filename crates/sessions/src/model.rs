@@ -323,14 +323,126 @@ pub struct Session {
     pub summary: SessionSummary,
     pub messages: Vec<Message>,
     /// Native values keep JS key order so `get()` and the exports print them alike (js_order.rs).
-    #[serde(
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "crate::js_order::option"
-    )]
-    pub raw: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw: Option<Raw>,
+}
+
+/// `Session.raw`: the agent's native records. JSONL agents keep each line as its JSON text, which
+/// costs about the size of the file; a parsed `Value` tree costs three to four times that, and a
+/// 200 MB session must not. Serialises as the same JSON either way (lines as an array).
+#[derive(Debug, Clone)]
+pub enum Raw {
+    /// A document an adapter assembled (SQLite rows, trees, single-document files).
+    Value(Value),
+    /// One native JSONL record per element, as text.
+    Lines(Vec<Box<serde_json::value::RawValue>>),
+}
+
+impl Raw {
+    /// One record's text as a raw JSON value. The text must be JSON (it parsed as such already);
+    /// text that is not becomes a JSON string rather than an error.
+    /// Invalid UTF-8 is repaired with replacement characters, as the line parsers do.
+    pub fn line(bytes: &[u8]) -> Box<serde_json::value::RawValue> {
+        let text = String::from_utf8_lossy(bytes);
+        serde_json::value::RawValue::from_string(text.into_owned()).unwrap_or_else(|_| {
+            let text = String::from_utf8_lossy(bytes);
+            serde_json::value::to_raw_value(&text).expect("a string serialises")
+        })
+    }
+
+    /// The records as a parsed tree (tests and small documents; costs the full parse).
+    pub fn to_value(&self) -> Value {
+        match self {
+            Raw::Value(v) => v.clone(),
+            Raw::Lines(lines) => Value::Array(
+                lines
+                    .iter()
+                    .map(|l| serde_json::from_str(l.get()).unwrap_or(Value::Null))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The assembled document, for adapters that add to it.
+    pub fn as_value_mut(&mut self) -> Option<&mut Value> {
+        match self {
+            Raw::Value(v) => Some(v),
+            Raw::Lines(_) => None,
+        }
+    }
+}
+
+impl From<Value> for Raw {
+    fn from(v: Value) -> Self {
+        Raw::Value(v)
+    }
+}
+
+impl PartialEq for Raw {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Raw::Value(a), Raw::Value(b)) => a == b,
+            (Raw::Lines(a), Raw::Lines(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.get() == y.get())
+            }
+            _ => self.to_value() == other.to_value(),
+        }
+    }
+}
+
+impl Serialize for Raw {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Raw::Value(v) => crate::js_order::JsOrder(v).serialize(s),
+            Raw::Lines(lines) => s.collect_seq(lines.iter().map(|l| crate::js_order::RawLine(l))),
+        }
+    }
 }
 
 impl Session {
+    /// The same JSON as `serde_json::to_string(&session)`, written while the session is taken
+    /// apart: each message and each raw record is freed once written, so a large session does not
+    /// sit in memory whole beside its whole JSON text (the binding's `get`).
+    pub fn into_json(self) -> serde_json::Result<String> {
+        let Session {
+            summary,
+            messages,
+            raw,
+        } = self;
+        let mut out = serde_json::to_string(&summary)?;
+        out.pop(); // the summary object's closing brace
+        if out.len() > 1 {
+            out.push(',');
+        }
+        out.push_str("\"messages\":[");
+        for (i, m) in messages.into_iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(&serde_json::to_string(&m)?);
+        }
+        out.push(']');
+        match raw {
+            None => {}
+            Some(Raw::Value(v)) => {
+                out.push_str(",\"raw\":");
+                out.push_str(&serde_json::to_string(&crate::js_order::JsOrder(&v))?);
+            }
+            Some(Raw::Lines(lines)) => {
+                out.push_str(",\"raw\":[");
+                for (i, l) in lines.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&serde_json::to_string(&crate::js_order::RawLine(&l))?);
+                }
+                out.push(']');
+            }
+        }
+        out.push('}');
+        Ok(out)
+    }
+
     /// Fill the summary's counts, model, dates and usage from the messages, keeping what the adapter
     /// already set. Adapters call this once after parsing.
     pub fn derive_summary_fields(&mut self) {
@@ -470,6 +582,42 @@ mod iso_opt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn into_json_writes_what_serde_writes() {
+        let t = parse_time_str("2026-01-02T03:04:05.678Z").unwrap();
+        let mut summary = SessionSummary::new("claude", "s1", t, t);
+        summary.title = "a \"quoted\" title".into();
+        summary.model = Some("m".into());
+        let mut m = Message::new(Role::Assistant, "hi\n");
+        m.tool_calls.push(ToolCall {
+            tool_call_id: "c".into(),
+            tool_name: "Bash".into(),
+            input: serde_json::json!({"command": "ls"}),
+            output: Some(serde_json::json!("out")),
+            duration_ms: Some(2.0),
+        });
+        let lines = vec![
+            Raw::line(br#"{"type":"user", "x":[1, 2]}"#),
+            Raw::line(b"\xff"),
+        ];
+        for (raw, messages) in [
+            (
+                Some(Raw::Lines(lines)),
+                vec![Message::new(Role::User, "q"), m.clone()],
+            ),
+            (Some(Raw::Value(serde_json::json!({"k": [1]}))), vec![m]),
+            (None, Vec::new()),
+        ] {
+            let s = Session {
+                summary: summary.clone(),
+                messages,
+                raw,
+            };
+            let expected = serde_json::to_string(&s).unwrap();
+            assert_eq!(s.into_json().unwrap(), expected);
+        }
+    }
 
     #[test]
     fn turns_count_answered_prompts() {

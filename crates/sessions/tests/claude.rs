@@ -149,7 +149,10 @@ fn real_captures_are_read_exactly() {
         (tr.tool_call_id.as_str(), tr.tool_name.as_str()),
         ("toolu_01CAFZGHQyrx8WTjhhDvCQMm", "Bash")
     );
-    assert_eq!(s.raw.as_ref().unwrap().as_array().unwrap().len(), 11);
+    assert_eq!(
+        s.raw.as_ref().unwrap().to_value().as_array().unwrap().len(),
+        11
+    );
     assert_eq!(
         agent_mux_sessions::model::to_iso(&s.summary.created_at),
         "2026-08-20T10:21:52.260Z"
@@ -264,7 +267,10 @@ fn real_captures_are_read_exactly() {
         agent_mux_sessions::model::to_iso(&s.summary.updated_at),
         "2025-12-16T00:00:02.500Z"
     );
-    assert_eq!(s.raw.as_ref().unwrap().as_array().unwrap().len(), 7);
+    assert_eq!(
+        s.raw.as_ref().unwrap().to_value().as_array().unwrap().len(),
+        7
+    );
 
     assert_eq!(snapshot(&dir), before, "the captures were not modified");
 }

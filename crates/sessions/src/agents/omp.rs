@@ -98,7 +98,7 @@ fn read_with_subagents(main: &Path, want_raw: bool) -> Result<Session> {
                 m
             }));
         if let Some(r) = child.raw {
-            raws.insert(name, r);
+            raws.insert(name, r.to_value());
         }
     }
     if session.messages.iter().any(|m| m.subagent.is_some()) {
@@ -123,7 +123,9 @@ fn read_with_subagents(main: &Path, want_raw: bool) -> Result<Session> {
                 .filter(|m| m.subagent.is_none())
                 .map(|m| m.role),
         );
-        if let Some(serde_json::Value::Object(r)) = session.raw.as_mut() {
+        if let Some(serde_json::Value::Object(r)) =
+            session.raw.as_mut().and_then(|r| r.as_value_mut())
+        {
             r.insert("subagents".into(), serde_json::Value::Object(raws));
         }
     }

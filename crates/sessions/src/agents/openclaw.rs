@@ -172,7 +172,7 @@ fn read_spec_file(path: &Path, want_raw: bool) -> Result<Session> {
     let mut session = pi_family::build("openclaw", &doc, &stem, Default::default(), want_raw)
         .map_err(|why| Error::parse(path.display(), why))?
         .session;
-    if let Some(Value::Object(r)) = session.raw.as_mut() {
+    if let Some(Value::Object(r)) = session.raw.as_mut().and_then(|r| r.as_value_mut()) {
         let channel = path.parent().and_then(|p| p.file_name());
         r.insert(
             "channel".into(),

@@ -173,7 +173,7 @@ fn build(conn: &Connection, path: &Path, w: Window, want_raw: bool) -> Result<Se
             apply_index_totals(s, e);
         }
     }
-    if let Some(Value::Object(r)) = session.raw.as_mut() {
+    if let Some(Value::Object(r)) = session.raw.as_mut().and_then(|r| r.as_value_mut()) {
         r.insert(
             "window".into(),
             json!({

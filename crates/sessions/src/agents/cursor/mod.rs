@@ -16,7 +16,8 @@ use crate::agents::{existing_dirs, Agent, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{
-    from_epoch_guess, truncate_title, Message, Role, Session, SessionSummary, Timestamp, ToolResult,
+    from_epoch_guess, truncate_title, Message, Raw, Role, Session, SessionSummary, Timestamp,
+    ToolResult,
 };
 use crate::read::fs::{files, read_capped, stamp, subdirs};
 
@@ -219,19 +220,22 @@ fn load_session(id: &str, db: Option<&Path>, transcript: Option<&Path>) -> Resul
     let mut session = Session {
         summary: s,
         messages,
-        raw: Some(serde_json::json!({
-            "meta": meta,
-            "metaJson": mf,
-            "blobs": st.raw_blobs,
-            "transcript": raw_lines,
-        })),
+        raw: Some(
+            serde_json::json!({
+                "meta": meta,
+                "metaJson": mf,
+                "blobs": st.raw_blobs,
+                "transcript": raw_lines,
+            })
+            .into(),
+        ),
     };
     session.derive_summary_fields();
     if session.summary.model.is_none() {
-        session.summary.model = session
-            .raw
-            .as_ref()
-            .and_then(|r| str_of(&r["meta"], "lastUsedModel"));
+        session.summary.model = session.raw.as_ref().and_then(|r| match r {
+            Raw::Value(v) => str_of(&v["meta"], "lastUsedModel"),
+            Raw::Lines(_) => None,
+        });
     }
     Ok(session)
 }

@@ -159,7 +159,7 @@ pub fn sessions(conn: &Connection, only: Option<&str>) -> rusqlite::Result<Vec<S
         if let Some(o) = raw.as_object_mut() {
             o.retain(|k, _| !k.starts_with("s_") && k != "first_user");
         }
-        s.raw = Some(serde_json::json!({ "session": raw }));
+        s.raw = Some(serde_json::json!({ "session": raw }).into());
         out.push((s, model));
     }
     drop(rows);
@@ -167,7 +167,7 @@ pub fn sessions(conn: &Connection, only: Option<&str>) -> rusqlite::Result<Vec<S
     for (mut s, model) in out {
         let (messages, raw_messages) = messages(conn, &s.summary.session_id)?;
         s.messages = messages;
-        if let Some(raw) = s.raw.as_mut() {
+        if let Some(raw) = s.raw.as_mut().and_then(|r| r.as_value_mut()) {
             raw["messages"] = Value::Array(raw_messages);
         }
         finish(&mut s, model);
