@@ -3,5 +3,7 @@ pub mod fs;
 pub mod head;
 pub mod jsonl;
 pub mod lenient;
+pub mod scratch;
 pub mod sqlite;
+mod sqlite_open;
 pub mod tree;
