@@ -2,6 +2,8 @@
 //! `-wal`, no `-shm`, no journal, no byte of an existing `-shm`) and still sees every committed
 //! row of a WAL database, whether the agent is writing it now or exited without closing it.
 //!
+//! Every connection goes through the `ro_vfs` VFS, which cannot create, write or delete a `-wal`
+//! or journal: what SQLite would otherwise do when the agent removes its `-wal` while we open.
 //! What is beside the database decides how it is opened:
 //! - rollback-journal database: `mode=ro`, shared locks only, creates nothing.
 //! - WAL database without a `-wal` (or with an empty one and no `-shm`): everything is in the main
@@ -108,11 +110,10 @@ fn plan(path: &Path, wal_mode: bool) -> Plan {
 /// A race with the agent (its `-shm` appeared or vanished between our look and SQLite's, or no
 /// read-mark was free for a read-only reader) is worth deciding again; anything else is final.
 fn retryable(e: &rusqlite::Error) -> bool {
-    use rusqlite::ffi;
+    use rusqlite::ErrorCode::{CannotOpen, DatabaseBusy, ReadOnly};
     matches!(
-        e.sqlite_error().map(|s| s.extended_code),
-        Some(ffi::SQLITE_CANTOPEN | ffi::SQLITE_READONLY_CANTINIT | ffi::SQLITE_BUSY_RECOVERY)
-            | Some(ffi::SQLITE_READONLY_RECOVERY)
+        e.sqlite_error_code(),
+        Some(CannotOpen | ReadOnly | DatabaseBusy)
     )
 }
 
@@ -121,7 +122,13 @@ fn open_uri(path: &Path, params: &str) -> rusqlite::Result<Connection> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
         | OpenFlags::SQLITE_OPEN_URI
         | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(&uri, flags)?;
+    let vfs = super::ro_vfs::ensure_registered().map_err(|rc| {
+        rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rc),
+            Some("cannot register the read-only VFS".into()),
+        )
+    })?;
+    let conn = Connection::open_with_flags_and_vfs(&uri, flags, vfs)?;
     // Closing never checkpoints (it could not write anyway; this makes it not even try).
     let _ = conn.set_db_config(
         rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
@@ -440,6 +447,29 @@ for line in sys.stdin:
         );
         drop(input); // end of input: the writer closes its connection and exits
         assert!(child.wait().unwrap().success());
+    }
+
+    /// The race an agent closing its database causes: the `-wal` is gone by the time SQLite opens
+    /// it. SQLite would create it (read-only connections open it with O_CREAT); through the
+    /// read-only VFS the open fails, as a retryable error, and nothing is created.
+    #[test]
+    fn a_wal_that_vanished_before_sqlite_opened_it_is_not_recreated() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("state.db");
+        Connection::open(&db)
+            .unwrap()
+            .execute_batch("PRAGMA journal_mode=WAL; CREATE TABLE t(x); INSERT INTO t VALUES (1);")
+            .unwrap();
+        let before = snapshot(dir.path());
+        assert_eq!(names(dir.path()), ["state.db"]);
+        for params in ["mode=ro&readonly_shm=1", "mode=ro"] {
+            let e = open_uri(&db, params).unwrap_err();
+            assert!(retryable(&e), "{params}: {e}");
+            assert_eq!(snapshot(dir.path()), before, "{params}");
+        }
+        // open_read_only itself decides again and reads the main file
+        assert_eq!(count(&open_read_only(&db).unwrap()), 1);
+        assert_eq!(snapshot(dir.path()), before);
     }
 
     #[test]
