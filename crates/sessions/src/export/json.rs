@@ -59,7 +59,7 @@ pub fn js_number(x: f64) -> String {
     out
 }
 
-impl<F: Formatter> Formatter for JsNumbers<F> {
+impl<F: Formatter + Clone> Formatter for JsNumbers<F> {
     fn write_f64<W: ?Sized + Write>(&mut self, w: &mut W, v: f64) -> io::Result<()> {
         w.write_all(js_number(v).as_bytes())
     }
@@ -85,6 +85,21 @@ impl<F: Formatter> Formatter for JsNumbers<F> {
     }
     fn write_i128<W: ?Sized + Write>(&mut self, w: &mut W, v: i128) -> io::Result<()> {
         self.write_f64(w, v as f64)
+    }
+
+    /// Native JSONL records are kept as their text (`Raw::Lines`); print each like every other
+    /// value here (this layout at this depth, JS numbers, JS key order), as JSON.stringify would
+    /// after `get()` parsed it. A clone of the wrapped formatter carries the current indentation.
+    fn write_raw_fragment<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        let value: serde_json::Value = serde_json::from_str(fragment).map_err(io::Error::other)?;
+        let mut inner = Serializer::with_formatter(w, JsNumbers(self.0.clone()));
+        crate::js_order::JsOrder(&value)
+            .serialize(&mut inner)
+            .map_err(io::Error::other)
     }
 
     // Layout: whatever the wrapped formatter does.
