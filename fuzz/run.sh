@@ -108,9 +108,8 @@ for t in "${TARGETS[@]}"; do
   set +e
   cargo fuzz run -s "$SAN" -O "$t" "fuzz/corpus/$t" "${extra[@]}" -- \
     -max_total_time="$SECONDS_PER" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 \
-    -print_final_stats=1 -close_fd_mask=3 >"$log" 2>&1
+    -print_final_stats=1 -close_fd_mask=1 >"$log" 2>&1
   rc=$?
-  set -e
   execs=$(awk '/stat::number_of_executed_units/{print $2}' "$log")
   rate=$(awk '/stat::average_exec_per_sec/{print $2}' "$log")
   rss=$(awk '/stat::peak_rss_mb/{print $2}' "$log")
@@ -122,6 +121,7 @@ for t in "${TARGETS[@]}"; do
   else
     found="exit $rc, $((after - before)) new artifact(s): $(grep -m1 -E 'panicked|ERROR: libFuzzer' "$log" | cut -c1-120)"
   fi
+  set -e
   echo "| $t | $nseeds | ${execs:-?} | ${rate:-?} | ${cov:-?} | ${corpus:-?} | ${rss:-?} MB | $found |"
 done
 echo
