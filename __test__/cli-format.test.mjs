@@ -79,15 +79,19 @@ describe('colour switch', () => {
 describe('session list table', () => {
   const sessions = [summary(0), summary(1), summary(12, { cost: undefined, model: undefined, title: '' })]
 
-  it('fits the terminal: titles shorten with an ellipsis; narrow terminals get relative dates only', () => {
-    for (const cols of [100, 140]) {
+  it('fits the terminal: titles shorten with an ellipsis; dates go relative-only before titles drop under 40 columns', () => {
+    for (const cols of [100, 140, 160]) {
       const out = render.sessionList('claude', sessions, { width: cols, paint: plain, now: NOW })
       const lines = out.trimEnd().split('\n')
       expect(lines).toHaveLength(5)
       for (const line of lines) expect(width(line)).toBeLessThanOrEqual(cols)
       expect(lines[1]).toContain(sessions[0].sessionId)
-      expect(lines[1]).toContain(cols === 140 ? `2m ago · ${format.absoluteDate(sessions[0].updatedAt)}` : '2m ago ')
-      expect(lines[1].includes('·')).toBe(cols === 140)
+      // 140 columns would leave the title 39 with both dates: the absolute date gives way
+      expect(lines[1]).toContain(cols === 160 ? `2m ago · ${format.absoluteDate(sessions[0].updatedAt)}` : '2m ago ')
+      expect(lines[1].includes('·')).toBe(cols === 160)
+      const titleAt = lines[0].indexOf('TITLE')
+      // 100 columns cannot give the title 40 even with relative dates; the wider ones do
+      expect(width(lines[1].slice(titleAt)) >= 40).toBe(cols !== 100)
       expect(lines[1]).toContain('$0.0040')
       expect(lines[2]).toContain('$1.50')
       expect(lines[2]).toContain('1h ago')
@@ -102,6 +106,27 @@ describe('session list table', () => {
     const at = lines[0].indexOf('TITLE')
     expect(lines[1].slice(at)).toBe(sessions[0].title)
     expect(lines[2].slice(at)).toBe(sessions[1].title)
+  })
+})
+
+describe('wide characters', () => {
+  it('CJK counts two columns: a CJK title is cut to the same width as a Latin one', () => {
+    expect(width('帮我总结')).toBe(8)
+    expect(width('\x1b[1mab\x1b[0m')).toBe(2)
+    const rows = [
+      summary(0, { title: '帮我总结一下大别山徒步路线的注意事项，并写成清单。' }),
+      summary(1, { title: 'Write release notes for version 2.3 from the merged pull requests' }),
+    ]
+    const out = render.sessionList('gemini', rows, { width: 110, paint: plain, now: NOW })
+    const lines = out.trimEnd().split('\n')
+    for (const line of lines.slice(0, 3)) expect(width(line)).toBeLessThanOrEqual(110)
+    const at = lines[0].indexOf('TITLE')
+    // the same display width for both truncated titles (less one column when a two-column
+    // character does not fit the last odd column), and the CJK one is cut on a character
+    expect(width(lines[2].slice(at)) - width(lines[1].slice(at))).toBeGreaterThanOrEqual(0)
+    expect(width(lines[2].slice(at)) - width(lines[1].slice(at))).toBeLessThanOrEqual(1)
+    expect(width(lines[1])).toBeGreaterThan(lines[1].length)
+    expect(lines[1].slice(at)).toMatch(/^帮我总结一下.*…$/)
   })
 })
 
@@ -148,10 +173,27 @@ describe('cost report', () => {
     expect(lines[1]).toMatch(/^claude-opus-4\s+3\s+2,000\s+500\s+0\s+12,000\s+\$6\.25$/)
     expect(lines[2]).toMatch(/^gpt-5\s+1\s+1,000\s+200\s+50\s+0\s+\$1\.25$/)
     expect(lines[3]).toMatch(/^TOTAL\s+4\s+3,000\s+700\s+50\s+12,000\s+\$7\.50$/)
-    expect(lines[4]).toBe('4 sessions, 0 runs, $7.50 in total')
+    expect(lines[4]).toBe('4 sessions, $7.50 in total')
     expect(lines[5]).toBe('note: no price known for mystery-1; their tokens count as $0')
     // numbers are right-aligned: the COST column ends every row at the same offset
     expect(new Set(lines.slice(0, 4).map((l) => l.length)).size).toBe(1)
+  })
+  it('names untagged sessions, counts runs only when the run index adds some, flags token-less groups', () => {
+    const byTag = {
+      ...report,
+      runCount: 6,
+      unpricedModels: [],
+      breakdowns: {
+        '': { key: '', totalUsd: 0, inputTokens: 0, outputTokens: 0, thinkingTokens: 0, cachedTokens: 0, sessionCount: 3 },
+        ci: { ...report.breakdowns['gpt-5'], key: 'ci' },
+      },
+    }
+    const lines = render.costReport(byTag, 'tag', { width: 100, paint: plain }).trimEnd().split('\n')
+    expect(lines[1]).toMatch(/^ci\s+1\s/)
+    expect(lines[2]).toMatch(/^\(untagged\)\s+3\s+0\s/)
+    expect(lines[4]).toBe('4 sessions (6 runs), $7.50 in total')
+    expect(lines[5]).toBe('note: no token counts were recorded for (untagged), so $0.00 there means unknown, not free')
+    expect(lines).toHaveLength(6)
   })
   it('days read in calendar order', () => {
     const byDay = {
@@ -188,10 +230,12 @@ describe('diff view', () => {
     expect(lines[4]).toMatch(/^\s+0\s+0\s+user\s+same 0$/)
     expect(lines[5]).toMatch(/… 4 unchanged messages …$/)
     expect(lines[6]).toMatch(/^\s+5\s+5\s+user\s+same 5$/)
-    expect(lines[7]).toMatch(/^~\s+6\s+6\s+assistant\s+old answer ⟶ new answer$/)
-    expect(lines[8]).toMatch(/^-\s+7\s+assistant\s+\[calls Bash\]$/)
-    expect(lines[9]).toMatch(/^\+\s+7\s+tool\s+line one line two$/)
-    expect(lines).toHaveLength(10)
+    // a modification is A's text over B's, each under its own index column
+    expect(lines[7]).toMatch(/^~\s+6\s+assistant\s+old answer$/)
+    expect(lines[8]).toMatch(/^\s{6}6\s+assistant\s+new answer$/)
+    expect(lines[9]).toMatch(/^-\s+7\s+assistant\s+\[calls Bash\]$/)
+    expect(lines[10]).toMatch(/^\+\s+7\s+tool\s+line one line two$/)
+    expect(lines).toHaveLength(11)
   })
 })
 

@@ -20,7 +20,8 @@ const { version } = require('../package.json')
 const STRAY = [
   'CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME', 'COPILOT_HOME', 'XDG_DATA_HOME', 'OPENCODE_DB',
   'PI_CODING_AGENT_DIR', 'PI_CODING_AGENT_SESSION_DIR', 'OPENCLAW_STATE_DIR', 'HERMES_HOME',
-  'AGENT_MUX_CONFIG_DIR', 'NO_COLOR', 'FORCE_COLOR', 'COLUMNS', 'USERPROFILE',
+  'AGENT_MUX_CONFIG_DIR', 'NO_COLOR', 'FORCE_COLOR', 'COLUMNS', 'USERPROFILE', 'XDG_CONFIG_HOME', 'OMP_PROFILE',
+  'OMP_HOME', 'OPENCLAW_HOME', 'CLAWDBOT_STATE_DIR', 'CURSOR_CONFIG_DIR',
 ]
 
 function amux(args, { home, env = {} } = {}) {
@@ -126,7 +127,7 @@ describe('an empty home', () => {
     const human = amux(['cost', 'report'], { home })
     expect(human.status).toBe(0)
     expect(human.stdout.split('\n')[1]).toMatch(/^TOTAL\s+0\s+0\s+0\s+0\s+0\s+\$0\.00$/)
-    expect(human.stdout).toContain('0 sessions, 0 runs, $0.00 in total')
+    expect(human.stdout).toContain('0 sessions, $0.00 in total')
     for (const groupBy of ['agent', 'model', 'day', 'tag']) {
       const r = amux(['cost', 'report', '--group-by', groupBy, '--since', '30d', '--json'], { home })
       expect(r.status).toBe(0)

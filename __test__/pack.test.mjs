@@ -105,9 +105,9 @@ describe('the packed package, installed', () => {
     if (tmp) rmSync(tmp, { recursive: true, force: true })
   })
 
-  it('the tarball holds the API, types, loader and CLI, and none of the sources or tests', (ctx) => {
+  it('the tarball holds the API, types, loader, CLI, README and LICENSE, and none of the sources or tests', (ctx) => {
     if (!have) ctx.skip()
-    for (const f of ['package.json', 'README.md', 'index.js', 'index.mjs', 'index.d.ts', 'binding.js', 'binding.d.ts',
+    for (const f of ['package.json', 'README.md', 'LICENSE', 'index.js', 'index.mjs', 'index.d.ts', 'binding.js', 'binding.d.ts',
       'bin/amux.js', 'bin/lib/args.js', 'bin/lib/format.js', 'bin/lib/progress.js', 'bin/lib/render.js']) {
       expect(packedFiles).toContain(f)
     }

@@ -40,6 +40,11 @@ switch (op) {
     result = { totalUsd: c.totalUsd, sessions: c.sessionCount, breakdowns: c.breakdowns }
     break
   }
+  case 'noop': {
+    // the floor: node with the addon loaded and a client made, nothing read
+    result = {}
+    break
+  }
   case 'get': {
     const s = await mux.sessions.get(args[0], args[1])
     result = { messages: s.messages.length }

@@ -576,7 +576,7 @@ def write_openclaw(conn, c, compress):
                      (sid, ev["id"], seq, ev["type"], ev.get("parentId"), None, ms(c.start)))
 
 
-def write_hermes(conn, c, index):
+def write_hermes(conn, c, index, used_titles):
     local = c.start.strftime("%Y%m%d_%H%M%S")
     sid = f"{local}_{c.uuid[:6]}"
     u = {k: sum(t["usage"][k] for t in c.turns) for k in ("input", "output", "cache_read", "cache_write", "reasoning")}
@@ -605,7 +605,17 @@ def write_hermes(conn, c, index):
         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (sid, "cli", c.model, None, c.start.timestamp(), c.end.timestamp(), "cli_close", n_msgs, len(c.turns),
          u["input"], u["output"], u["cache_read"], u["cache_write"], u["reasoning"], c.cwd, cost, "estimated",
-         "official_docs_snapshot", c.title if index % 3 else None, len(c.turns) * 2))
+         "official_docs_snapshot", hermes_title(c.title, used_titles) if index % 3 else None, len(c.turns) * 2))
+
+
+def hermes_title(title, used):
+    """Hermes keeps titles unique (a unique index on sessions.title); it numbers repeats "t #2"."""
+    t, n = title, 1
+    while t in used:
+        n += 1
+        t = f"{title} #{n}"
+    used.add(t)
+    return t
 
 
 def zstd_compressor():
@@ -659,8 +669,9 @@ def main():
         elif agent == "hermes":
             conn = new_db(os.path.join(home, ".hermes", "state.db"), args.ddl_dir, "hermes-schema-v22.sql")
             conn.execute("INSERT INTO schema_version VALUES (22)")
+            used_titles = set()
             for i, c in enumerate(convs):
-                write_hermes(conn, c, i)
+                write_hermes(conn, c, i, used_titles)
             conn.commit()
             conn.close()
         print(f"{agent}: {per_agent[agent]} sessions")

@@ -109,7 +109,12 @@ impl NativeClient {
             let v = parse_args(&args)?;
             let agent = options::string_arg(field(&v, "agent"), "agent")?;
             let id = options::string_arg(field(&v, "sessionId"), "sessionId")?;
-            json(&client.get(env, &agent, &id)?)
+            // Written while the session is freed piece by piece: a large session and its JSON
+            // are never both whole in memory.
+            let session = client.get(env, &agent, &id)?;
+            session
+                .into_json()
+                .map_err(|e| CoreError::internal(e.to_string()))
         })
     }
 

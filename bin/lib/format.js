@@ -4,6 +4,7 @@
 // tested without a terminal; bin/amux.js decides what goes to stdout.
 
 const Table = require('cli-table3')
+const stringWidth = require('string-width')
 
 // NO_COLOR (https://no-color.org) wins when set to anything non-empty; FORCE_COLOR lets a pipe or a
 // test ask for colour; otherwise colour only when the stream is a terminal.
@@ -91,11 +92,10 @@ function highlight(snippet, paint) {
   return text.replace(/>>>(.*?)<<</g, (_, hit) => `\x1b[1;33m${hit}\x1b[0m`)
 }
 
-// Visible width, ignoring colour codes (titles are mostly ASCII; wide characters count as one,
-// which only makes a row a little wider than planned).
+// Columns a string takes on a terminal: colour codes take none, CJK and other wide characters two,
+// combining marks none (string-width, the same measure cli-table3 truncates with).
 function visibleWidth(text) {
-  // eslint-disable-next-line no-control-regex
-  return [...String(text).replace(/\x1b\[[0-9;]*m/g, '')].length
+  return stringWidth(String(text))
 }
 
 const BORDERLESS = {
@@ -111,13 +111,12 @@ function fits(text, width) {
 }
 
 /**
- * An aligned, borderless table that fits `width` columns: every column gets its natural width
- * except `flex` (the title-like one), which takes what is left and truncates with an ellipsis;
- * if even that overflows, columns with `shrink: <min>` give up width down to their minimum.
- * columns: [{ head, align?: 'left'|'right', flex?: true, min?: number, shrink?: number }]
- * rows: arrays of cell strings, or { span: text } for a full-width line under the previous row.
+ * Column widths for an aligned, borderless table that fits `width` columns: every column gets its
+ * natural width except `flex` (the title-like one), which takes what is left and truncates with an
+ * ellipsis; if even that overflows, columns with `shrink: <min>` give up width down to their minimum.
+ * Returns { widths, natural, flexIndex, total }.
  */
-function table(columns, rows, { width, paint }) {
+function layout(columns, rows, width) {
   const gap = 2
   const natural = columns.map((c, i) =>
     Math.max(
@@ -137,6 +136,27 @@ function table(columns, rows, { width, paint }) {
       widths[i] = Math.max(Math.min(c.shrink, natural[i]), widths[i] - (sum() - width))
     }
   })
+  return { widths, natural, flexIndex, total: sum() }
+}
+
+/**
+ * Does the flex column of this table get the room it wants (`want` columns, or all of its text)?
+ * Used to choose between a detailed and a compact rendering of the other columns.
+ */
+function roomy(columns, rows, width) {
+  const { widths, natural, flexIndex, total } = layout(columns, rows, width)
+  if (total > width) return false
+  if (flexIndex < 0) return true
+  return widths[flexIndex] >= Math.min(natural[flexIndex], columns[flexIndex].want ?? 0)
+}
+
+/**
+ * The table itself (see layout). columns: [{ head, align?: 'left'|'right', flex?: true, min?,
+ * want?, shrink? }]; rows: arrays of cell strings, or { span: text } for a full-width line under
+ * the previous row.
+ */
+function table(columns, rows, { width, paint }) {
+  const { widths } = layout(columns, rows, width)
   const t = new Table({
     head: columns.map((c) => paint('bold', c.head)),
     colWidths: widths,
@@ -171,6 +191,8 @@ module.exports = {
   oneLine,
   highlight,
   visibleWidth,
+  layout,
+  roomy,
   table,
   fits,
 }

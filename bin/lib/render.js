@@ -2,16 +2,21 @@
 // Human renderings of the API's results, one function per command. Each returns the text for
 // stdout; `view` carries the terminal width, the painter and the clock.
 
-const { table, fits, bothDates, relativeDate, usd, count, oneLine, highlight } = require('./format.js')
+const { table, roomy, bothDates, relativeDate, usd, count, oneLine, highlight } = require('./format.js')
 
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 
-// Dates read best as "3h ago · 2025-06-15 09:12"; on a narrow terminal the relative part alone
-// keeps the table on one line per session.
-function fitted(draw, view) {
-  const full = draw((d) => bothDates(d, view.now))
-  return fits(full, view.width) ? full : draw((d) => relativeDate(d, view.now))
+// Dates read best as "3h ago · 2025-06-15 09:12", but the title says more about a session than the
+// absolute date: when the full dates would squeeze the title below its `want`, show relative dates.
+function fitted(build, view) {
+  const full = build((d) => bothDates(d, view.now))
+  const [columns, rows] = roomy(...full, view.width) ? full : build((d) => relativeDate(d, view.now))
+  return table(columns, rows, view)
 }
+
+// Titles are where a reader recognises a session: they ask for this much room before the dates give
+// up their absolute part.
+const TITLE_WANT = 40
 
 function sessionList(agent, sessions, view) {
   if (sessions.length === 0) return `No ${agent} sessions found.\n`
@@ -21,21 +26,19 @@ function sessionList(agent, sessions, view) {
     { head: 'TURNS', align: 'right' },
     { head: 'MODEL', shrink: 8 },
     { head: 'COST', align: 'right' },
-    { head: 'TITLE', flex: true, min: 16 },
+    { head: 'TITLE', flex: true, min: 16, want: TITLE_WANT },
   ]
-  const draw = (date) =>
-    table(
-      columns,
-      sessions.map((s) => [
-        s.sessionId,
-        date(s.updatedAt),
-        count(s.turnCount),
-        s.model ?? '–',
-        usd(s.cost?.totalUsd),
-        oneLine(s.title) || '(untitled)',
-      ]),
-      view,
-    )
+  const draw = (date) => [
+    columns,
+    sessions.map((s) => [
+      s.sessionId,
+      date(s.updatedAt),
+      count(s.turnCount),
+      s.model ?? '–',
+      usd(s.cost?.totalUsd),
+      oneLine(s.title) || '(untitled)',
+    ]),
+  ]
   return `${fitted(draw, view)}${plural(sessions.length, `${agent} session`)}\n`
 }
 
@@ -47,7 +50,7 @@ function searchResults(text, sessions, view) {
     { head: 'UPDATED' },
     { head: 'SCORE', align: 'right' },
     { head: 'COST', align: 'right' },
-    { head: 'TITLE', flex: true, min: 16 },
+    { head: 'TITLE', flex: true, min: 16, want: TITLE_WANT },
   ]
   const draw = (date) => {
     const rows = []
@@ -63,10 +66,12 @@ function searchResults(text, sessions, view) {
       // the snippet sits under its session, spanning the columns after the rank
       if (s.snippet) rows.push({ span: highlight(s.snippet, view.paint) })
     })
-    return table(columns, rows, view)
+    return [columns, rows]
   }
   return `${fitted(draw, view)}${plural(sessions.length, 'matching session')}\n`
 }
+
+const tokens = (c) => c.inputTokens + c.outputTokens + c.thinkingTokens + c.cachedTokens
 
 const GROUP_HEAD = { agent: 'AGENT', model: 'MODEL', day: 'DAY', tag: 'TAG' }
 
@@ -85,7 +90,9 @@ function costReport(summary, groupBy, view) {
   groups.sort((a, b) =>
     groupBy === 'day' ? a.key.localeCompare(b.key) : b.totalUsd - a.totalUsd || a.key.localeCompare(b.key),
   )
-  const rows = groups.map((g) => line(g.key, g))
+  // Untagged sessions, and usage without a recorded model, are grouped under the empty key.
+  const label = (key) => (key !== '' ? key : groupBy === 'tag' ? '(untagged)' : groupBy === 'model' ? '(no model)' : '(none)')
+  const rows = groups.map((g) => line(label(g.key), g))
   rows.push(line(view.paint('bold', 'TOTAL'), summary))
   const columns = [
     { head: groupBy ? GROUP_HEAD[groupBy] : '', flex: true, min: 5 },
@@ -97,7 +104,15 @@ function costReport(summary, groupBy, view) {
     { head: 'COST', align: 'right' },
   ]
   let out = table(columns, rows, view)
-  out += `${plural(summary.sessionCount, 'session')}, ${plural(summary.runCount, 'run')}, ${usd(summary.totalUsd)} in total\n`
+  // runCount only says more than sessionCount when agent-mux's run index recorded several runs.
+  const runs = summary.runCount > summary.sessionCount ? ` (${plural(summary.runCount, 'run')})` : ''
+  out += `${plural(summary.sessionCount, 'session')}${runs}, ${usd(summary.totalUsd)} in total\n`
+  // A group of sessions without a single token: the agent did not record usage (Cursor's stores do
+  // not), so its $0.00 means "unknown", not "free".
+  const blind = groups.filter((g) => g.sessionCount > 0 && g.totalUsd === 0 && tokens(g) === 0).map((g) => label(g.key))
+  if (blind.length) {
+    out += `note: no token counts were recorded for ${blind.join(', ')}, so $0.00 there means unknown, not free\n`
+  }
   if (summary.unpricedModels?.length) {
     out += `note: no price known for ${summary.unpricedModels.join(', ')}; their tokens count as $0\n`
   }
@@ -110,7 +125,11 @@ function gist(message) {
   const text = oneLine(message.content)
   if (text) return text
   if (message.toolCalls?.length) return `[calls ${message.toolCalls.map((c) => c.toolName).join(', ')}]`
-  if (message.toolResult) return `[result of ${message.toolResult.toolName}]`
+  if (message.toolResult) {
+    // Some agents (Gemini) keep the tool's output only in the result, not as message text.
+    const output = typeof message.toolResult.output === 'string' ? oneLine(message.toolResult.output) : ''
+    return output || `[result of ${message.toolResult.toolName}]`
+  }
   return '(empty)'
 }
 
@@ -139,12 +158,15 @@ function sessionDiff(diff, view) {
       continue
     }
     const colour = (text) => paint(colours[op.type], text)
-    const role = (op.messageB ?? op.messageA).role
-    const text =
-      op.type === 'modification'
-        ? `${gist(op.messageA)} ⟶ ${gist(op.messageB)}`
-        : gist(op.messageB ?? op.messageA)
-    rows.push([colour(marks[op.type]), idx(op.indexA), idx(op.indexB), role, colour(text)])
+    if (op.type === 'modification') {
+      // Two lines, A's text over B's, as a unified diff shows a changed line: side by side on one
+      // row, a long A would push B out of sight.
+      rows.push([colour(marks.modification), idx(op.indexA), '', op.messageA.role, paint('red', gist(op.messageA))])
+      rows.push(['', '', idx(op.indexB), op.messageB.role, paint('green', gist(op.messageB))])
+      continue
+    }
+    const message = op.messageB ?? op.messageA
+    rows.push([colour(marks[op.type]), idx(op.indexA), idx(op.indexB), message.role, colour(gist(message))])
   }
   const { stats } = diff
   const head =

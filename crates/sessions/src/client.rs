@@ -78,9 +78,11 @@ impl Client {
             },
             None => agents::all().to_vec(),
         };
-        let priced = |a: &dyn Agent| self.all_summaries(&ctx, a);
+        let summaries_of = |a: &dyn Agent, ids: &std::collections::HashSet<&str>| {
+            self.cache.summaries_with_ids(&ctx, a, ids)
+        };
         let price = |v: &mut [SessionSummary]| cost::apply_to_summaries(&ctx, v);
-        Ok(crate::search::run(&ctx, &targets, q, &priced, &price))
+        Ok(crate::search::run(&ctx, &targets, q, &summaries_of, &price))
     }
 
     pub fn total_cost(&self, env: Env, opts: &CostOptions) -> Result<CostSummary> {

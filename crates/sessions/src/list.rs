@@ -52,6 +52,26 @@ impl SummaryCache {
     /// Unpriced, untagged summaries of every session `agent` has. Unreadable sources are skipped
     /// and remembered in `skipped`; this never fails the whole call.
     pub fn all_summaries(&self, ctx: &Context, agent: &dyn Agent) -> Vec<SessionSummary> {
+        self.summaries_where(ctx, agent, &|_| true)
+    }
+
+    /// The same for the sessions whose id is in `ids` only (search's hits in a store of tens of
+    /// thousands of sessions): the others are not copied out of the cache.
+    pub fn summaries_with_ids(
+        &self,
+        ctx: &Context,
+        agent: &dyn Agent,
+        ids: &std::collections::HashSet<&str>,
+    ) -> Vec<SessionSummary> {
+        self.summaries_where(ctx, agent, &|s| ids.contains(s.session_id.as_str()))
+    }
+
+    fn summaries_where(
+        &self,
+        ctx: &Context,
+        agent: &dyn Agent,
+        keep: &(dyn Fn(&SessionSummary) -> bool + Sync),
+    ) -> Vec<SessionSummary> {
         let sources = agent.sources(ctx);
         let results: Vec<Summarised> = sources
             .into_par_iter()
@@ -61,7 +81,7 @@ impl SummaryCache {
         let mut skipped = Vec::new();
         for r in results {
             match r {
-                Ok(v) => out.extend(v.iter().cloned()),
+                Ok(v) => out.extend(v.iter().filter(|s| keep(s)).cloned()),
                 Err(s) => skipped.push(s),
             }
         }

@@ -102,6 +102,45 @@ pub fn add_usage(
     }
 }
 
+/// Add `u` (a model's usage already summed over requests, e.g. a subagent's or another file's)
+/// to a usage list, keeping its long-prompt bands. Re-adding such a sum with `add_usage` would
+/// band it by the size of all its prompts together and price ordinary requests at long-context
+/// rates.
+pub fn merge_usage(usage: &mut Vec<ModelUsage>, u: &ModelUsage) {
+    match usage.iter_mut().find(|e| e.model == u.model) {
+        Some(e) => {
+            e.tokens.add(&u.tokens);
+            for (band, t) in e.long_prompt.iter_mut().zip(&u.long_prompt) {
+                band.add(t);
+            }
+            if let Some(c) = u.native_cost_usd {
+                *e.native_cost_usd.get_or_insert(0.0) += c;
+            }
+        }
+        None => usage.push(u.clone()),
+    }
+}
+
+/// Add a model's total over an unknown number of requests (a session-level counter such as
+/// Copilot's `modelMetrics` or Hermes' session columns). Prompt sizes are unknown, so no
+/// long-prompt band is claimed: the total is priced at base rates.
+pub fn add_total(
+    usage: &mut Vec<ModelUsage>,
+    model: &str,
+    tokens: &Tokens,
+    native_cost: Option<f64>,
+) {
+    merge_usage(
+        usage,
+        &ModelUsage {
+            model: model.to_string(),
+            tokens: *tokens,
+            native_cost_usd: native_cost,
+            long_prompt: Default::default(),
+        },
+    );
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
@@ -138,8 +177,13 @@ pub struct TokenUsage {
 pub struct ToolCall {
     pub tool_call_id: String,
     pub tool_name: String,
+    #[serde(serialize_with = "crate::js_order::value")]
     pub input: Value,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::js_order::option"
+    )]
     pub output: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<f64>,
@@ -150,6 +194,7 @@ pub struct ToolCall {
 pub struct ToolResult {
     pub tool_call_id: String,
     pub tool_name: String,
+    #[serde(serialize_with = "crate::js_order::value")]
     pub output: Value,
 }
 
@@ -277,11 +322,127 @@ pub struct Session {
     #[serde(flatten)]
     pub summary: SessionSummary,
     pub messages: Vec<Message>,
+    /// Native values keep JS key order so `get()` and the exports print them alike (js_order.rs).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub raw: Option<Value>,
+    pub raw: Option<Raw>,
+}
+
+/// `Session.raw`: the agent's native records. JSONL agents keep each line as its JSON text, which
+/// costs about the size of the file; a parsed `Value` tree costs three to four times that, and a
+/// 200 MB session must not. Serialises as the same JSON either way (lines as an array).
+#[derive(Debug, Clone)]
+pub enum Raw {
+    /// A document an adapter assembled (SQLite rows, trees, single-document files).
+    Value(Value),
+    /// One native JSONL record per element, as text.
+    Lines(Vec<Box<serde_json::value::RawValue>>),
+}
+
+impl Raw {
+    /// One record's text as a raw JSON value. The text must be JSON (it parsed as such already);
+    /// text that is not becomes a JSON string rather than an error.
+    /// Invalid UTF-8 is repaired with replacement characters, as the line parsers do.
+    pub fn line(bytes: &[u8]) -> Box<serde_json::value::RawValue> {
+        let text = String::from_utf8_lossy(bytes);
+        serde_json::value::RawValue::from_string(text.into_owned()).unwrap_or_else(|_| {
+            let text = String::from_utf8_lossy(bytes);
+            serde_json::value::to_raw_value(&text).expect("a string serialises")
+        })
+    }
+
+    /// The records as a parsed tree (tests and small documents; costs the full parse).
+    pub fn to_value(&self) -> Value {
+        match self {
+            Raw::Value(v) => v.clone(),
+            Raw::Lines(lines) => Value::Array(
+                lines
+                    .iter()
+                    .map(|l| serde_json::from_str(l.get()).unwrap_or(Value::Null))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The assembled document, for adapters that add to it.
+    pub fn as_value_mut(&mut self) -> Option<&mut Value> {
+        match self {
+            Raw::Value(v) => Some(v),
+            Raw::Lines(_) => None,
+        }
+    }
+}
+
+impl From<Value> for Raw {
+    fn from(v: Value) -> Self {
+        Raw::Value(v)
+    }
+}
+
+impl PartialEq for Raw {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Raw::Value(a), Raw::Value(b)) => a == b,
+            (Raw::Lines(a), Raw::Lines(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.get() == y.get())
+            }
+            _ => self.to_value() == other.to_value(),
+        }
+    }
+}
+
+impl Serialize for Raw {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Raw::Value(v) => crate::js_order::JsOrder(v).serialize(s),
+            Raw::Lines(lines) => s.collect_seq(lines.iter().map(|l| crate::js_order::RawLine(l))),
+        }
+    }
 }
 
 impl Session {
+    /// The same JSON as `serde_json::to_string(&session)`, written while the session is taken
+    /// apart: each message and each raw record is freed once written, so a large session does not
+    /// sit in memory whole beside its whole JSON text (the binding's `get`).
+    pub fn into_json(self) -> serde_json::Result<String> {
+        let Session {
+            summary,
+            messages,
+            raw,
+        } = self;
+        let mut out = serde_json::to_string(&summary)?;
+        out.pop(); // the summary object's closing brace
+        if out.len() > 1 {
+            out.push(',');
+        }
+        out.push_str("\"messages\":[");
+        for (i, m) in messages.into_iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(&serde_json::to_string(&m)?);
+        }
+        out.push(']');
+        match raw {
+            None => {}
+            Some(Raw::Value(v)) => {
+                out.push_str(",\"raw\":");
+                out.push_str(&serde_json::to_string(&crate::js_order::JsOrder(&v))?);
+            }
+            Some(Raw::Lines(lines)) => {
+                out.push_str(",\"raw\":[");
+                for (i, l) in lines.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&serde_json::to_string(&crate::js_order::RawLine(&l))?);
+                }
+                out.push(']');
+            }
+        }
+        out.push('}');
+        Ok(out)
+    }
+
     /// Fill the summary's counts, model, dates and usage from the messages, keeping what the adapter
     /// already set. Adapters call this once after parsing.
     pub fn derive_summary_fields(&mut self) {
@@ -423,6 +584,42 @@ mod tests {
     use super::*;
 
     #[test]
+    fn into_json_writes_what_serde_writes() {
+        let t = parse_time_str("2026-01-02T03:04:05.678Z").unwrap();
+        let mut summary = SessionSummary::new("claude", "s1", t, t);
+        summary.title = "a \"quoted\" title".into();
+        summary.model = Some("m".into());
+        let mut m = Message::new(Role::Assistant, "hi\n");
+        m.tool_calls.push(ToolCall {
+            tool_call_id: "c".into(),
+            tool_name: "Bash".into(),
+            input: serde_json::json!({"command": "ls"}),
+            output: Some(serde_json::json!("out")),
+            duration_ms: Some(2.0),
+        });
+        let lines = vec![
+            Raw::line(br#"{"type":"user", "x":[1, 2]}"#),
+            Raw::line(b"\xff"),
+        ];
+        for (raw, messages) in [
+            (
+                Some(Raw::Lines(lines)),
+                vec![Message::new(Role::User, "q"), m.clone()],
+            ),
+            (Some(Raw::Value(serde_json::json!({"k": [1]}))), vec![m]),
+            (None, Vec::new()),
+        ] {
+            let s = Session {
+                summary: summary.clone(),
+                messages,
+                raw,
+            };
+            let expected = serde_json::to_string(&s).unwrap();
+            assert_eq!(s.into_json().unwrap(), expected);
+        }
+    }
+
+    #[test]
     fn turns_count_answered_prompts() {
         use Role::*;
         assert_eq!(
@@ -467,5 +664,46 @@ mod tests {
         assert_eq!(v["tags"], serde_json::json!([]));
         assert!(v.get("model").is_none());
         assert!(v.get("usage").is_none());
+    }
+
+    #[test]
+    fn merged_sums_keep_their_bands_and_totals_claim_none() {
+        let small = Tokens {
+            input: 90_000,
+            ..Default::default()
+        };
+        let big = Tokens {
+            input: 150_000,
+            cache_read: 60_000,
+            ..Default::default()
+        };
+        // Two ordinary requests (90k each): no band, even though their sum is 180k.
+        let mut sub = Vec::new();
+        add_usage(&mut sub, "m", &small, None);
+        add_usage(&mut sub, "m", &small, Some(0.5));
+        assert!(sub[0].long_prompt.iter().all(Tokens::is_zero));
+        let mut main = Vec::new();
+        add_usage(&mut main, "m", &big, None); // 210k: the 200k band (index 2)
+        merge_usage(&mut main, &sub[0]);
+        assert_eq!(main.len(), 1);
+        assert_eq!(main[0].tokens.input, 330_000);
+        assert_eq!(main[0].long_prompt[2], big);
+        assert_eq!(
+            main[0].long_prompt.iter().filter(|t| !t.is_zero()).count(),
+            1
+        );
+        assert_eq!(main[0].native_cost_usd, Some(0.5));
+        // A 300k session total of unknown requests: counted, in no band.
+        add_total(
+            &mut main,
+            "n",
+            &Tokens {
+                input: 300_000,
+                ..Default::default()
+            },
+            None,
+        );
+        assert_eq!(main[1].tokens.input, 300_000);
+        assert!(main[1].long_prompt.iter().all(Tokens::is_zero));
     }
 }

@@ -125,8 +125,8 @@ fn real_captures_are_read_exactly() {
             output: 156,
             cache_read: 55_547,
             cache_write: 11_821,
+            cache_write_1h: 11_821, // the writes are one-hour cache entries
             reasoning: 156,
-            ..Default::default()
         },
         "output_tokens 135+177 minus thinking 49+107; cache 22820+32727 and 9907+1914, once each"
     );
@@ -149,7 +149,10 @@ fn real_captures_are_read_exactly() {
         (tr.tool_call_id.as_str(), tr.tool_name.as_str()),
         ("toolu_01CAFZGHQyrx8WTjhhDvCQMm", "Bash")
     );
-    assert_eq!(s.raw.as_ref().unwrap().as_array().unwrap().len(), 11);
+    assert_eq!(
+        s.raw.as_ref().unwrap().to_value().as_array().unwrap().len(),
+        11
+    );
     assert_eq!(
         agent_mux_sessions::model::to_iso(&s.summary.created_at),
         "2026-08-20T10:21:52.260Z"
@@ -264,7 +267,10 @@ fn real_captures_are_read_exactly() {
         agent_mux_sessions::model::to_iso(&s.summary.updated_at),
         "2025-12-16T00:00:02.500Z"
     );
-    assert_eq!(s.raw.as_ref().unwrap().as_array().unwrap().len(), 7);
+    assert_eq!(
+        s.raw.as_ref().unwrap().to_value().as_array().unwrap().len(),
+        7
+    );
 
     assert_eq!(snapshot(&dir), before, "the captures were not modified");
 }
@@ -421,8 +427,8 @@ fn fixture_home_layouts_and_subagents() {
             output: 22,
             cache_read: 3,
             cache_write: 4,
+            cache_write_1h: 4, // the writes are one-hour cache entries
             reasoning: 0,
-            ..Default::default()
         },
         "subagent usage is added to the parent"
     );
@@ -568,8 +574,8 @@ fn split_response_usage_counts_once_keeping_the_largest() {
             output: 1100,
             cache_read: 100,
             cache_write: 50,
+            cache_write_1h: 50, // the writes are one-hour cache entries
             reasoning: 30,
-            ..Default::default()
         })
     );
     assert_eq!(tokens(&s.summary), a.tokens.unwrap());

@@ -162,7 +162,10 @@ fn real_captures_are_read_exactly() {
         })
     );
     assert_eq!(s.messages[7].model.as_deref(), Some("gpt-5.6-sol"));
-    assert_eq!(s.raw.as_ref().unwrap().as_array().unwrap().len(), 19);
+    assert_eq!(
+        s.raw.as_ref().unwrap().to_value().as_array().unwrap().len(),
+        19
+    );
 
     // margin reasoning: event_msg-heavy; one response_item; totals repeat (skipped).
     let s = get("margin-session-reasoning");
@@ -185,7 +188,10 @@ fn real_captures_are_read_exactly() {
             ..Default::default()
         }
     );
-    assert_eq!(s.raw.as_ref().unwrap().as_array().unwrap().len(), 156);
+    assert_eq!(
+        s.raw.as_ref().unwrap().to_value().as_array().unwrap().len(),
+        156
+    );
 
     // agent-sessions 0.53: one real token_count, then a rate-limit-only one (info: null).
     let s = get("agent-sessions-codex_053_rate_limit");

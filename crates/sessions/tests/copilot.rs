@@ -80,7 +80,10 @@ fn real_subdir_v1_events() {
     );
     assert_eq!(to_iso(&s.summary.created_at), "2026-03-26T17:50:34.263Z");
     assert_eq!(to_iso(&s.summary.updated_at), "2026-03-26T17:50:37.100Z");
-    assert_eq!(s.raw.as_ref().unwrap().as_array().unwrap().len(), 8);
+    assert_eq!(
+        s.raw.as_ref().unwrap().to_value().as_array().unwrap().len(),
+        8
+    );
 }
 
 #[test]
@@ -328,7 +331,8 @@ fn current_layout_segments_tools_and_workspace() {
     assert_eq!(s.summary.model.as_deref(), Some("claude-sonnet-4.5"));
     assert_eq!(to_iso(&s.summary.created_at), "2026-07-21T22:56:15.790Z");
     assert_eq!(to_iso(&s.summary.updated_at), "2026-07-23T10:00:06.000Z");
-    let raw = s.raw.as_ref().unwrap().as_array().unwrap();
+    let raw = s.raw.as_ref().unwrap().to_value();
+    let raw = raw.as_array().unwrap();
     assert_eq!(raw.len(), 24);
     assert_eq!(raw[23]["type"], "brand.new.event");
 }

@@ -160,7 +160,7 @@ fn real_captures_in_the_cursor_agent_layout() {
     assert_eq!(s.messages[3].tool_calls[0].input, json!({"command": "ls"}));
     let s = c.get(common::env(home.path()), "cursor", STORE_ID).unwrap();
     assert_eq!(
-        s.raw.as_ref().unwrap()["meta"]["latestRootBlobId"],
+        s.raw.as_ref().unwrap().to_value()["meta"]["latestRootBlobId"],
         "deadbeef"
     );
     let e = c
@@ -308,7 +308,7 @@ fn check_store(home: &Path, env: Env) {
         "2025-07-31T22:13:23.000Z"
     );
     assert_eq!(
-        full.raw.as_ref().unwrap()["blobs"]
+        full.raw.as_ref().unwrap().to_value()["blobs"]
             .as_array()
             .unwrap()
             .len(),

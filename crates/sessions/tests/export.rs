@@ -273,3 +273,34 @@ fn export_errors_carry_spec_codes() {
         ExportFormat::Jsonl
     );
 }
+
+/// A tool's output is printed once: under the Tool message that carries its result when there is
+/// one, else under the call (agents that keep results only inside the call).
+#[test]
+fn markdown_prints_each_tool_output_once() {
+    let md = export(&sample::claude(), ExportFormat::Markdown).unwrap();
+    assert_eq!(
+        md.matches("assert_eq!(parse(\"2025-01-02\"), local());")
+            .count(),
+        1
+    );
+    assert_eq!(md.matches("**Output:**").count(), 0);
+    assert_eq!(md.matches("**Result of** `Read`").count(), 1);
+
+    // The same session without its Tool messages: the output moves back under the call.
+    let mut unanswered = sample::claude();
+    let calls = unanswered
+        .messages
+        .iter()
+        .filter(|m| m.tool_calls.iter().any(|c| c.output.is_some()))
+        .count();
+    assert!(calls > 0);
+    unanswered.messages.retain(|m| m.tool_result.is_none());
+    let md = export(&unanswered, ExportFormat::Markdown).unwrap();
+    assert_eq!(md.matches("**Output:**").count(), calls);
+    assert_eq!(
+        md.matches("assert_eq!(parse(\"2025-01-02\"), local());")
+            .count(),
+        1
+    );
+}

@@ -74,7 +74,10 @@ fn real_jsonl_v040() {
     assert_eq!(s.messages[3].tokens.unwrap().cache_read, 11502);
     assert_eq!(to_iso(&s.summary.created_at), "2026-04-29T21:39:22.319Z");
     assert_eq!(to_iso(&s.summary.updated_at), "2026-04-29T21:39:45.996Z");
-    assert_eq!(s.raw.as_ref().unwrap().as_array().unwrap().len(), 5);
+    assert_eq!(
+        s.raw.as_ref().unwrap().to_value().as_array().unwrap().len(),
+        5
+    );
 }
 
 #[test]
@@ -94,7 +97,7 @@ fn real_legacy_small_json() {
     assert_eq!(total(&s), (10, 5, 0, 0));
     assert_eq!(to_iso(&s.summary.created_at), "2026-01-16T18:34:00.000Z");
     assert_eq!(to_iso(&s.summary.updated_at), "2026-01-16T18:34:10.000Z");
-    assert_eq!(s.raw.as_ref().unwrap()["kind"], "chat");
+    assert_eq!(s.raw.as_ref().unwrap().to_value()["kind"], "chat");
 }
 
 #[test]
@@ -288,7 +291,8 @@ fn current_layout_upserts_rewind_set_and_tool_responses() {
     assert_eq!(to_iso(&s.summary.created_at), "2026-05-01T10:00:00.000Z");
     // The rewound reply (10:00:07) was activity, but `$set.lastUpdated` came later.
     assert_eq!(to_iso(&s.summary.updated_at), "2026-05-01T10:00:09.000Z");
-    let raw = s.raw.as_ref().unwrap().as_array().unwrap();
+    let raw = s.raw.as_ref().unwrap().to_value();
+    let raw = raw.as_array().unwrap();
     assert_eq!(raw.len(), 13);
     assert_eq!(raw[12]["type"], "future.record");
 }

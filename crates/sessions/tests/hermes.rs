@@ -382,7 +382,10 @@ fn check_common_versions(home: &Path, version: i64) {
     );
     assert_eq!(s.summary.message_count, 4);
     assert_eq!(s.summary.cost.as_ref().unwrap().total_usd, 0.0123);
-    assert_eq!(s.raw.as_ref().unwrap()["session"]["source"], "cli");
+    assert_eq!(
+        s.raw.as_ref().unwrap().to_value()["session"]["source"],
+        "cli"
+    );
 
     let e = client.get(env_for(home), "hermes", "nope").unwrap_err();
     assert_eq!(e.code, ErrorCode::SessionNotFound);

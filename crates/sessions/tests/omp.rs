@@ -237,7 +237,7 @@ fn title_slot_subagents_and_side_calls() {
     let cost = s.summary.cost.unwrap();
     assert!((cost.total_usd - 0.0157).abs() < 1e-12);
     assert_eq!(cost.thinking_tokens, Some(120));
-    let raw = s.raw.unwrap();
+    let raw = s.raw.unwrap().to_value();
     assert_eq!(raw["title"]["title"], "Fix the parser");
     assert_eq!(raw["subagents"]["Explore"]["header"]["id"], U3);
     assert_eq!(

@@ -65,7 +65,13 @@ fn real_toolpath_excerpt() {
     assert_eq!(s.summary.usage[0].tokens.total(), 26751);
     assert_eq!(to_iso(&s.summary.created_at), "2026-07-08T14:14:21.962Z");
     assert_eq!(to_iso(&s.summary.updated_at), "2026-07-08T14:14:49.139Z");
-    assert_eq!(s.raw.unwrap()["entries"].as_array().unwrap().len(), 6);
+    assert_eq!(
+        s.raw.unwrap().to_value()["entries"]
+            .as_array()
+            .unwrap()
+            .len(),
+        6
+    );
 }
 
 #[test]
@@ -121,7 +127,7 @@ fn real_agent_sessions_large() {
         .filter(|m| m.role == Assistant)
         .all(|m| m.model.as_deref() == Some("openclaw-large")));
     // The custom/custom_message side branch is metadata, not the conversation.
-    let raw = s.raw.unwrap();
+    let raw = s.raw.unwrap().to_value();
     assert_eq!(
         raw["activePath"],
         serde_json::json!(["m1", "m2", "m3", "m4", "m5", "m6"])
@@ -278,7 +284,7 @@ fn spec_channel_layout_is_the_last_fallback() {
     let s = c.get(env(home.path()), "openclaw", "chat-42").unwrap();
     assert_eq!(s.summary.title, "Groceries");
     assert_eq!(roles(&s), [User, Assistant]);
-    assert_eq!(s.raw.as_ref().unwrap()["channel"], "telegram");
+    assert_eq!(s.raw.as_ref().unwrap().to_value()["channel"], "telegram");
     assert_eq!(s.summary.cost.as_ref().unwrap().total_usd, 0.00002);
     assert_eq!(
         c.list(env(home.path()), "openclaw", &ListOptions::default())
@@ -504,8 +510,11 @@ fn sqlite_store_inline_and_compressed_events() {
     assert!((s1.summary.cost.as_ref().unwrap().total_usd - 0.05997).abs() < 1e-12);
     assert_eq!(to_iso(&s1.summary.created_at), "2026-10-01T09:00:00.000Z");
     assert_eq!(to_iso(&s1.summary.updated_at), "2026-10-01T09:00:07.000Z");
-    assert_eq!(s1.raw.as_ref().unwrap()["window"]["reason"], "initial");
-    assert_eq!(s1.raw.as_ref().unwrap()["version"], 4);
+    assert_eq!(
+        s1.raw.as_ref().unwrap().to_value()["window"]["reason"],
+        "initial"
+    );
+    assert_eq!(s1.raw.as_ref().unwrap().to_value()["version"], 4);
     let s2 = &list[0];
     assert_eq!(s2.title, "Log summary");
     assert_eq!(s2.forked_from.as_deref(), Some(S1));

@@ -97,7 +97,7 @@ fn real_storage_v2_tree() {
     assert_eq!(texts[0], "Step 1");
     assert_eq!(texts[2..], ["Step 2", "Ok"]);
     assert_eq!(
-        s.raw.as_ref().unwrap()["messages"][1]["parts"]
+        s.raw.as_ref().unwrap().to_value()["messages"][1]["parts"]
             .as_array()
             .unwrap()
             .len(),
@@ -372,7 +372,7 @@ fn check_db(env: Env) {
     assert_eq!(s.messages[3].model.as_deref(), Some("gpt-5"));
     assert_eq!(s.summary.cost.as_ref().unwrap().input_tokens, 110);
     assert_eq!(s.summary.message_count, 4);
-    let raw = s.raw.as_ref().unwrap();
+    let raw = s.raw.as_ref().unwrap().to_value();
     assert_eq!(raw["session"]["slug"], "slug-ses_A");
     assert_eq!(raw["messages"][1]["parts"].as_array().unwrap().len(), 5);
 

@@ -76,7 +76,7 @@ fn real_v3_capture_with_compactions() {
         }
     );
     assert_eq!(s.summary.usage[0].native_cost_usd, None);
-    let raw = s.raw.unwrap();
+    let raw = s.raw.unwrap().to_value();
     assert_eq!(raw["version"], 3);
     assert_eq!(raw["entries"].as_array().unwrap().len(), 8);
     assert_eq!(raw["activePath"].as_array().unwrap().len(), 8);
@@ -149,7 +149,7 @@ fn real_v1_large_session_head() {
     // v1 headers can be later than the first messages: the session starts at its first entry.
     assert_eq!(iso(&s.summary.created_at), "2025-11-20T23:33:01.550Z");
     assert_eq!(iso(&s.summary.updated_at), "2025-11-20T23:33:59.558Z");
-    assert_eq!(s.raw.unwrap()["version"], 1);
+    assert_eq!(s.raw.unwrap().to_value()["version"], 1);
 }
 
 #[test]
@@ -310,7 +310,7 @@ fn branches_bash_and_titles_in_a_v3_session() {
     assert!((cost.total_usd - (0.0006525 + 0.000105 + 0.00065)).abs() < 1e-12);
     assert_eq!(cost.cached_tokens, Some(50));
     assert_eq!(cost.cache_write_tokens, Some(10));
-    let raw = s.raw.as_ref().unwrap();
+    let raw = s.raw.as_ref().unwrap().to_value();
     assert_eq!(raw["entries"].as_array().unwrap().len(), 10);
     assert_eq!(
         raw["activePath"],

@@ -29,6 +29,8 @@ pub(crate) mod transcript;
 pub struct Source {
     pub path: PathBuf,
     pub stamps: Vec<Stamp>,
+    /// The side files, in the order of `stamps[1..]` (search's prefilter scans them too).
+    pub side_files: Vec<PathBuf>,
 }
 
 impl Source {
@@ -36,7 +38,11 @@ impl Source {
     pub fn new(path: PathBuf, side_files: &[PathBuf]) -> Option<Source> {
         let mut stamps = vec![stamp(&path)?];
         stamps.extend(side_files.iter().map(|p| stamp(p).unwrap_or_default()));
-        Some(Source { path, stamps })
+        Some(Source {
+            path,
+            stamps,
+            side_files: side_files.to_vec(),
+        })
     }
 
     /// A source for a SQLite database: the file plus its `-wal` (where committed rows may sit).
@@ -65,6 +71,18 @@ pub trait Agent: Send + Sync {
 
     /// Parse every session a source holds, fully (search reads these).
     fn load_source(&self, ctx: &Context, source: &Source) -> Result<Vec<Session>>;
+
+    /// Search in a database: parse only the sessions of `source` whose raw text `filter` says
+    /// may match (streaming the text columns instead of building every session). `None` (the
+    /// default): the engine prefilters the source's files, then calls `load_source`.
+    fn load_matching(
+        &self,
+        _ctx: &Context,
+        _source: &Source,
+        _filter: &crate::search::RawFilter,
+    ) -> Option<Result<Vec<Session>>> {
+        None
+    }
 
     /// Search with the agent's own index instead of the generic file scan (Hermes: FTS5).
     /// `None` (the default): no native search. `Some(Err)`: the store is unreadable and is

@@ -14,7 +14,7 @@ use crate::agents::pi_family::{self, session_files, Built};
 use crate::agents::{existing_dirs, Agent, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::model::{add_usage, count_turns, Session, SessionSummary};
+use crate::model::{count_turns, merge_usage, Session, SessionSummary};
 use crate::read::fs::{files, subdirs};
 
 pub struct Omp;
@@ -87,12 +87,7 @@ fn read_with_subagents(main: &Path, want_raw: bool) -> Result<Session> {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         for u in &child.summary.usage {
-            add_usage(
-                &mut session.summary.usage,
-                &u.model,
-                &u.tokens,
-                u.native_cost_usd,
-            );
+            merge_usage(&mut session.summary.usage, u);
         }
         let s = &mut session.summary;
         s.updated_at = s.updated_at.max(child.summary.updated_at);
@@ -103,7 +98,7 @@ fn read_with_subagents(main: &Path, want_raw: bool) -> Result<Session> {
                 m
             }));
         if let Some(r) = child.raw {
-            raws.insert(name, r);
+            raws.insert(name, r.to_value());
         }
     }
     if session.messages.iter().any(|m| m.subagent.is_some()) {
@@ -128,7 +123,9 @@ fn read_with_subagents(main: &Path, want_raw: bool) -> Result<Session> {
                 .filter(|m| m.subagent.is_none())
                 .map(|m| m.role),
         );
-        if let Some(serde_json::Value::Object(r)) = session.raw.as_mut() {
+        if let Some(serde_json::Value::Object(r)) =
+            session.raw.as_mut().and_then(|r| r.as_value_mut())
+        {
             r.insert("subagents".into(), serde_json::Value::Object(raws));
         }
     }

@@ -172,7 +172,7 @@ fn read_spec_file(path: &Path, want_raw: bool) -> Result<Session> {
     let mut session = pi_family::build("openclaw", &doc, &stem, Default::default(), want_raw)
         .map_err(|why| Error::parse(path.display(), why))?
         .session;
-    if let Some(Value::Object(r)) = session.raw.as_mut() {
+    if let Some(Value::Object(r)) = session.raw.as_mut().and_then(|r| r.as_value_mut()) {
         let channel = path.parent().and_then(|p| p.file_name());
         r.insert(
             "channel".into(),
@@ -267,5 +267,19 @@ impl Agent for OpenClaw {
             Kind::Transcript => vec![read_transcript(&source.path, true)?],
             Kind::Spec => vec![read_spec_file(&source.path, true)?],
         })
+    }
+
+    /// A database is searched session by session on its raw event text; files are left to the
+    /// file engine.
+    fn load_matching(
+        &self,
+        _ctx: &Context,
+        source: &Source,
+        filter: &crate::search::RawFilter,
+    ) -> Option<Result<Vec<Session>>> {
+        match kind(&source.path) {
+            Kind::Database => Some(openclaw_db::matching(&source.path, filter)),
+            _ => None,
+        }
     }
 }

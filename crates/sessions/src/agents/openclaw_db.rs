@@ -173,7 +173,7 @@ fn build(conn: &Connection, path: &Path, w: Window, want_raw: bool) -> Result<Se
             apply_index_totals(s, e);
         }
     }
-    if let Some(Value::Object(r)) = session.raw.as_mut() {
+    if let Some(Value::Object(r)) = session.raw.as_mut().and_then(|r| r.as_value_mut()) {
         r.insert(
             "window".into(),
             json!({
@@ -215,4 +215,57 @@ pub fn load(path: &Path, session_id: &str) -> Result<Option<Session>> {
         Some(w) => build(&conn, path, w, true).map(Some),
         None => Ok(None),
     }
+}
+
+/// Search: every event's raw text (inline, or decompressed) and each window's title and index
+/// entry go through `filter` in one pass over `transcript_events`; only the sessions that may
+/// match are built.
+pub fn matching(path: &Path, filter: &crate::search::RawFilter) -> Result<Vec<Session>> {
+    let conn = open_read_only(path)?;
+    let ws = windows(&conn, path, None)?;
+    let parse = |e: rusqlite::Error| Error::parse(path.display(), e);
+    let mut masks: std::collections::HashMap<String, u64> = ws
+        .iter()
+        .map(|w| {
+            let mut m = w.title.as_deref().map_or(0, |t| filter.scan(t.as_bytes()));
+            if let Some(e) = &w.entry {
+                m |= filter.scan(e.to_string().as_bytes());
+            }
+            (w.session_id.clone(), m)
+        })
+        .collect();
+    let mut stmt = conn
+        .prepare(
+            "SELECT session_id, event_json, event_zstd, event_utf8_bytes FROM transcript_events",
+        )
+        .map_err(parse)?;
+    let mut rows = stmt.query([]).map_err(parse)?;
+    while let Some(r) = rows.next().map_err(parse)? {
+        let id: Option<String> = r.get(0).map_err(parse)?;
+        let Some(mask) = id.and_then(|id| masks.get_mut(&id)) else {
+            continue;
+        };
+        if filter.complete(*mask) {
+            continue;
+        }
+        if let rusqlite::types::ValueRef::Text(b) = r.get_ref(1).map_err(parse)? {
+            *mask |= filter.scan(b);
+        } else if let rusqlite::types::ValueRef::Blob(blob) = r.get_ref(2).map_err(parse)? {
+            let size: Option<i64> = r.get(3).map_err(parse)?;
+            let cap = size
+                .and_then(|s| usize::try_from(s).ok())
+                .unwrap_or(MAX_EVENT_BYTES)
+                .clamp(1, MAX_EVENT_BYTES);
+            // An event that cannot be decoded is a bad line when built: it holds no text.
+            if let Ok(b) = zstd::bulk::decompress(blob, cap) {
+                *mask |= filter.scan(&b);
+            }
+        }
+    }
+    drop(rows);
+    Ok(ws
+        .into_iter()
+        .filter(|w| filter.keep(masks.get(&w.session_id).copied().unwrap_or(0)))
+        .filter_map(|w| build(&conn, path, w, true).ok())
+        .collect())
 }

@@ -176,7 +176,7 @@ pub fn build(
     summary.title = title;
     summary.cwd = doc.header_str("cwd").map(str::to_string);
     summary.forked_from = forked_from;
-    let raw = want_raw.then(|| tree::raw(doc, &path));
+    let raw = want_raw.then(|| tree::raw(doc, &path).into());
     let mut session = Session {
         summary,
         messages,

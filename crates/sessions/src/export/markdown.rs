@@ -1,6 +1,7 @@
 //! The `markdown` export: a metadata header, one `### Role` section per message (tool calls in
 //! fenced blocks, thinking in `<details>`), and a cost summary. All message text goes through
 //! [`escape`] so that no content can fake a section or open HTML that outlives it.
+use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use serde_json::Value;
@@ -12,8 +13,16 @@ use crate::model::{to_iso, CostRecord, Message, Role, Session, ToolCall};
 pub fn markdown(out: &mut String, session: &Session) {
     header(out, session);
     out.push_str("## Messages\n\n");
+    // Calls whose result has a message of its own: their output is printed there, in time order,
+    // and not a second time under the call.
+    let answered: HashSet<&str> = session
+        .messages
+        .iter()
+        .filter_map(|m| m.tool_result.as_ref())
+        .map(|r| r.tool_call_id.as_str())
+        .collect();
     for m in &session.messages {
-        message(out, m);
+        message(out, m, &answered);
     }
     cost_summary(out, session);
 }
@@ -69,7 +78,7 @@ fn role_title(role: Role) -> &'static str {
     }
 }
 
-fn message(out: &mut String, m: &Message) {
+fn message(out: &mut String, m: &Message, answered: &HashSet<&str>) {
     let _ = writeln!(out, "### {}\n", role_title(m.role));
     let mut meta = Vec::new();
     if let Some(t) = &m.timestamp {
@@ -119,11 +128,11 @@ fn message(out: &mut String, m: &Message) {
         _ => {}
     }
     for call in &m.tool_calls {
-        tool_call(out, call);
+        tool_call(out, call, answered.contains(call.tool_call_id.as_str()));
     }
 }
 
-fn tool_call(out: &mut String, call: &ToolCall) {
+fn tool_call(out: &mut String, call: &ToolCall, answered: bool) {
     let _ = write!(
         out,
         "**Tool call:** {} ({})",
@@ -136,7 +145,7 @@ fn tool_call(out: &mut String, call: &ToolCall) {
     out.push_str("\n\n");
     value_block(out, &call.input);
     out.push('\n');
-    if let Some(output) = &call.output {
+    if let Some(output) = call.output.as_ref().filter(|_| !answered) {
         out.push_str("**Output:**\n\n");
         value_block(out, output);
         out.push('\n');

@@ -3,5 +3,8 @@ pub mod fs;
 pub mod head;
 pub mod jsonl;
 pub mod lenient;
+mod ro_vfs;
+pub mod scratch;
 pub mod sqlite;
+mod sqlite_open;
 pub mod tree;

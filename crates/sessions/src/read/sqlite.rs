@@ -1,46 +1,9 @@
-//! Read-only SQLite opening that never creates or changes a file in the agent's directory (no
-//! `-wal`, no `-shm`, no journal) and still sees committed rows of a WAL database being written.
-//!
-//! - WAL database whose `-wal` and `-shm` exist (the agent is running, or did not close cleanly):
-//!   open `mode=ro`; SQLite reads both and sees every committed transaction, creating nothing.
-//! - WAL database without them: all content is in the main file; open `immutable=1`, which takes no
-//!   locks and so never needs a `-shm` (a read-only connection would otherwise create one).
-//! - Rollback-journal database: `mode=ro` takes shared locks only and creates nothing.
+//! Reading SQLite stores: the read-only opening (in `sqlite_open`, re-exported here) and helpers
+//! for schemas that differ between versions and cells whose storage class is loose.
 use rusqlite::types::ValueRef;
-use rusqlite::{Connection, OpenFlags};
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use rusqlite::Connection;
 
-use crate::error::{Error, Result};
-
-/// Open `path` read-only as described above. Errors name the path and say why.
-pub fn open_read_only(path: &Path) -> Result<Connection> {
-    let header = read_header(path).map_err(|e| Error::parse(path.display(), e))?;
-    if &header[..16] != b"SQLite format 3\0" {
-        return Err(Error::parse(path.display(), "not a SQLite database"));
-    }
-    let wal_mode = header[18] == 2 || header[19] == 2;
-    let wal_present = sidecar(path, "-wal").is_file() && sidecar(path, "-shm").is_file();
-    let params = if wal_mode && !wal_present {
-        "immutable=1"
-    } else {
-        "mode=ro"
-    };
-    let uri = format!("file:{}?{params}", encode_uri_path(path));
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
-        | OpenFlags::SQLITE_OPEN_URI
-        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn =
-        Connection::open_with_flags(&uri, flags).map_err(|e| Error::parse(path.display(), e))?;
-    // A writer holding a lock briefly should not fail a read.
-    let _ = conn.busy_timeout(Duration::from_millis(2000));
-    // Touch the schema now so a file that is not a database fails here, with its path.
-    conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
-        r.get::<_, i64>(0)
-    })
-    .map_err(|e| Error::parse(path.display(), e))?;
-    Ok(conn)
-}
+pub use super::sqlite_open::{open_read_only, ReadOnlyDb};
 
 /// Column names of `table` (empty if the table does not exist): schema versions differ in the wild.
 pub fn columns(conn: &Connection, table: &str) -> Vec<String> {
@@ -143,73 +106,9 @@ pub fn row_to_json(row: &rusqlite::Row<'_>) -> serde_json::Value {
     serde_json::Value::Object(obj)
 }
 
-fn read_header(path: &Path) -> std::io::Result<[u8; 100]> {
-    use std::io::Read;
-    let mut f = std::fs::File::open(path)?;
-    if !f.metadata()?.is_file() {
-        return Err(std::io::Error::other("not a regular file"));
-    }
-    let mut buf = [0u8; 100];
-    f.read_exact(&mut buf)
-        .map_err(|_| std::io::Error::other("too short to be a SQLite database"))?;
-    Ok(buf)
-}
-
-fn sidecar(path: &Path, suffix: &str) -> PathBuf {
-    let mut s = path.as_os_str().to_owned();
-    s.push(suffix);
-    PathBuf::from(s)
-}
-
-/// Percent-encode the characters that are special in a SQLite URI path.
-fn encode_uri_path(path: &Path) -> String {
-    let s = path.to_string_lossy();
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '%' | '?' | '#' | ' ' => out.push_str(&format!("%{:02X}", c as u32)),
-            '\\' => out.push('/'),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn listing(dir: &Path) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        v.sort();
-        v
-    }
-
-    #[test]
-    fn closed_wal_db_opens_without_creating_files() {
-        let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("state db?.db");
-        {
-            let c = Connection::open(&db).unwrap();
-            c.execute_batch(
-                "PRAGMA journal_mode=WAL; CREATE TABLE t(x); INSERT INTO t VALUES (1);",
-            )
-            .unwrap();
-        }
-        let before = listing(dir.path());
-        let c = open_read_only(&db).unwrap();
-        let n: i64 = c
-            .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(n, 1);
-        assert_eq!(columns(&c, "t"), vec!["x"]);
-        assert!(has_table(&c, "t") && !has_table(&c, "nope"));
-        drop(c);
-        assert_eq!(listing(dir.path()), before);
-    }
 
     /// Found by fuzzing OpenCode's database: a column name that is not UTF-8 (a damaged schema)
     /// made rusqlite panic when `SELECT s.*` rows were read by name. `all_columns` leaves it out.
@@ -233,42 +132,15 @@ mod tests {
             .unwrap();
         }
         let c = open_read_only(&db).unwrap();
+        let c: &Connection = &c;
         let star = c.prepare("SELECT * FROM session").unwrap();
         assert_eq!(star.column_count(), 2, "the damaged column is there");
         drop(star);
-        assert_eq!(columns(&c, "session"), vec!["id"]);
-        assert_eq!(all_columns(&c, "session", "s"), "s.\"id\"");
-        let sql = format!("SELECT {} FROM session s", all_columns(&c, "session", "s"));
+        assert_eq!(columns(c, "session"), vec!["id"]);
+        assert_eq!(all_columns(c, "session", "s"), "s.\"id\"");
+        let sql = format!("SELECT {} FROM session s", all_columns(c, "session", "s"));
         let raw = c.query_row(&sql, [], |r| Ok(row_to_json(r))).unwrap();
         assert_eq!(raw, serde_json::json!({"id": "a"}));
-        assert_eq!(all_columns(&c, "nope", "s"), "NULL");
-    }
-
-    #[test]
-    fn sees_committed_rows_of_a_live_writer() {
-        let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("live.db");
-        let w = Connection::open(&db).unwrap();
-        w.execute_batch("PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0; CREATE TABLE t(x);")
-            .unwrap();
-        w.execute("INSERT INTO t VALUES (1)", []).unwrap();
-        let before = listing(dir.path());
-        let r = open_read_only(&db).unwrap();
-        w.execute("INSERT INTO t VALUES (2)", []).unwrap();
-        let n: i64 = r
-            .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(n, 2);
-        assert_eq!(listing(dir.path()), before);
-    }
-
-    #[test]
-    fn not_a_database_is_a_parse_error_naming_the_path() {
-        let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("junk.db");
-        std::fs::write(&db, b"hello").unwrap();
-        let e = open_read_only(&db).unwrap_err();
-        assert_eq!(e.code, crate::error::ErrorCode::ParseError);
-        assert!(e.message.contains("junk.db"));
+        assert_eq!(all_columns(c, "nope", "s"), "NULL");
     }
 }

@@ -2,10 +2,11 @@
 //!
 //! - `query`: Hermes' query language and sanitiser; `text`: folding and tokens.
 //! - `prefilter`: raw-byte test that drops files which cannot match, before any JSON parsing.
+//! - `raw`: the prefilter as database adapters use it, session by session.
 //! - `scan`: every candidate source of the file-based agents, in parallel.
 //! - `score`: matching one session, BM25-style scoring, snippets (`snippet`).
 //! - `hermes`: Hermes' own FTS5 search, reached through `Agent::native_search`.
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::agents::Agent;
 use crate::context::Context;
@@ -16,6 +17,7 @@ use crate::options::{SearchQuery, SearchSort};
 pub mod hermes;
 pub mod prefilter;
 pub mod query;
+pub mod raw;
 pub mod scan;
 pub mod score;
 pub mod snippet;
@@ -25,6 +27,7 @@ pub mod text;
 mod tests;
 
 pub use query::Query;
+pub use raw::RawFilter;
 
 /// A session found by an agent's own search engine.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,13 +47,16 @@ struct Found {
     raw: f64,
 }
 
-/// Run `q` over `targets`. `priced` gives an agent's priced summaries as `list` has them (used
-/// to report natively searched sessions); `price` prices summaries built from parsed sessions.
+/// An agent's summaries (unpriced, as `list` reads them) of the sessions with the given ids.
+pub type SummariesOf<'a> = dyn Fn(&dyn Agent, &HashSet<&str>) -> Vec<SessionSummary> + Sync + 'a;
+
+/// Run `q` over `targets`. `summaries_of` reports natively searched sessions (only the hits are
+/// copied and priced, not a whole store); `price` prices and tags summaries.
 pub fn run(
     ctx: &Context,
     targets: &[&'static dyn Agent],
     q: &SearchQuery,
-    priced: &(dyn Fn(&dyn Agent) -> Vec<SessionSummary> + Sync),
+    summaries_of: &SummariesOf,
     price: &dyn Fn(&mut [SessionSummary]),
 ) -> Vec<SessionSummary> {
     let Some(query) = Query::parse(&q.text) else {
@@ -64,7 +70,7 @@ pub fn run(
     for &a in targets {
         match a.native_search(ctx, &query) {
             None => scanned.push(a),
-            Some(Ok(hits)) => found.extend(join_native(a, hits, priced)),
+            Some(Ok(hits)) => found.extend(join_native(a, hits, summaries_of, price)),
             // An unreadable store is skipped, as list skips it.
             Some(Err(_)) => {}
         }
@@ -86,14 +92,20 @@ pub fn run(
 fn join_native(
     a: &dyn Agent,
     hits: Vec<NativeHit>,
-    priced: &(dyn Fn(&dyn Agent) -> Vec<SessionSummary> + Sync),
+    summaries_of: &SummariesOf,
+    price: &dyn Fn(&mut [SessionSummary]),
 ) -> Vec<Found> {
     if hits.is_empty() {
         return Vec::new();
     }
-    let all = priced(a);
+    let ids: HashSet<&str> = hits
+        .iter()
+        .flat_map(|h| h.session_ids.iter().map(String::as_str))
+        .collect();
+    let mut some = summaries_of(a, &ids);
+    price(&mut some);
     let by_id: HashMap<&str, &SessionSummary> =
-        all.iter().map(|s| (s.session_id.as_str(), s)).collect();
+        some.iter().map(|s| (s.session_id.as_str(), s)).collect();
     hits.into_iter()
         .filter_map(|h| {
             let s = h.session_ids.iter().find_map(|id| by_id.get(id.as_str()))?;

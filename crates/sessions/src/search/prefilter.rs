@@ -124,7 +124,18 @@ impl Prefilter {
     }
 
     /// Needles a file may contain, reading it in chunks (memory stays bounded on huge files).
+    /// A file that does not look like JSON is not judged (every needle).
     pub fn scan_file(&self, path: &std::path::Path) -> std::io::Result<Mask> {
+        self.scan_path(path, true)
+    }
+
+    /// The same for a side file that may be plain text (a YAML workspace file, a project root
+    /// path): its bytes are searched whatever they look like.
+    pub fn scan_text_file(&self, path: &std::path::Path) -> std::io::Result<Mask> {
+        self.scan_path(path, false)
+    }
+
+    fn scan_path(&self, path: &std::path::Path, json_only: bool) -> std::io::Result<Mask> {
         let Some(ac) = &self.ac else {
             return Ok(self.all);
         };
@@ -137,7 +148,7 @@ impl Prefilter {
             if buf.len() < want {
                 buf.resize(want, 0);
             }
-            self.scan_stream(ac, &mut f, &mut buf[..want], overlap)
+            self.scan_stream(ac, &mut f, &mut buf[..want], overlap, json_only)
         })
     }
 
@@ -147,6 +158,7 @@ impl Prefilter {
         f: &mut std::fs::File,
         buf: &mut [u8],
         overlap: usize,
+        json_only: bool,
     ) -> std::io::Result<Mask> {
         let mut kept = 0;
         let mut found: Mask = 0;
@@ -156,7 +168,7 @@ impl Prefilter {
             let len = kept + n;
             if first {
                 first = false;
-                if !looks_like_json(&buf[..len]) {
+                if json_only && !looks_like_json(&buf[..len]) {
                     return Ok(self.all);
                 }
             }

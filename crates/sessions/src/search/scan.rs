@@ -4,6 +4,7 @@ use rayon::prelude::*;
 
 use super::prefilter::{Mask, Prefilter};
 use super::query::Query;
+use super::raw::RawFilter;
 use super::score::{adjacency_leaf, analyse, Corpus, Stats};
 use crate::agents::{Agent, Source};
 use crate::context::Context;
@@ -18,28 +19,46 @@ pub struct FileHit {
 enum Outcome {
     /// Dropped by the prefilter: the needles its bytes held (for document frequencies).
     Dropped(Mask),
-    /// Parsed: every session's statistics, and the summaries of those that match.
-    Parsed(Vec<(Stats, Option<SessionSummary>)>),
+    /// Parsed: every parsed session's statistics and the summaries of those that match, and the
+    /// needles of sessions a database adapter dropped without building them.
+    Parsed(Vec<(Stats, Option<SessionSummary>)>, Vec<Mask>),
     /// Unreadable: skipped, as list skips it.
     Failed,
 }
 
-/// Can the prefilter judge this source from its own bytes? Not when side files feed its
-/// sessions (their paths are not known here), which the source's stamps reveal.
-fn judgeable(src: &Source) -> bool {
-    src.stamps.iter().skip(1).all(|s| s.size == 0)
+/// Needles in a source's file and its side files (a Claude session's subagent transcripts, a
+/// Copilot workspace file), which all feed its sessions; `None` when unreadable.
+fn file_mask(src: &Source, pf: &Prefilter) -> Option<Mask> {
+    let mut mask = pf.scan_file(&src.path).ok()?;
+    for side in &src.side_files {
+        if mask == pf.all() {
+            break;
+        }
+        mask |= match pf.scan_text_file(side) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+            Err(_) => return None,
+        };
+    }
+    Some(mask)
 }
 
 fn examine(ctx: &Context, a: &dyn Agent, src: &Source, q: &Query, pf: &Prefilter) -> Outcome {
-    if judgeable(src) {
-        match pf.scan_file(&src.path) {
-            Ok(mask) if !pf.could_match(q, mask) => return Outcome::Dropped(mask),
-            Ok(_) => {}
-            Err(_) => return Outcome::Failed,
+    let filter = RawFilter::new(pf, q);
+    let sessions = match a.load_matching(ctx, src, &filter) {
+        Some(Ok(v)) => v,
+        Some(Err(_)) => return Outcome::Failed,
+        None => {
+            match file_mask(src, pf) {
+                Some(mask) if !pf.could_match(q, mask) => return Outcome::Dropped(mask),
+                Some(_) => {}
+                None => return Outcome::Failed,
+            }
+            let Ok(v) = a.load_source(ctx, src) else {
+                return Outcome::Failed;
+            };
+            v
         }
-    }
-    let Ok(sessions) = a.load_source(ctx, src) else {
-        return Outcome::Failed;
     };
     let adjacency = adjacency_leaf(q);
     let v = sessions
@@ -54,7 +73,7 @@ fn examine(ctx: &Context, a: &dyn Agent, src: &Source, q: &Query, pf: &Prefilter
             (st, hit)
         })
         .collect();
-    Outcome::Parsed(v)
+    Outcome::Parsed(v, filter.into_dropped())
 }
 
 /// Search the sources of `agents`.
@@ -73,14 +92,20 @@ pub fn scan(ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<File
         ..Default::default()
     };
     for o in &outcomes {
-        match o {
-            Outcome::Dropped(mask) => {
-                corpus.docs += 1;
-                for l in 0..q.leaves.len() {
-                    corpus.df[l] += pf.leaf_present(l, *mask) as u64;
-                }
+        let dropped: &[Mask] = match o {
+            Outcome::Dropped(mask) => std::slice::from_ref(mask),
+            Outcome::Parsed(_, d) => d,
+            Outcome::Failed => &[],
+        };
+        for mask in dropped {
+            corpus.docs += 1;
+            for l in 0..q.leaves.len() {
+                corpus.df[l] += pf.leaf_present(l, *mask) as u64;
             }
-            Outcome::Parsed(v) => {
+        }
+        match o {
+            Outcome::Dropped(_) => {}
+            Outcome::Parsed(v, _) => {
                 for (st, _) in v {
                     corpus.docs += 1;
                     corpus.measured += 1;
@@ -95,7 +120,7 @@ pub fn scan(ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<File
     }
     let mut hits = Vec::new();
     for o in outcomes {
-        if let Outcome::Parsed(v) = o {
+        if let Outcome::Parsed(v, _) = o {
             for (st, summary) in v {
                 if let Some(mut summary) = summary {
                     summary.match_count = Some(st.match_count(q));

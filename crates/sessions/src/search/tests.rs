@@ -109,7 +109,7 @@ impl Home {
             .map(|a| *a as &'static dyn Agent)
             .filter(|a| q.agent.as_deref().is_none_or(|n| n == a.name()))
             .collect();
-        let priced = |_: &dyn Agent| Vec::new();
+        let priced = |_: &dyn Agent, _: &std::collections::HashSet<&str>| Vec::new();
         let price = |_: &mut [SessionSummary]| {};
         run(&ctx, &targets, q, &priced, &price)
     }

@@ -15,6 +15,7 @@
 //! - Unknown line types and blocks are ignored, not errors.
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -24,10 +25,10 @@ use std::path::Path;
 use crate::agents::transcript::Transcript;
 use crate::error::{Error, Result};
 use crate::model::{
-    add_usage, parse_time_str, truncate_title, Message, ModelUsage, Role, Session, SessionSummary,
-    Timestamp, Tokens, ToolCall, ToolResult,
+    add_usage, merge_usage, parse_time_str, truncate_title, Message, ModelUsage, Raw, Role,
+    Session, SessionSummary, Timestamp, Tokens, ToolCall, ToolResult,
 };
-use crate::read::jsonl::{for_each_line, parse_borrowed, parse_line};
+use crate::read::jsonl::{for_each_line, parse_borrowed};
 use crate::read::lenient::{LBool, LNum, LObj, LStr};
 
 const TITLE_CHARS: usize = 100;
@@ -137,7 +138,8 @@ impl Usage {
             cache_read: self.cache_read_input_tokens.count(),
             cache_write,
             reasoning: thinking,
-            ..Default::default()
+            // The one-hour part of the writes (billed at 2x input rather than 1.25x).
+            cache_write_1h: cc.ephemeral_1h_input_tokens.count().min(cache_write),
         }
     }
 }
@@ -166,6 +168,17 @@ struct Block<'a> {
     name: LStr<'a>,
     #[serde(borrow)]
     tool_use_id: LStr<'a>,
+    /// A tool call's arguments and a tool result's content, kept as their JSON text: only
+    /// full reads turn them into values.
+    #[serde(borrow)]
+    input: Option<&'a RawValue>,
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+}
+
+/// A raw JSON fragment as a value (`None` when absent).
+fn native(raw: Option<&RawValue>) -> Option<Value> {
+    raw.and_then(|r| serde_json::from_str(r.get()).ok())
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
@@ -243,7 +256,7 @@ struct Response {
 pub(super) struct Parsed {
     summary: SessionSummary,
     transcript: Transcript,
-    raw: Vec<Value>,
+    raw: Vec<Box<RawValue>>,
 }
 
 #[derive(Default)]
@@ -261,7 +274,7 @@ struct State {
     response_index: HashMap<String, usize>,
     /// Usage of lines without a `message.id` (nothing to deduplicate on), per model.
     loose: Vec<ModelUsage>,
-    raw: Vec<Value>,
+    raw: Vec<Box<RawValue>>,
 }
 
 /// Per-file state: the file's messages and the responses and tool calls still open in it.
@@ -367,20 +380,15 @@ fn read_file(
     let mut parsed = 0usize;
     let mut scratch = String::new();
     for_each_line(path, |bytes| {
+        // Both modes read the line into borrowed fields; a full read also keeps the line's text
+        // (a fraction of the memory of a parsed tree) for `raw`.
+        let Some(line) = parse_borrowed::<Line>(bytes, &mut scratch) else {
+            return true;
+        };
+        parsed += 1;
+        st.line(&mut f, &line);
         if st.full {
-            let Some(value) = parse_line::<Value>(bytes) else {
-                return true;
-            };
-            let Ok(line) = Line::deserialize(&value) else {
-                return true;
-            };
-            parsed += 1;
-            st.line(&mut f, &line, Some(&value));
-            drop(line);
-            st.raw.push(value);
-        } else if let Some(line) = parse_borrowed::<Line>(bytes, &mut scratch) {
-            parsed += 1;
-            st.line(&mut f, &line, None);
+            st.raw.push(Raw::line(bytes));
         }
         true
     })?;
@@ -411,9 +419,9 @@ fn is_injected(text: &str) -> bool {
 }
 
 /// Text of a tool result's `content` (a string or blocks) and the value to report as its output.
-fn tool_output(content: Option<&Value>) -> (String, Value) {
+fn tool_output(content: Option<Value>) -> (String, Value) {
     match content {
-        Some(Value::String(s)) => (s.clone(), Value::String(s.clone())),
+        Some(Value::String(s)) => (s.clone(), Value::String(s)),
         Some(Value::Array(blocks)) => {
             let texts: Vec<&str> = blocks
                 .iter()
@@ -424,11 +432,11 @@ fn tool_output(content: Option<&Value>) -> (String, Value) {
             let out = if all_text {
                 Value::String(text.clone())
             } else {
-                Value::Array(blocks.clone())
+                Value::Array(blocks)
             };
             (text, out)
         }
-        Some(other) if !other.is_null() => (other.to_string(), other.clone()),
+        Some(other) if !other.is_null() => (other.to_string(), other),
         _ => (String::new(), Value::String(String::new())),
     }
 }
@@ -444,7 +452,7 @@ fn append(target: &mut String, text: &str, sep: &str) {
 }
 
 impl State {
-    fn line(&mut self, f: &mut FileState, line: &Line, value: Option<&Value>) {
+    fn line(&mut self, f: &mut FileState, line: &Line) {
         let ts = line.timestamp.as_str().and_then(parse_time_str);
         if let Some(t) = ts {
             self.created = Some(self.created.map_or(t, |c| c.min(t)));
@@ -457,8 +465,8 @@ impl State {
             self.metadata(f, line);
         }
         match line.kind.as_str() {
-            Some("assistant") => self.assistant(f, line, value, ts),
-            Some("user") => self.user(f, line, value, ts),
+            Some("assistant") => self.assistant(f, line, ts),
+            Some("user") => self.user(f, line, ts),
             _ => {}
         }
     }
@@ -524,13 +532,7 @@ impl State {
         m
     }
 
-    fn assistant(
-        &mut self,
-        f: &mut FileState,
-        line: &Line,
-        value: Option<&Value>,
-        ts: Option<Timestamp>,
-    ) {
+    fn assistant(&mut self, f: &mut FileState, line: &Line, ts: Option<Timestamp>) {
         let Some(msg) = &line.message.0 else { return };
         let model = msg.model.non_empty();
         if model == Some("<synthetic>") {
@@ -552,7 +554,7 @@ impl State {
             }
         };
         if self.full {
-            self.assistant_blocks(f, idx, msg, value, ts);
+            self.assistant_blocks(f, idx, msg, ts);
         }
         if line.is_api_error.0 {
             return; // error notices carry zero or fake usage
@@ -606,10 +608,8 @@ impl State {
         f: &mut FileState,
         idx: usize,
         msg: &ApiMessage,
-        value: Option<&Value>,
         ts: Option<Timestamp>,
     ) {
-        let native = value.and_then(|v| v.pointer("/message/content"));
         let mut results = Vec::new();
         let Some(m) = f.transcript.get_mut(idx) else {
             return;
@@ -617,8 +617,7 @@ impl State {
         match &msg.content {
             Content::Text(t) => append(&mut m.content, t, "\n\n"),
             Content::Blocks(blocks) => {
-                for (i, b) in blocks.iter().enumerate() {
-                    let native_block = native.and_then(|n| n.get(i));
+                for b in blocks {
                     match b.kind.as_str() {
                         Some("text") => {
                             append(&mut m.content, b.text.as_str().unwrap_or(""), "\n\n")
@@ -634,10 +633,7 @@ impl State {
                             m.tool_calls.push(ToolCall {
                                 tool_call_id: id.clone(),
                                 tool_name: b.name.as_str().unwrap_or("").to_string(),
-                                input: native_block
-                                    .and_then(|n| n.get("input"))
-                                    .cloned()
-                                    .unwrap_or(Value::Null),
+                                input: native(b.input).unwrap_or(Value::Null),
                                 output: None,
                                 duration_ms: None,
                             });
@@ -648,7 +644,7 @@ impl State {
                         Some(k) if k.ends_with("_tool_result") => {
                             // Server tools (web search/fetch) answer inside the assistant message.
                             if let Some(id) = b.tool_use_id.non_empty() {
-                                let out = native_block.and_then(|n| n.get("content")).cloned();
+                                let out = native(b.content);
                                 results.push((id.to_string(), out.unwrap_or(Value::Null)));
                             }
                         }
@@ -671,25 +667,17 @@ impl State {
         }
     }
 
-    fn user(
-        &mut self,
-        f: &mut FileState,
-        line: &Line,
-        value: Option<&Value>,
-        ts: Option<Timestamp>,
-    ) {
+    fn user(&mut self, f: &mut FileState, line: &Line, ts: Option<Timestamp>) {
         let Some(msg) = &line.message.0 else { return };
         match &msg.content {
             Content::Text(t) => self.user_text(f, line, t, ts),
             Content::Blocks(blocks) => {
-                let native = value.and_then(|v| v.pointer("/message/content"));
                 let mut texts: Vec<&str> = Vec::new();
                 let mut has_input = false;
-                for (i, b) in blocks.iter().enumerate() {
+                for b in blocks {
                     match b.kind.as_str() {
                         Some("tool_result") => {
-                            let native_block = native.and_then(|n| n.get(i));
-                            self.tool_result(f, line, b, native_block, ts);
+                            self.tool_result(f, line, b, ts);
                         }
                         Some("text") => {
                             has_input = true;
@@ -737,7 +725,6 @@ impl State {
         f: &mut FileState,
         line: &Line,
         block: &Block,
-        native: Option<&Value>,
         ts: Option<Timestamp>,
     ) {
         let mut m = self.new_message(f, line, Role::Tool, ts);
@@ -748,7 +735,7 @@ impl State {
                 .or(line.source_tool_use_id.non_empty())
                 .unwrap_or("")
                 .to_string();
-            let (text, output) = tool_output(native.and_then(|n| n.get("content")));
+            let (text, output) = tool_output(native(block.content));
             let call = f.tools.get(&id).copied();
             let mut name = String::new();
             if let Some((mi, ci, call_ts)) = call {
@@ -799,7 +786,7 @@ impl State {
             add_usage(&mut s.usage, &r.model, &r.tokens, r.cost);
         }
         for u in &self.loose {
-            add_usage(&mut s.usage, &u.model, &u.tokens, u.native_cost_usd);
+            merge_usage(&mut s.usage, u);
         }
         s
     }
@@ -814,7 +801,7 @@ impl Parsed {
         Session {
             summary: self.summary,
             messages: self.transcript.into_messages(),
-            raw: Some(Value::Array(self.raw)),
+            raw: Some(Raw::Lines(self.raw)),
         }
     }
 }

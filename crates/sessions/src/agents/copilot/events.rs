@@ -11,14 +11,15 @@
 //! per-model totals (segments add up; a resumed session has several). A segment without them
 //! (crashed, still running, or an old build) falls back to its `assistant.usage` events, else to
 //! the per-message `outputTokens` (the same tokens: never both), plus compaction calls.
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::model::{
-    add_usage, parse_timestamp, truncate_title, Message, ModelUsage, Role, Session, SessionSummary,
-    Timestamp, Tokens, ToolCall, ToolResult,
+    add_total, add_usage, merge_usage, parse_timestamp, truncate_title, Message, ModelUsage, Raw,
+    Role, Session, SessionSummary, Timestamp, Tokens, ToolCall, ToolResult,
 };
 use crate::read::jsonl;
 
@@ -27,8 +28,19 @@ use super::Mode;
 
 pub fn parse_events(path: &Path, mode: Mode, fallback_id: &str, ws: &Workspace) -> Result<Session> {
     let mut b = Builder::new(mode);
-    let stats = jsonl::read_lines::<Value>(path, |ev| {
-        b.apply(ev);
+    let mut stats = jsonl::LineStats::default();
+    jsonl::for_each_line(path, |bytes| {
+        match jsonl::parse_line::<Value>(bytes) {
+            Some(ev) => {
+                stats.parsed += 1;
+                b.apply(ev);
+                if b.mode == Mode::Full {
+                    // The event's text, not its parsed tree: a quarter of the memory.
+                    b.raw.push(Raw::line(bytes));
+                }
+            }
+            None => stats.bad += 1,
+        }
         true
     })
     .map_err(|e| Error::parse(path.display(), e))?;
@@ -67,7 +79,7 @@ struct Builder {
     turn_assistant: Option<usize>,
     usage: Vec<ModelUsage>,
     segment: Segment,
-    raw: Vec<Value>,
+    raw: Vec<Box<RawValue>>,
 }
 
 impl Builder {
@@ -102,9 +114,6 @@ impl Builder {
             let data = obj.get("data").and_then(Value::as_object).unwrap_or(&empty);
             let kind = obj.get("type").and_then(Value::as_str).unwrap_or("");
             self.event(kind, data, ts);
-        }
-        if self.mode == Mode::Full {
-            self.raw.push(ev);
         }
     }
 
@@ -334,7 +343,8 @@ impl Builder {
         if let Some(Value::Object(models)) = d.get("modelMetrics") {
             for (model, m) in models {
                 if let Some(u) = m.get("usage").and_then(Value::as_object) {
-                    add_usage(&mut metrics, model, &usage_tokens(u), None);
+                    // Session totals per model: no prompt sizes, so no long-prompt band.
+                    add_total(&mut metrics, model, &usage_tokens(u), None);
                 }
             }
         }
@@ -343,7 +353,7 @@ impl Builder {
             self.close_without_totals(segment);
         } else {
             for u in metrics {
-                add_usage(&mut self.usage, &u.model, &u.tokens, None);
+                merge_usage(&mut self.usage, &u);
             }
         }
     }
@@ -355,7 +365,7 @@ impl Builder {
             seg.per_call
         };
         for u in calls.iter().chain(seg.compaction.iter()) {
-            add_usage(&mut self.usage, &u.model, &u.tokens, None);
+            merge_usage(&mut self.usage, u);
         }
     }
 
@@ -392,7 +402,7 @@ impl Builder {
         s.cwd = ws.cwd.clone().or(self.cwd.take());
         s.usage = std::mem::take(&mut self.usage);
         s.usage.retain(|u| !u.tokens.is_zero());
-        let raw = (self.mode == Mode::Full).then(|| Value::Array(std::mem::take(&mut self.raw)));
+        let raw = (self.mode == Mode::Full).then(|| Raw::Lines(std::mem::take(&mut self.raw)));
         let mut session = Session {
             summary: s,
             messages: self.messages,

@@ -77,7 +77,7 @@ pub fn parse_doc(path: &Path, mode: Mode, fallback_id: &str) -> Result<Session> 
     let mut session = Session {
         summary: s,
         messages,
-        raw: (mode == Mode::Full).then_some(doc.clone()),
+        raw: (mode == Mode::Full).then(|| doc.clone().into()),
     };
     let doc_model = session.summary.model.take();
     session.derive_summary_fields();

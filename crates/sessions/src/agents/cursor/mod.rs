@@ -16,7 +16,8 @@ use crate::agents::{existing_dirs, Agent, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{
-    from_epoch_guess, truncate_title, Message, Role, Session, SessionSummary, Timestamp, ToolResult,
+    from_epoch_guess, truncate_title, Message, Raw, Role, Session, SessionSummary, Timestamp,
+    ToolResult,
 };
 use crate::read::fs::{files, read_capped, stamp, subdirs};
 
@@ -219,19 +220,22 @@ fn load_session(id: &str, db: Option<&Path>, transcript: Option<&Path>) -> Resul
     let mut session = Session {
         summary: s,
         messages,
-        raw: Some(serde_json::json!({
-            "meta": meta,
-            "metaJson": mf,
-            "blobs": st.raw_blobs,
-            "transcript": raw_lines,
-        })),
+        raw: Some(
+            serde_json::json!({
+                "meta": meta,
+                "metaJson": mf,
+                "blobs": st.raw_blobs,
+                "transcript": raw_lines,
+            })
+            .into(),
+        ),
     };
     session.derive_summary_fields();
     if session.summary.model.is_none() {
-        session.summary.model = session
-            .raw
-            .as_ref()
-            .and_then(|r| str_of(&r["meta"], "lastUsedModel"));
+        session.summary.model = session.raw.as_ref().and_then(|r| match r {
+            Raw::Value(v) => str_of(&v["meta"], "lastUsedModel"),
+            Raw::Lines(_) => None,
+        });
     }
     Ok(session)
 }
@@ -310,5 +314,32 @@ impl Agent for Cursor {
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {
         let (id, db, t) = resolve(&source.path);
         Ok(vec![load_session(&id, db.as_deref(), t.as_deref())?])
+    }
+
+    /// A store.db is judged on its raw meta and blob text plus its side files (`meta.json`, the
+    /// transcript; the `-wal` is read through SQLite) and built only when it may match. A
+    /// transcript-only session is left to the file engine.
+    fn load_matching(
+        &self,
+        _ctx: &Context,
+        source: &Source,
+        filter: &crate::search::RawFilter,
+    ) -> Option<Result<Vec<Session>>> {
+        let (id, db, t) = resolve(&source.path);
+        let db = db?;
+        let mut mask = match store::raw_mask(&db, filter) {
+            Ok(m) => m,
+            Err(e) => return Some(Err(e)),
+        };
+        for side in source.side_files.iter().filter(|p| **p != wal_of(&db)) {
+            if filter.complete(mask) {
+                break;
+            }
+            mask |= filter.scan_file(side);
+        }
+        if !filter.keep(mask) {
+            return Some(Ok(Vec::new()));
+        }
+        Some(load_session(&id, Some(&db), t.as_deref()).map(|s| vec![s]))
     }
 }

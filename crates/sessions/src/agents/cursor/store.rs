@@ -62,6 +62,44 @@ fn query(conn: &Connection) -> rusqlite::Result<Store> {
     Ok(store)
 }
 
+/// Search: the needles in a store's raw text (every meta value and blob, JSON or not), read in
+/// one pass without decoding messages. Hex-encoded meta is decoded first, as its bytes hide text.
+pub fn raw_mask(path: &Path, filter: &crate::search::RawFilter) -> crate::error::Result<u64> {
+    let conn = open_read_only(path)?;
+    raw_mask_of(&conn, filter).map_err(|e| crate::error::Error::parse(path.display(), e))
+}
+
+fn raw_mask_of(conn: &Connection, filter: &crate::search::RawFilter) -> rusqlite::Result<u64> {
+    let mut mask = 0;
+    if has_table(conn, "meta") {
+        let mut stmt = conn.prepare("SELECT value FROM meta")?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            if let Some(v) = cell_string(row.get_ref(0)?) {
+                mask |= match decode_meta(&v) {
+                    Some(json) => filter.scan(json.to_string().as_bytes()),
+                    None => filter.scan(v.as_bytes()),
+                };
+            }
+        }
+    }
+    if has_table(conn, "blobs") {
+        let mut stmt = conn.prepare("SELECT data FROM blobs")?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            if filter.complete(mask) {
+                break;
+            }
+            if let rusqlite::types::ValueRef::Blob(b) | rusqlite::types::ValueRef::Text(b) =
+                row.get_ref(0)?
+            {
+                mask |= filter.scan(b);
+            }
+        }
+    }
+    Ok(mask)
+}
+
 /// `meta['0']`: plain JSON, or the same JSON hex-encoded.
 pub fn decode_meta(value: &str) -> Option<Value> {
     let v = value.trim();

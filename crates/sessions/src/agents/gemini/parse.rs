@@ -5,14 +5,15 @@
 //! changes metadata (and `$set.messages` replaces every message), `$rewindTo` drops a message and
 //! everything after it. The legacy whole-file `.json` document is the same metadata plus
 //! `messages`, so both go through `Builder::apply_meta`.
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::model::{
-    parse_timestamp, truncate_title, Message, Role, Session, SessionSummary, Timestamp, Tokens,
-    ToolCall, ToolResult,
+    parse_timestamp, truncate_title, Message, Raw, Role, Session, SessionSummary, Timestamp,
+    Tokens, ToolCall, ToolResult,
 };
 use crate::read::{fs::read_capped, jsonl};
 
@@ -38,11 +39,22 @@ pub fn parse_file(path: &Path, mode: Mode) -> Result<Session> {
         };
         b.apply_meta(obj);
         if mode == Mode::Full {
-            b.raw.push(doc);
+            b.doc = Some(doc);
         }
     } else {
-        let stats = jsonl::read_lines::<Value>(path, |rec| {
-            b.apply_record(rec);
+        let mut stats = jsonl::LineStats::default();
+        jsonl::for_each_line(path, |bytes| {
+            match jsonl::parse_line::<Value>(bytes) {
+                Some(rec) => {
+                    stats.parsed += 1;
+                    b.apply_record(rec);
+                    if b.mode == Mode::Full {
+                        // The record's text, not its parsed tree: a quarter of the memory.
+                        b.raw.push(Raw::line(bytes));
+                    }
+                }
+                None => stats.bad += 1,
+            }
             true
         })
         .map_err(|e| Error::parse(path.display(), e))?;
@@ -82,7 +94,9 @@ struct Builder {
     /// Latest time any record mentions (rewound messages were activity too).
     latest: Option<Timestamp>,
     anonymous: usize,
-    raw: Vec<Value>,
+    raw: Vec<Box<RawValue>>,
+    /// A legacy `.json` document, kept whole for `raw`.
+    doc: Option<Value>,
 }
 
 impl Builder {
@@ -95,6 +109,7 @@ impl Builder {
             latest: None,
             anonymous: 0,
             raw: Vec::new(),
+            doc: None,
         }
     }
 
@@ -116,9 +131,6 @@ impl Builder {
                 // The first line: session metadata. Anything else unknown is only kept in `raw`.
                 self.apply_meta(obj);
             }
-        }
-        if self.mode == Mode::Full {
-            self.raw.push(rec);
         }
     }
 
@@ -240,8 +252,8 @@ impl Builder {
         };
         summary.cwd = super::project_root(path).or_else(|| self.meta.directories.first().cloned());
         let raw = match self.mode {
-            Mode::Full if self.raw.len() == 1 && is_legacy_doc(path) => self.raw.pop(),
-            Mode::Full => Some(Value::Array(std::mem::take(&mut self.raw))),
+            Mode::Full if is_legacy_doc(path) => self.doc.take().map(Raw::Value),
+            Mode::Full => Some(Raw::Lines(std::mem::take(&mut self.raw))),
             Mode::Summary => None,
         };
         let mut session = Session {

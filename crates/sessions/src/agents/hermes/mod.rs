@@ -61,7 +61,7 @@ fn read_db(path: &Path, only: Option<&str>) -> Result<Vec<Session>> {
         let mut s = Session {
             summary,
             messages: msgs,
-            raw: Some(raw),
+            raw: Some(raw.into()),
         };
         s.derive_summary_fields();
         out.push(s);

@@ -5,7 +5,8 @@ use rusqlite::{Connection, Row};
 use serde_json::Value;
 
 use crate::model::{
-    add_usage, count_turns, from_epoch_guess, truncate_title, Role, SessionSummary, Tokens,
+    add_total, count_turns, from_epoch_guess, merge_usage, truncate_title, Role, SessionSummary,
+    Tokens,
 };
 use crate::read::sqlite::{
     cell_f64, cell_string, cell_u64, col_or_null, columns, has_table, row_to_json,
@@ -249,7 +250,8 @@ fn usage(row: &Row<'_>, session_model: &str) -> rusqlite::Result<Vec<crate::mode
         let status = a.get(9).and_then(Value::as_str);
         let model = a.first().and_then(Value::as_str).unwrap_or("");
         main_rows |= a.get(1).and_then(Value::as_str) == Some("");
-        add_usage(
+        // Per-model totals over the session: no prompt sizes, so no long-prompt band.
+        add_total(
             &mut out,
             model,
             &tokens,
@@ -275,9 +277,9 @@ fn usage(row: &Row<'_>, session_model: &str) -> rusqlite::Result<Vec<crate::mode
     );
     if !tokens.is_zero() || cost.is_some() {
         let mut main = Vec::new();
-        add_usage(&mut main, session_model, &tokens, cost);
-        for u in out {
-            add_usage(&mut main, &u.model, &u.tokens, u.native_cost_usd);
+        add_total(&mut main, session_model, &tokens, cost);
+        for u in &out {
+            merge_usage(&mut main, u);
         }
         return Ok(main);
     }

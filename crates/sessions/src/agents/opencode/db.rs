@@ -160,7 +160,7 @@ pub fn sessions(conn: &Connection, only: Option<&str>) -> rusqlite::Result<Vec<S
         if let Some(o) = raw.as_object_mut() {
             o.retain(|k, _| !k.starts_with("s_") && k != "first_user");
         }
-        s.raw = Some(serde_json::json!({ "session": raw }));
+        s.raw = Some(serde_json::json!({ "session": raw }).into());
         out.push((s, model));
     }
     drop(rows);
@@ -168,7 +168,7 @@ pub fn sessions(conn: &Connection, only: Option<&str>) -> rusqlite::Result<Vec<S
     for (mut s, model) in out {
         let (messages, raw_messages) = messages(conn, &s.summary.session_id)?;
         s.messages = messages;
-        if let Some(raw) = s.raw.as_mut() {
+        if let Some(raw) = s.raw.as_mut().and_then(|r| r.as_value_mut()) {
             raw["messages"] = Value::Array(raw_messages);
         }
         finish(&mut s, model);
@@ -216,4 +216,58 @@ fn messages(conn: &Connection, session_id: &str) -> rusqlite::Result<(Vec<Messag
         raw.push(serde_json::json!({ "id": id, "data": data, "parts": p }));
     }
     Ok((out, raw))
+}
+
+/// Search: only the sessions whose raw text (title, message and part `data`) `filter` says may
+/// match are built. The text is streamed row by row and tested on its bytes, with the same exact
+/// prefilter the file engine uses; SQLite's own `lower()`/`LIKE` fold ASCII only and would
+/// miss "CAFÉ" for "café".
+pub fn matching(
+    conn: &Connection,
+    filter: &crate::search::RawFilter,
+) -> rusqlite::Result<Vec<Session>> {
+    let mut masks: HashMap<String, u64> = HashMap::new();
+    // Sessions come from the session table; rows of other ids belong to nothing listed.
+    let mut feed = |sql: &str, new_ids: bool| -> rusqlite::Result<()> {
+        let mut stmt = conn.prepare(sql)?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            let Some(id) = cell_string(row.get_ref(0)?) else {
+                continue;
+            };
+            let mask = match masks.get_mut(&id) {
+                Some(m) => m,
+                None if new_ids => masks.entry(id).or_insert(0),
+                None => continue,
+            };
+            if filter.complete(*mask) {
+                continue;
+            }
+            if let rusqlite::types::ValueRef::Text(b) | rusqlite::types::ValueRef::Blob(b) =
+                row.get_ref(1)?
+            {
+                *mask |= filter.scan(b);
+            }
+        }
+        Ok(())
+    };
+    feed("SELECT id, title FROM session", true)?;
+    feed("SELECT session_id, data FROM message", false)?;
+    if columns(conn, "part").iter().any(|c| c == "session_id") {
+        feed("SELECT session_id, data FROM part", false)?;
+    } else {
+        feed(
+            "SELECT m.session_id, p.data FROM part p JOIN message m ON m.id = p.message_id",
+            false,
+        )?;
+    }
+    let mut ids: Vec<(String, u64)> = masks.into_iter().collect();
+    ids.sort_unstable();
+    let mut out = Vec::new();
+    for (id, mask) in ids {
+        if filter.keep(mask) {
+            out.extend(sessions(conn, Some(&id))?);
+        }
+    }
+    Ok(out)
 }

@@ -158,7 +158,7 @@ pub fn load(session_file: &Path) -> Result<Session> {
     let mut s = Session {
         summary,
         messages,
-        raw: Some(serde_json::json!({ "session": info, "messages": raw_messages })),
+        raw: Some(serde_json::json!({ "session": info, "messages": raw_messages }).into()),
     };
     if s.summary.title.is_empty() {
         if let Some(u) = s

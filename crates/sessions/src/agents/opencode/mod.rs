@@ -122,4 +122,20 @@ impl Agent for OpenCode {
         let conn = open_read_only(&source.path)?;
         db::sessions(&conn, None).map_err(|e| Error::parse(source.path.display(), e))
     }
+
+    /// A database is searched session by session on its raw text; legacy JSON files are left to
+    /// the file engine (with their message and part files as side files).
+    fn load_matching(
+        &self,
+        _ctx: &Context,
+        source: &Source,
+        filter: &crate::search::RawFilter,
+    ) -> Option<Result<Vec<Session>>> {
+        if is_legacy(&source.path) {
+            return None;
+        }
+        Some(open_read_only(&source.path).and_then(|conn| {
+            db::matching(&conn, filter).map_err(|e| Error::parse(source.path.display(), e))
+        }))
+    }
 }

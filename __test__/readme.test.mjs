@@ -1,0 +1,146 @@
+// The README is a newcomer's first test: its API examples, its main-job output, `npm run demo`'s
+// script and its storage table are checked against the code and the bundled demo home here, so a
+// change that makes the README wrong fails a test.
+import { describe, it, expect } from 'vitest'
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { spawnSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { repoRoot, demoHome } from './helpers.mjs'
+
+const require = createRequire(import.meta.url)
+const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8')
+const binary = join(repoRoot, `agent-mux.${process.platform}-${process.arch}${process.platform === 'linux' ? '-gnu' : ''}.node`)
+
+// Every variable a reader honours (crates/sessions/src/env.rs VARIABLES) except HOME and TZ: any of
+// them set in the developer's shell would send a reader away from the demo home.
+const envSource = readFileSync(join(repoRoot, 'crates/sessions/src/env.rs'), 'utf8')
+const VARIABLES = [...envSource.slice(envSource.indexOf('VARIABLES'), envSource.indexOf('];')).matchAll(/"([A-Z_]+)"/g)].map((m) => m[1])
+
+function demoEnv(extra = {}) {
+  const env = { ...process.env, TZ: 'UTC' }
+  for (const name of [...VARIABLES, 'NO_COLOR', 'FORCE_COLOR', 'COLUMNS']) if (name !== 'TZ') delete env[name]
+  return { ...env, HOME: demoHome, ...extra }
+}
+
+function node(args, env) {
+  return spawnSync(process.execPath, args, { encoding: 'utf8', env, cwd: repoRoot, timeout: 120_000 })
+}
+
+/** The body of the `## <title>` section. */
+function section(title) {
+  const start = readme.indexOf(`\n## ${title}`)
+  expect(start).toBeGreaterThan(0)
+  const end = readme.indexOf('\n## ', start + 1)
+  return readme.slice(start, end < 0 ? undefined : end)
+}
+
+const fenced = (text, lang) => [...text.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1])
+
+describe('README', () => {
+  it('the API examples run against the demo home and print what their `// prints:` comments say', (ctx) => {
+    try { require.resolve(binary) } catch { ctx.skip() }
+    const blocks = fenced(section('API'), 'js')
+    // one block for the import, then list, get, search, totalCost, export, diff, ids, options, errors
+    expect(blocks.length).toBe(10)
+    const code = blocks.join('\n').replaceAll("require('@a5c-ai/agent-mux')", `require(${JSON.stringify(join(repoRoot, 'index.js'))})`)
+    const expected = [...code.matchAll(/\/\/ prints: (.*)$/gm)].map((m) => m[1])
+    expect(expected.length).toBe(12)
+    const dir = mkdtempSync(join(tmpdir(), 'amux-readme-'))
+    try {
+      const script = join(dir, 'examples.cjs')
+      writeFileSync(script, `(async () => {\n${code}\n})().catch((e) => { console.error(e); process.exit(1) })\n`)
+      const run = node([script], demoEnv())
+      expect(run.stderr).toBe('')
+      expect(run.status).toBe(0)
+      expect(run.stdout.trimEnd().split('\n')).toEqual(expected)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it("the main job's output in the README is what the CLI prints (ages aside)", (ctx) => {
+    try { require.resolve(binary) } catch { ctx.skip() }
+    const head = readme.slice(0, readme.indexOf('\n## '))
+    expect(head).toContain('HOME=examples/demo-home node bin/amux.js sessions search kubernetes')
+    const shown = fenced(head, 'text')[0].trimEnd().split('\n')
+    const run = node(['bin/amux.js', 'sessions', 'search', 'kubernetes'], demoEnv({ COLUMNS: '100' }))
+    expect(run.status).toBe(0)
+    const actual = run.stdout.trimEnd().split('\n')
+    expect(actual.length).toBe(shown.length)
+    // Rows: rank, unified id, score and cost must agree; the age ("2w ago") moves with the clock
+    // and may change the width of the title column, so neither is compared. Snippets and the
+    // count line must be identical.
+    const key = (line) => {
+      const m = /^(\d+)\s+(\S+)\s+.*?\s(\d\.\d\d)\s+(\$\S+)\s/.exec(line)
+      return m ? m.slice(1).join(' ') : line.trim()
+    }
+    expect(actual.slice(1).map(key)).toEqual(shown.slice(1).map(key))
+    expect(shown.length).toBeGreaterThan(3)
+  })
+
+  it('examples/demo.mjs (npm run demo) shows every agent with its real session count, then runs the CLI', async (ctx) => {
+    try { require.resolve(binary) } catch { ctx.skip() }
+    expect(JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).scripts.demo).toMatch(/node examples\/demo\.mjs$/)
+    const run = node(['examples/demo.mjs'], { ...demoEnv(), HOME: '/nonexistent', COLUMNS: '100' })
+    expect(run.stderr).toBe('')
+    expect(run.status).toBe(0)
+    const { createClient, BUILT_IN_AGENTS } = require('../index.js')
+    const saved = process.env.HOME
+    process.env.HOME = demoHome
+    let lists
+    try {
+      lists = await Promise.all(BUILT_IN_AGENTS.map((a) => createClient().sessions.list(a)))
+    } finally {
+      process.env.HOME = saved
+    }
+    BUILT_IN_AGENTS.forEach((agent, i) => {
+      expect(lists[i].length).toBeGreaterThan(0)
+      expect(run.stdout).toMatch(new RegExp(`^${agent}\\s+${lists[i].length}\\s`, 'm'))
+    })
+    for (const command of ['sessions search kubernetes', 'sessions diff ', 'cost report --group-by agent']) {
+      expect(run.stdout).toContain(`$ HOME=examples/demo-home amux ${command}`)
+    }
+    expect(run.stdout).toMatch(/^TOTAL\s+30\s/m)
+  })
+
+  it('the storage table names, for each agent, only variables its reader really reads', () => {
+    const modules = {
+      'Claude Code': ['claude/mod.rs'],
+      'Codex CLI': ['codex/mod.rs'],
+      'Gemini CLI': ['gemini/mod.rs'],
+      'Copilot CLI': ['copilot/mod.rs'],
+      'Cursor (cursor-agent CLI)': ['cursor/mod.rs'],
+      OpenCode: ['opencode/mod.rs'],
+      Pi: ['pi.rs'],
+      'omp (Oh My Pi)': ['omp.rs'],
+      OpenClaw: ['openclaw.rs'],
+      Hermes: ['hermes/mod.rs'],
+    }
+    const rows = section('Where sessions are read from')
+      .split('\n')
+      .filter((l) => l.startsWith('| ') && !l.startsWith('| agent') && !l.startsWith('|---'))
+      .map((l) => l.split(' | '))
+    expect(rows.map((r) => r[0].slice(2))).toEqual(Object.keys(modules))
+    for (const [label, , envColumn] of rows) {
+      const source = modules[label.slice(2)].map((f) => readFileSync(join(repoRoot, 'crates/sessions/src/agents', f), 'utf8')).join('\n')
+      const named = [...envColumn.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1])
+      expect(named.length).toBeGreaterThan(0)
+      for (const name of named) {
+        // read by this reader (or, for omp, named as deliberately not applied) and in the snapshot
+        if (name.startsWith('PI_CODING_AGENT_') && label.includes('omp')) continue
+        expect(source, `${label}: ${name}`).toContain(`"${name}"`)
+        expect(VARIABLES).toContain(name)
+      }
+    }
+  })
+
+  it('states the price snapshot that is really embedded', () => {
+    const prices = JSON.parse(readFileSync(join(repoRoot, 'crates/sessions/src/cost/prices.json'), 'utf8'))
+    const cost = section('Cost')
+    expect(cost).toContain(`litellm ${prices.litellmVersion}`)
+    expect(cost).toContain(`snapshot of ${prices.generated}`)
+    expect(cost).toContain(`${Object.keys(prices.models).length} models`)
+  })
+})

@@ -1,0 +1,187 @@
+//! Search must find exactly the sessions a full parse would: the prefilter (files with their side
+//! files, database rows streamed session by session) may only skip work, never a match.
+mod common;
+mod sqlite_fixtures;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use agent_mux_sessions::agents;
+use agent_mux_sessions::options::SearchQuery;
+use agent_mux_sessions::search::score::{adjacency_leaf, analyse};
+use agent_mux_sessions::search::Query;
+use rusqlite::Connection;
+use serde_json::{json, Value};
+use sqlite_fixtures::{create_db, i, insert, research_file, t};
+
+fn demo_home() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo-home")
+}
+
+/// Session ids of `agent` that match `text` when every session is parsed.
+fn oracle(home: &Path, agent: &str, text: &str) -> BTreeSet<String> {
+    let ctx = common::ctx(home);
+    let a = agents::find(agent).unwrap();
+    let q = Query::parse(text).unwrap();
+    let adj = adjacency_leaf(&q);
+    a.sources(&ctx)
+        .iter()
+        .flat_map(|s| a.load_source(&ctx, s).unwrap_or_default())
+        .filter(|s| analyse(&q, adj.as_ref(), s).matches(&q))
+        .map(|s| s.summary.session_id)
+        .collect()
+}
+
+fn searched(home: &Path, agent: &str, text: &str) -> BTreeSet<String> {
+    let mut q = SearchQuery::new(text);
+    q.agent = Some(agent.into());
+    q.limit = 1000;
+    common::client()
+        .search(common::env(home), &q)
+        .unwrap()
+        .into_iter()
+        .map(|s| s.session_id)
+        .collect()
+}
+
+#[test]
+fn demo_home_search_equals_a_full_parse_for_every_file_and_database_agent() {
+    let home = demo_home();
+    let queries = [
+        "kubernetes",
+        "flaky OR sqlite",
+        "test NOT flaky",
+        "middle*",
+        "\"liveness probe\"",
+        "café",
+        "zzzznothing",
+    ];
+    let mut total = 0;
+    for agent in [
+        "claude", "codex", "gemini", "copilot", "cursor", "opencode", "pi", "omp", "openclaw",
+    ] {
+        for text in queries {
+            let want = oracle(&home, agent, text);
+            total += want.len();
+            assert_eq!(searched(&home, agent, text), want, "{agent}: {text}");
+        }
+    }
+    // The comparison is not vacuous: the queries hit something in the demo home.
+    assert!(total >= 15, "only {total} hits");
+}
+
+fn ddl() -> Option<String> {
+    research_file("research", "opencode-schema-1.18.sql")
+}
+
+fn session(c: &Connection, id: &str, title: &str) {
+    insert(
+        c,
+        "session",
+        &[
+            ("id", t(id)),
+            ("project_id", t("global")),
+            ("slug", t(&format!("slug-{id}"))),
+            ("directory", t("/work/app")),
+            ("title", t(title)),
+            ("version", t("1.18.33")),
+            ("time_created", i(1780000000000)),
+            ("time_updated", i(1780000090000)),
+        ],
+    );
+}
+
+fn message(c: &Connection, sid: &str, id: &str, role: &str, parts: &[Value]) {
+    let at = 1780000001000i64;
+    insert(
+        c,
+        "message",
+        &[
+            ("id", t(id)),
+            ("session_id", t(sid)),
+            ("time_created", i(at)),
+            ("time_updated", i(at)),
+            (
+                "data",
+                t(&json!({"role": role, "time": {"created": at}}).to_string()),
+            ),
+        ],
+    );
+    for (n, p) in parts.iter().enumerate() {
+        insert(
+            c,
+            "part",
+            &[
+                ("id", t(&format!("prt_{id}_{n}"))),
+                ("message_id", t(id)),
+                ("session_id", t(sid)),
+                ("time_created", i(at + n as i64)),
+                ("time_updated", i(at + n as i64)),
+                ("data", t(&p.to_string())),
+            ],
+        );
+    }
+}
+
+fn text(s: &str) -> Value {
+    json!({"type": "text", "text": s})
+}
+
+#[test]
+fn opencode_database_search_builds_candidates_only_and_misses_nothing() {
+    let Some(ddl) = ddl() else { return };
+    let home = tempfile::tempdir().unwrap();
+    let db = home.path().join(".local/share/opencode/opencode.db");
+    let c = create_db(&db, &ddl, true);
+    insert(
+        &c,
+        "project",
+        &[
+            ("id", t("global")),
+            ("worktree", t("/")),
+            ("sandboxes", t("[]")),
+            ("time_created", i(1780000000000)),
+            ("time_updated", i(1780000000000)),
+        ],
+    );
+    session(&c, "ses_tool", "Fix the build");
+    message(
+        &c,
+        "ses_tool",
+        "msg_1",
+        "user",
+        &[text("why is the deploy failing?")],
+    );
+    let tool = json!({"type": "tool", "callID": "c1", "tool": "bash", "state": {"status": "completed",
+        "input": {"command": "kubectl get pods"}, "output": "KUBERNETES api unreachable", "title": "kubectl",
+        "time": {"start": 1, "end": 2}}});
+    message(&c, "ses_tool", "msg_2", "assistant", &[tool]);
+    // Only the accented capital form: SQLite's lower() would not fold it, the prefilter must.
+    session(&c, "ses_accent", "Coffee");
+    message(
+        &c,
+        "ses_accent",
+        "msg_3",
+        "user",
+        &[text("UN CAFÉ, S'IL VOUS PLAÎT")],
+    );
+    session(&c, "ses_title", "Deploy kubernetes");
+    message(&c, "ses_title", "msg_4", "user", &[text("go")]);
+    session(&c, "ses_none", "Nothing");
+    message(&c, "ses_none", "msg_5", "user", &[text("plain words")]);
+    drop(c);
+
+    let ids =
+        |q: &str| -> Vec<String> { searched(home.path(), "opencode", q).into_iter().collect() };
+    assert_eq!(ids("kubernetes"), ["ses_title", "ses_tool"]);
+    assert_eq!(ids("cafe"), ["ses_accent"]);
+    assert_eq!(ids("kubernetes NOT deploy"), Vec::<String>::new());
+    assert_eq!(ids("kubectl OR plain"), ["ses_none", "ses_tool"]);
+    for q in ["kubernetes", "cafe", "kubectl OR plain", "deploy"] {
+        assert_eq!(
+            searched(home.path(), "opencode", q),
+            oracle(home.path(), "opencode", q),
+            "{q}"
+        );
+    }
+}
