@@ -446,6 +446,32 @@ fn get_finds_ids_the_file_name_does_not_carry_and_rejects_escapes() {
     }
 }
 
+/// Found by fuzzing: a foreign record before the metadata line made `get` miss a session that
+/// `list` shows (the head peek read only the first record).
+#[test]
+fn get_finds_a_session_whose_metadata_is_not_the_first_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = dir.path();
+    write(h, ".gemini/tmp/shop/.project_root", "/work/shop\n");
+    let chat = format!(
+        "{}\n{}",
+        json!({"type": "padding", "pad": "x"}),
+        current_chat()
+    );
+    write(
+        h,
+        ".gemini/tmp/shop/chats/session-2026-05-01T10-00-zzzzzzzz.jsonl",
+        chat,
+    );
+    let c = client();
+    let listed = c.list(env(h), "gemini", &Default::default()).unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].session_id, SID);
+    let s = c.get(env(h), "gemini", SID).unwrap();
+    assert_eq!(s.summary.session_id, SID);
+    assert_eq!(s.messages.len() as u64, listed[0].message_count);
+}
+
 #[test]
 fn bad_input_is_tolerated_by_list_and_named_by_get() {
     let dir = tempfile::tempdir().unwrap();

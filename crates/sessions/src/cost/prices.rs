@@ -220,17 +220,20 @@ fn strip_date(s: &str) -> Option<&str> {
         }
     }
     // -YYYY-MM-DD
+    // Compared as bytes: the cut may fall inside a multi-byte character of a damaged name (found
+    // by fuzzing); it is only taken once the byte there is an ASCII '-', a char boundary.
     if s.len() > 11 {
-        let (base, tail) = s.split_at(s.len() - 11);
-        let b = tail.as_bytes();
+        let cut = s.len() - 11;
+        let b = &s.as_bytes()[cut..];
+        let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
         if b[0] == b'-'
             && b[5] == b'-'
             && b[8] == b'-'
-            && digits(&tail[1..5])
-            && digits(&tail[6..8])
-            && digits(&tail[9..11])
+            && digits(1..5)
+            && digits(6..8)
+            && digits(9..11)
         {
-            return Some(base);
+            return Some(&s[..cut]);
         }
     }
     None
@@ -349,6 +352,24 @@ pub fn parse_overrides(v: &Value) -> Result<HashMap<String, Price>> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Found by fuzzing: a model name with a multi-byte character 11 bytes from its end panicked
+    /// (byte index not on a char boundary) while looking for a `-YYYY-MM-DD` suffix.
+    #[test]
+    fn names_with_multibyte_characters_near_the_end_do_not_panic() {
+        for name in [
+            "\u{fffd}pt-5-mini",
+            "pi-fix\u{fffd}ture-model",
+            "gpt-5\u{fffd}\u{fffd}\u{fffd}\u{fffd}on-request",
+        ] {
+            assert_eq!(strip_date(name), None, "{name}");
+            assert_eq!(candidates(name)[0], normalise(name));
+        }
+        assert_eq!(strip_date("é-2025-01-31"), Some("é"));
+        assert_eq!(strip_date("claude-opus-4-20250514"), Some("claude-opus-4"));
+        assert_eq!(strip_date("gpt-4o-2024-08-06"), Some("gpt-4o"));
+        assert_eq!(Prices::default().lookup("\u{fffd}pt-5-mini"), None);
+    }
 
     fn t(input: u64, output: u64, cache_read: u64, cache_write: u64) -> Tokens {
         Tokens {

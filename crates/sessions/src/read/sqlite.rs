@@ -18,6 +18,22 @@ pub fn columns(conn: &Connection, table: &str) -> Vec<String> {
     }
 }
 
+/// `alias."c1", alias."c2", …` for every column of `table` whose name is valid UTF-8: what
+/// `alias.*` would select, minus names rusqlite cannot handle (its name lookups panic on a
+/// non-UTF-8 column name, which a damaged schema can hold; found by fuzzing). `NULL` when the
+/// table has no readable column.
+pub fn all_columns(conn: &Connection, table: &str, alias: &str) -> String {
+    let cols: Vec<String> = columns(conn, table)
+        .iter()
+        .map(|c| format!("{alias}.\"{}\"", c.replace('"', "\"\"")))
+        .collect();
+    if cols.is_empty() {
+        "NULL".to_string()
+    } else {
+        cols.join(", ")
+    }
+}
+
 /// Does `table` (or view) exist?
 pub fn has_table(conn: &Connection, table: &str) -> bool {
     conn.query_row(
@@ -88,4 +104,43 @@ pub fn row_to_json(row: &rusqlite::Row<'_>) -> serde_json::Value {
         obj.insert(name, v);
     }
     serde_json::Value::Object(obj)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by fuzzing OpenCode's database: a column name that is not UTF-8 (a damaged schema)
+    /// made rusqlite panic when `SELECT s.*` rows were read by name. `all_columns` leaves it out.
+    #[test]
+    fn a_non_utf8_column_name_is_left_out_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("bad.db");
+        {
+            let c = Connection::open(&db).unwrap();
+            c.execute_batch(
+                "CREATE TABLE session(id TEXT, xx TEXT); INSERT INTO session VALUES ('a', 'b');
+                 PRAGMA writable_schema = ON;",
+            )
+            .unwrap();
+            // The same schema text with the second column's name as the bytes 'x', 0xFF.
+            let bad: &[u8] = b"CREATE TABLE session(id TEXT, \"x\xff\" TEXT)";
+            c.execute(
+                "UPDATE sqlite_master SET sql = CAST(?1 AS TEXT) WHERE name = 'session'",
+                [bad],
+            )
+            .unwrap();
+        }
+        let c = open_read_only(&db).unwrap();
+        let c: &Connection = &c;
+        let star = c.prepare("SELECT * FROM session").unwrap();
+        assert_eq!(star.column_count(), 2, "the damaged column is there");
+        drop(star);
+        assert_eq!(columns(c, "session"), vec!["id"]);
+        assert_eq!(all_columns(c, "session", "s"), "s.\"id\"");
+        let sql = format!("SELECT {} FROM session s", all_columns(c, "session", "s"));
+        let raw = c.query_row(&sql, [], |r| Ok(row_to_json(r))).unwrap();
+        assert_eq!(raw, serde_json::json!({"id": "a"}));
+        assert_eq!(all_columns(c, "nope", "s"), "NULL");
+    }
 }

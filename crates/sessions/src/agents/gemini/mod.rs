@@ -16,6 +16,7 @@ use crate::model::{Session, SessionSummary, Timestamp};
 use crate::read::fs::{files, stamp, subdirs};
 use crate::read::head;
 use parse::{parse_file, Mode};
+use serde_json::Value;
 
 pub struct Gemini;
 
@@ -152,9 +153,25 @@ fn head_session_id(path: &Path) -> Option<String> {
     if parse::is_legacy_doc(path) {
         return head::first_string_field(path, "sessionId", 64 * 1024);
     }
-    let first = head::first_record(path)?;
-    first.get("sessionId")?.as_str().map(str::to_string)
+    // The metadata record is the first line Gemini writes, but the summary reader takes the id
+    // from any metadata record; look a few records further so a foreign first line (found by
+    // fuzzing with a 100 MB padding record) does not make `get` miss a session `list` shows.
+    let mut found = None;
+    let mut seen = 0;
+    crate::read::jsonl::read_lines::<Value>(path, |v| {
+        seen += 1;
+        found = v
+            .get("sessionId")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        found.is_none() && seen < HEAD_RECORDS
+    })
+    .ok()?;
+    found
 }
+
+/// How many leading records `head_session_id` reads before giving up.
+const HEAD_RECORDS: usize = 4;
 
 /// `<project dir>/.project_root` (the absolute project path Gemini records) beside `chats/`.
 fn project_root_file(chat_file: &Path) -> Option<PathBuf> {

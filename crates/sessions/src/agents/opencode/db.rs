@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::build;
 use super::AGENT;
 use crate::model::{from_epoch_guess, truncate_title, Message, Session, SessionSummary};
-use crate::read::sqlite::{cell_f64, cell_string, col_or_null, columns, row_to_json};
+use crate::read::sqlite::{all_columns, cell_f64, cell_string, col_or_null, columns, row_to_json};
 
 const SESSION_COLUMNS: &[&str] = &[
     "id",
@@ -143,8 +143,9 @@ pub fn sessions(conn: &Connection, only: Option<&str>) -> rusqlite::Result<Vec<S
         ""
     };
     let sql = format!(
-        "SELECT {sess}, NULL AS first_user, s.* FROM session s {filter} ORDER BY s.id",
-        sess = session_select(conn)
+        "SELECT {sess}, NULL AS first_user, {all} FROM session s {filter} ORDER BY s.id",
+        sess = session_select(conn),
+        all = all_columns(conn, "session", "s"),
     );
     let mut stmt = conn.prepare(&sql)?;
     let mut rows = match only {
