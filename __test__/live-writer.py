@@ -57,6 +57,7 @@ def main():
     ticks = 2 * max(len(w["lines"]) for w in growing)
     interval = seconds / ticks
     hermes_ids = []
+    used_titles = set()
     for tick in range(ticks):
         for w in growing:
             i = w["next"]
@@ -70,7 +71,7 @@ def main():
         if tick % 5 == 0:
             c = g.Conversation(rng, "hermes", len(hermes_ids), 1)
             c.title = f"live {len(hermes_ids)}: {c.title}"  # Hermes titles are UNIQUE
-            g.write_hermes(db, c, len(hermes_ids))
+            g.write_hermes(db, c, len(hermes_ids), used_titles)
             db.commit()
             hermes_ids.append(f"{c.start.strftime('%Y%m%d_%H%M%S')}_{c.uuid[:6]}")
         time.sleep(interval)

@@ -71,10 +71,11 @@ mod tests {
         let v = json!({"b": 1, "10": 2, "9": 3, "01": 4, "a": {"2": [ {"1": 0, "0": 0} ], "x": 0},
                        "4294967295": 5, "4294967294": 6, "-1": 7, "1.5": 8, "0": 9});
         let text = serde_json::to_string(&JsOrder(&v)).unwrap();
-        // What `JSON.stringify(JSON.parse(serde_json::to_string(&v)))` prints in Node.
+        // What Node prints for `JSON.stringify(JSON.parse(<this literal>))` (maps keep insertion
+        // order: serde_json's preserve_order).
         assert_eq!(
             text,
-            r#"{"0":9,"9":3,"10":2,"4294967294":6,"-1":7,"01":4,"1.5":8,"4294967295":5,"a":{"2":[{"0":0,"1":0}],"x":0},"b":1}"#
+            r#"{"0":9,"9":3,"10":2,"4294967294":6,"b":1,"01":4,"a":{"2":[{"0":0,"1":0}],"x":0},"4294967295":5,"-1":7,"1.5":8}"#
         );
     }
 
