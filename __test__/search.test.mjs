@@ -3,7 +3,7 @@
 // Claude sessions (made from a demo session by replacing its text), and a small generated home.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, readFileSync, writeFileSync, mkdtempSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient } from '../index.mjs'
@@ -43,7 +43,14 @@ beforeAll(() => {
     [run('r1', 'aaaaaaaa-0000-4000-8000-000000000001', ['triage']), run('r2', BASE_ID, ['ops', 'triage'])].join('\n') + '\n',
   )
   gen = mkdtempSync(join(tmpdir(), 'amux-gen-'))
-  execFileSync('python3', [join(repoRoot, 'scripts', 'gen_home.py'), '--out', gen, '--sessions', '40', '--seed', '5'])
+  // The SQLite stores are built from the agents' real DDL in ../shared/research; without it, generate
+  // the agents that need no DDL (CI has ../shared).
+  const args = [join(repoRoot, 'scripts', 'gen_home.py'), '--out', gen, '--sessions', '40', '--seed', '5']
+  if (!existsSync(join(repoRoot, '..', 'shared', 'research'))) {
+    console.log('../shared/research is absent: generating the file-based agents only')
+    args.push('--agents', 'claude,codex,gemini,copilot,cursor,pi,omp')
+  }
+  execFileSync('python3', args)
 })
 
 afterAll(() => {
