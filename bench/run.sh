@@ -21,7 +21,7 @@ if [ ! -f "$DATA/hermes/.hermes/state.db" ]; then
   # 20,000 sessions x ~50 messages = ~1M messages
   python3 scripts/gen_home.py --out "$DATA/hermes" --agents hermes --sessions "$HERMES_SESSIONS" --seed 2 --scale 44
 fi
-[ -x bench/tools/node_modules/.bin/ccusage ] || npm install --prefix bench/tools --no-audit --no-fund ccusage@20 >/dev/null
+[ -x bench/tools/node_modules/.bin/ccusage ] || npm install --prefix bench/tools --no-audit --no-fund ccusage@20.0.24 >/dev/null  # 20.0.26 has no linux-x64 binary package on the registry
 
 echo "## machine"
 echo "$(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB RAM, $(uname -sr), node $(node --version), $(rustc --version)"
@@ -48,15 +48,15 @@ echo; echo "## list (all agents) cold and warm"
 M list "$ABS_HOME"
 
 echo; echo "## totalCost vs ccusage daily --offline (Claude + Codex data)"
-M cost "$ABS_HOME" day claude > /tmp/amux-cost-claude.json
-M cost "$ABS_HOME" day codex > /tmp/amux-cost-codex.json
+TZ=UTC M cost "$ABS_HOME" day claude > /tmp/amux-cost-claude.json
+TZ=UTC M cost "$ABS_HOME" day codex > /tmp/amux-cost-codex.json
 hyperfine -N --warmup 1 --runs 3 \
   -n "ccusage claude daily" "env HOME=$ABS_HOME bench/tools/node_modules/.bin/ccusage daily --json --offline" \
   -n "amux totalCost day" "node bench/measure.mjs cost $ABS_HOME day claude" 2>/dev/null | grep -E "Time|faster" || true
-HOME=$ABS_HOME bench/tools/node_modules/.bin/ccusage daily --json --offline > /tmp/ccusage-claude.json 2>/dev/null || true
-HOME=$ABS_HOME bench/tools/node_modules/.bin/ccusage codex daily --json --offline > /tmp/ccusage-codex.json 2>/dev/null || true
-node bench/compare-ccusage.mjs /tmp/amux-cost-claude.json /tmp/ccusage-claude.json claude || true
-node bench/compare-ccusage.mjs /tmp/amux-cost-codex.json /tmp/ccusage-codex.json codex || true
+TZ=UTC HOME=$ABS_HOME bench/tools/node_modules/.bin/ccusage daily --json --offline > /tmp/ccusage-claude.json 2>/dev/null || true
+TZ=UTC HOME=$ABS_HOME bench/tools/node_modules/.bin/ccusage codex daily --json --offline > /tmp/ccusage-codex.json 2>/dev/null || true
+node bench/compare-ccusage.mjs /tmp/amux-cost-claude.json /tmp/ccusage-claude.json claude "$ABS_HOME/.claude" || true
+node bench/compare-ccusage.mjs /tmp/amux-cost-codex.json /tmp/ccusage-codex.json codex "$ABS_HOME/.codex" || true
 
 echo; echo "## get / export of the 200 MB session"
 ls -la "$ABS_HOME"/.claude/projects/*/$HUGE_ID.jsonl | awk '{print "file bytes:", $5}'
