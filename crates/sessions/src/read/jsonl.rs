@@ -109,6 +109,36 @@ pub fn read_lines<T: DeserializeOwned>(
     Ok(stats)
 }
 
+/// Feed every line that parses as JSON to `f`, with the line's bytes (for `raw`). A file in which
+/// no line parses is a `PARSE_ERROR` naming the path; `what` names its records in that message.
+pub fn read_values(
+    path: &Path,
+    what: &str,
+    mut f: impl FnMut(serde_json::Value, &[u8]),
+) -> crate::error::Result<()> {
+    let mut stats = LineStats::default();
+    for_each_line(path, |bytes| {
+        match parse_line::<serde_json::Value>(bytes) {
+            Some(v) => {
+                stats.parsed += 1;
+                f(v, bytes);
+            }
+            None => stats.bad += 1,
+        }
+        true
+    })
+    .map_err(|e| crate::error::Error::parse(path.display(), e))?;
+    if stats.parsed == 0 {
+        let why = if stats.bad == 0 {
+            "empty file".to_string()
+        } else {
+            format!("no JSON {what}")
+        };
+        return Err(crate::error::Error::parse(path.display(), why));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::{
     add_total, add_usage, merge_usage, parse_timestamp, truncate_title, Message, ModelUsage, Raw,
     Role, Session, SessionSummary, Timestamp, Tokens, ToolCall, ToolResult,
@@ -28,30 +28,13 @@ use super::Mode;
 
 pub fn parse_events(path: &Path, mode: Mode, fallback_id: &str, ws: &Workspace) -> Result<Session> {
     let mut b = Builder::new(mode);
-    let mut stats = jsonl::LineStats::default();
-    jsonl::for_each_line(path, |bytes| {
-        match jsonl::parse_line::<Value>(bytes) {
-            Some(ev) => {
-                stats.parsed += 1;
-                b.apply(ev);
-                if b.mode == Mode::Full {
-                    // The event's text, not its parsed tree: a quarter of the memory.
-                    b.raw.push(Raw::line(bytes));
-                }
-            }
-            None => stats.bad += 1,
+    jsonl::read_values(path, "events", |ev, bytes| {
+        b.apply(ev);
+        if b.mode == Mode::Full {
+            // The event's text, not its parsed tree: a quarter of the memory.
+            b.raw.push(Raw::line(bytes));
         }
-        true
-    })
-    .map_err(|e| Error::parse(path.display(), e))?;
-    if stats.parsed == 0 {
-        let why = if stats.bad == 0 {
-            "empty file"
-        } else {
-            "no JSON events"
-        };
-        return Err(Error::parse(path.display(), why));
-    }
+    })?;
     Ok(b.finish(path, fallback_id, ws))
 }
 

@@ -42,30 +42,13 @@ pub fn parse_file(path: &Path, mode: Mode) -> Result<Session> {
             b.doc = Some(doc);
         }
     } else {
-        let mut stats = jsonl::LineStats::default();
-        jsonl::for_each_line(path, |bytes| {
-            match jsonl::parse_line::<Value>(bytes) {
-                Some(rec) => {
-                    stats.parsed += 1;
-                    b.apply_record(rec);
-                    if b.mode == Mode::Full {
-                        // The record's text, not its parsed tree: a quarter of the memory.
-                        b.raw.push(Raw::line(bytes));
-                    }
-                }
-                None => stats.bad += 1,
+        jsonl::read_values(path, "records", |rec, bytes| {
+            b.apply_record(rec);
+            if b.mode == Mode::Full {
+                // The record's text, not its parsed tree: a quarter of the memory.
+                b.raw.push(Raw::line(bytes));
             }
-            true
-        })
-        .map_err(|e| Error::parse(path.display(), e))?;
-        if stats.parsed == 0 {
-            let why = if stats.bad == 0 {
-                "empty file"
-            } else {
-                "no JSON records"
-            };
-            return Err(Error::parse(path.display(), why));
-        }
+        })?;
     }
     Ok(b.finish(path))
 }
