@@ -2,50 +2,12 @@
 //! filters and the summary cache.
 mod common;
 
-use agent_mux_sessions::model::{Role, Session, SessionSummary, Tokens};
+use agent_mux_sessions::model::{Session, SessionSummary, Tokens};
 use agent_mux_sessions::options::{Direction, ListOptions, ListSort};
-use agent_mux_sessions::{Client, ClientOptions, Env, ErrorCode};
-use common::{real_fixtures, snapshot, write};
+use agent_mux_sessions::{Env, ErrorCode};
+use common::{client_over, list_all, real_fixtures, role_letters, snapshot, total_tokens, write};
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-fn client_over(dir: &Path) -> Client {
-    let mut dirs = BTreeMap::new();
-    dirs.insert("claude".to_string(), dir.to_path_buf());
-    Client::new(ClientOptions {
-        session_dirs: dirs,
-        ..Default::default()
-    })
-}
-
-fn all(client: &Client, env: Env) -> Vec<SessionSummary> {
-    let opts = ListOptions {
-        limit: 1000,
-        ..Default::default()
-    };
-    client.list(env, "claude", &opts).unwrap()
-}
-
-fn tokens(s: &SessionSummary) -> Tokens {
-    let mut t = Tokens::default();
-    for u in &s.usage {
-        t.add(&u.tokens);
-    }
-    t
-}
-
-fn roles(s: &Session) -> String {
-    s.messages
-        .iter()
-        .map(|m| match m.role {
-            Role::User => 'U',
-            Role::Assistant => 'A',
-            Role::System => 'S',
-            Role::Tool => 'T',
-        })
-        .collect()
-}
+use std::path::PathBuf;
 
 /// The summary `list` gives must agree with what `get` reads in full.
 fn assert_consistent(list: &SessionSummary, full: &Session) {
@@ -81,9 +43,9 @@ fn real_claude() -> Option<PathBuf> {
 fn real_captures_are_read_exactly() {
     let Some(dir) = real_claude() else { return };
     let before = snapshot(&dir);
-    let client = client_over(&dir);
+    let client = client_over("claude", &dir);
     let env = Env::from_pairs([]);
-    let list = all(&client, env.clone());
+    let list = list_all(&client, "claude", env.clone());
     let ids: Vec<&str> = list.iter().map(|s| s.session_id.as_str()).collect();
     let mut sorted = ids.clone();
     sorted.sort();
@@ -103,7 +65,7 @@ fn real_captures_are_read_exactly() {
     // margin 2.1.233: two API responses, each written as three/two lines repeating the usage.
     let s = get("margin-session-basic-2.1.233");
     assert_consistent(&summary("margin-session-basic-2.1.233"), &s);
-    assert_eq!(roles(&s), "UATA");
+    assert_eq!(role_letters(&s), "UATA");
     assert_eq!(s.summary.turn_count, 1);
     assert_eq!(
         s.summary.model.as_deref(),
@@ -119,7 +81,7 @@ fn real_captures_are_read_exactly() {
         .starts_with("Run the bash command 'echo hello' using your Bash tool."));
     assert_eq!(s.summary.title.chars().count(), 100);
     assert_eq!(
-        tokens(&s.summary),
+        total_tokens(&s.summary),
         Tokens {
             input: 18,
             output: 156,
@@ -161,13 +123,13 @@ fn real_captures_are_read_exactly() {
     // agent-sessions stage0: a catalogue of ~30 line types.
     let s = get("agent-sessions-stage0-small");
     assert_consistent(&summary("agent-sessions-stage0-small"), &s);
-    assert_eq!(roles(&s), "UATTAASATUAUUUAAU");
+    assert_eq!(role_letters(&s), "UATTAASATUAUUUAAU");
     assert_eq!(s.summary.turn_count, 3);
     assert_eq!(s.summary.title, "Stage0 small fixture", "custom-title wins");
     assert_eq!(s.summary.model.as_deref(), Some("claude-opus-5"));
     assert_eq!(s.summary.cwd.as_deref(), Some("/tmp"));
     assert_eq!(
-        tokens(&s.summary),
+        total_tokens(&s.summary),
         Tokens {
             input: 10,
             output: 5,
@@ -215,7 +177,7 @@ fn real_captures_are_read_exactly() {
     // claude-code-log: one line per response, summary line as title.
     let s = get("claude-code-log-representative_messages");
     assert_consistent(&summary("claude-code-log-representative_messages"), &s);
-    assert_eq!(roles(&s), "UAUATAUATAU");
+    assert_eq!(role_letters(&s), "UAUATAUATAU");
     assert_eq!(s.summary.turn_count, 3);
     assert_eq!(s.summary.model.as_deref(), Some("claude-3-sonnet-20240229"));
     assert_eq!(
@@ -223,7 +185,7 @@ fn real_captures_are_read_exactly() {
         "User learned about Python decorators, including basic decorators and parameterized decorators. Creat"
     );
     assert_eq!(
-        tokens(&s.summary),
+        total_tokens(&s.summary),
         Tokens {
             input: 218,
             output: 445,
@@ -245,7 +207,7 @@ fn real_captures_are_read_exactly() {
     // Subagent layout: the subagent transcript is part of the parent.
     let s = get("0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f");
     assert_consistent(&summary("0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f"), &s);
-    assert_eq!(roles(&s), "UAUAT");
+    assert_eq!(role_letters(&s), "UAUAT");
     assert_eq!(
         s.summary.turn_count, 1,
         "a subagent's prompt is not a user turn"
@@ -410,7 +372,7 @@ fn fixture_home_layouts_and_subagents() {
     let h = home.path();
     let before = snapshot(h);
     let client = common::client();
-    let list = all(&client, Env::with_home(h));
+    let list = list_all(&client, "claude", Env::with_home(h));
     let mut ids: Vec<&str> = list.iter().map(|s| s.session_id.as_str()).collect();
     ids.sort();
     assert_eq!(ids, [S1, S2, S3, "agent-32335b9b"]);
@@ -421,7 +383,7 @@ fn fixture_home_layouts_and_subagents() {
     assert_eq!(s1.cwd.as_deref(), Some(CWD));
     assert_eq!(s1.title, format!("question 0 of {S1}"));
     assert_eq!(
-        tokens(s1),
+        total_tokens(s1),
         Tokens {
             input: 11,
             output: 22,
@@ -441,7 +403,7 @@ fn fixture_home_layouts_and_subagents() {
     );
     let full = client.get(Env::with_home(h), "claude", S1).unwrap();
     assert_consistent(s1, &full);
-    assert_eq!(roles(&full), "UUAA");
+    assert_eq!(role_letters(&full), "UUAA");
     let subs: Vec<Option<&str>> = full
         .messages
         .iter()
@@ -467,7 +429,7 @@ fn fixture_home_layouts_and_subagents() {
             &format!("{}/projects, /nonexistent", other.path().display()),
         ),
     ]);
-    let mut ids: Vec<String> = all(&client, env.clone())
+    let mut ids: Vec<String> = list_all(&client, "claude", env.clone())
         .into_iter()
         .map(|s| s.session_id)
         .collect();
@@ -479,8 +441,8 @@ fn fixture_home_layouts_and_subagents() {
     );
 
     // The sessionDirs override replaces every default root.
-    let c2 = client_over(other.path());
-    let ids: Vec<String> = all(&c2, Env::with_home(h))
+    let c2 = client_over("claude", other.path());
+    let ids: Vec<String> = list_all(&c2, "claude", Env::with_home(h))
         .into_iter()
         .map(|s| s.session_id)
         .collect();
@@ -560,7 +522,7 @@ fn split_response_usage_counts_once_keeping_the_largest() {
     write(h, &format!(".claude/projects/-p/{S1}.jsonl"), jsonl(&lines));
     let client = common::client();
     let s = client.get(Env::with_home(h), "claude", S1).unwrap();
-    assert_eq!(roles(&s), "UATSS");
+    assert_eq!(role_letters(&s), "UATSS");
     assert_eq!(s.summary.title, "Reading a file");
     let a = &s.messages[1];
     assert_eq!(a.content, "running");
@@ -578,8 +540,8 @@ fn split_response_usage_counts_once_keeping_the_largest() {
             reasoning: 30,
         })
     );
-    assert_eq!(tokens(&s.summary), a.tokens.unwrap());
-    let list = all(&client, Env::with_home(h));
+    assert_eq!(total_tokens(&s.summary), a.tokens.unwrap());
+    let list = list_all(&client, "claude", Env::with_home(h));
     assert_consistent(&list[0], &s);
 }
 
@@ -605,7 +567,7 @@ fn forked_from_metadata_and_replayed_parent_id() {
         jsonl(&[first]),
     );
     let client = common::client();
-    let list = all(&client, Env::with_home(h));
+    let list = list_all(&client, "claude", Env::with_home(h));
     let by = |id: &str| {
         list.iter()
             .find(|s| s.session_id == id)
@@ -670,7 +632,7 @@ fn bad_input_is_tolerated_by_list_and_named_by_get() {
     let before = snapshot(h);
     let client = common::client();
     let env = Env::with_home(h);
-    let list = all(&client, env.clone());
+    let list = list_all(&client, "claude", env.clone());
     let mut ids: Vec<&str> = list.iter().map(|s| s.session_id.as_str()).collect();
     ids.sort();
     let mut want = vec![S1, S3, S4];
@@ -693,7 +655,7 @@ fn bad_input_is_tolerated_by_list_and_named_by_get() {
         .any(|p| p.ends_with("66666666-6666-4666-8666-666666666666.jsonl")));
 
     let torn = client.get(env.clone(), "claude", S1).unwrap();
-    assert_eq!(roles(&torn), "UA");
+    assert_eq!(role_letters(&torn), "UA");
     let utf = client.get(env.clone(), "claude", S3).unwrap();
     assert_eq!(utf.messages[0].content, "caf\u{fffd} ol\u{fffd}");
     assert_eq!(utf.summary.title, "caf\u{fffd} ol\u{fffd}");

@@ -2,50 +2,14 @@
 //! token accounting, bad input, list filters and the summary cache.
 mod common;
 
-use agent_mux_sessions::model::{to_iso, Role, Session, SessionSummary, Tokens};
+use agent_mux_sessions::model::{to_iso, Session, SessionSummary, Tokens};
 use agent_mux_sessions::options::{Direction, ListOptions, ListSort};
-use agent_mux_sessions::{Client, ClientOptions, Env, ErrorCode};
-use common::{place, real_fixtures, snapshot, write};
+use agent_mux_sessions::{Env, ErrorCode};
+use common::{
+    client_over, list_all, place, real_fixtures, role_letters, snapshot, total_tokens, write,
+};
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-fn client_over(dir: &Path) -> Client {
-    let mut dirs = BTreeMap::new();
-    dirs.insert("codex".to_string(), dir.to_path_buf());
-    Client::new(ClientOptions {
-        session_dirs: dirs,
-        ..Default::default()
-    })
-}
-
-fn all(client: &Client, env: Env) -> Vec<SessionSummary> {
-    let opts = ListOptions {
-        limit: 1000,
-        ..Default::default()
-    };
-    client.list(env, "codex", &opts).unwrap()
-}
-
-fn tokens(s: &SessionSummary) -> Tokens {
-    let mut t = Tokens::default();
-    for u in &s.usage {
-        t.add(&u.tokens);
-    }
-    t
-}
-
-fn roles(s: &Session) -> String {
-    s.messages
-        .iter()
-        .map(|m| match m.role {
-            Role::User => 'U',
-            Role::Assistant => 'A',
-            Role::System => 'S',
-            Role::Tool => 'T',
-        })
-        .collect()
-}
+use std::path::PathBuf;
 
 fn assert_consistent(list: &SessionSummary, full: &Session) {
     let g = &full.summary;
@@ -83,9 +47,9 @@ fn real_codex() -> Option<PathBuf> {
 fn real_captures_are_read_exactly() {
     let Some(dir) = real_codex() else { return };
     let before = snapshot(&dir);
-    let client = client_over(&dir);
+    let client = client_over("codex", &dir);
     let env = Env::from_pairs([]);
-    let list = all(&client, env.clone());
+    let list = list_all(&client, "codex", env.clone());
     let mut ids: Vec<&str> = list.iter().map(|s| s.session_id.as_str()).collect();
     ids.sort();
     assert_eq!(
@@ -102,7 +66,7 @@ fn real_captures_are_read_exactly() {
     // margin 0.146.0 `codex exec`: 3 developer messages + injected environment context.
     let s = get("margin-session-basic-0.146.0");
     assert_consistent(&summary("margin-session-basic-0.146.0"), &s);
-    assert_eq!(roles(&s), "SSSSUATA");
+    assert_eq!(role_letters(&s), "SSSSUATA");
     assert_eq!(s.summary.turn_count, 1);
     assert_eq!(s.summary.model.as_deref(), Some("gpt-5.6-sol"));
     assert_eq!(
@@ -117,7 +81,7 @@ fn real_captures_are_read_exactly() {
     assert_eq!(to_iso(&s.summary.updated_at), "2026-08-20T11:16:52.823Z");
     // Final cumulative total: input 32149 of which 15104 cached; output 126, no reasoning.
     assert_eq!(
-        tokens(&s.summary),
+        total_tokens(&s.summary),
         Tokens {
             input: 17_045,
             output: 126,
@@ -170,7 +134,7 @@ fn real_captures_are_read_exactly() {
     // margin reasoning: event_msg-heavy; one response_item; totals repeat (skipped).
     let s = get("margin-session-reasoning");
     assert_consistent(&summary("margin-session-reasoning"), &s);
-    assert_eq!(roles(&s), "A");
+    assert_eq!(role_letters(&s), "A");
     assert_eq!(s.summary.turn_count, 0);
     assert_eq!(s.summary.title, "");
     assert_eq!(
@@ -178,7 +142,7 @@ fn real_captures_are_read_exactly() {
         "no turn_context: no model is invented"
     );
     assert_eq!(
-        tokens(&s.summary),
+        total_tokens(&s.summary),
         Tokens {
             input: 291_770,
             output: 21_946,
@@ -199,7 +163,7 @@ fn real_captures_are_read_exactly() {
     assert_eq!(s.messages.len(), 0);
     assert_eq!(s.summary.cwd.as_deref(), Some("/tmp/test"));
     assert_eq!(
-        tokens(&s.summary),
+        total_tokens(&s.summary),
         Tokens {
             input: 1_211,
             output: 54,
@@ -366,7 +330,7 @@ fn fixture_home_layouts_compressed_and_archived() {
     let before = snapshot(h);
     let client = common::client();
     let env = Env::with_home(h);
-    let list = all(&client, env.clone());
+    let list = list_all(&client, "codex", env.clone());
     let mut ids: Vec<&str> = list.iter().map(|s| s.session_id.as_str()).collect();
     ids.sort();
     assert_eq!(ids, [A, B, C, D, "flat-session"]);
@@ -378,7 +342,7 @@ fn fixture_home_layouts_compressed_and_archived() {
     assert_eq!(by(A).model.as_deref(), Some("gpt-5.5"));
     assert_eq!(by(A).title, format!("task 0 for {A}"));
     assert_eq!(
-        tokens(&by(B)),
+        total_tokens(&by(B)),
         Tokens {
             input: 300,
             output: 30,
@@ -390,7 +354,7 @@ fn fixture_home_layouts_compressed_and_archived() {
         assert_consistent(&by(id), &s);
     }
     assert_eq!(
-        roles(&client.get(env.clone(), "codex", D).unwrap()),
+        role_letters(&client.get(env.clone(), "codex", D).unwrap()),
         "SUAUA"
     );
 
@@ -412,13 +376,13 @@ fn fixture_home_layouts_compressed_and_archived() {
             &format!("/nonexistent,{}", other.path().display()),
         ),
     ]);
-    let ids: Vec<String> = all(&client, env2)
+    let ids: Vec<String> = list_all(&client, "codex", env2)
         .into_iter()
         .map(|s| s.session_id)
         .collect();
     assert_eq!(ids, ["01a01ee3-0000-7000-8000-000000000001"]);
-    let c2 = client_over(&h.join(".codex/archived_sessions"));
-    let ids: Vec<String> = all(&c2, env.clone())
+    let c2 = client_over("codex", &h.join(".codex/archived_sessions"));
+    let ids: Vec<String> = list_all(&c2, "codex", env.clone())
         .into_iter()
         .map(|s| s.session_id)
         .collect();
@@ -506,7 +470,7 @@ fn tool_calls_reasoning_and_rollback() {
     );
     let client = common::client();
     let s = client.get(Env::with_home(h), "codex", A).unwrap();
-    assert_eq!(roles(&s), "SUATA", "the rolled-back turn is gone");
+    assert_eq!(role_letters(&s), "SUATA", "the rolled-back turn is gone");
     assert_eq!(s.summary.turn_count, 1);
     let a = &s.messages[2];
     assert_eq!(a.thinking.as_deref(), Some("**Planning**"));
@@ -526,7 +490,7 @@ fn tool_calls_reasoning_and_rollback() {
     assert_eq!(s.messages[4].content, "All green.");
     // 1000/200/50/20, +500/200/30/10, +300 after the reset; rolled-back tokens were still spent.
     assert_eq!(
-        tokens(&s.summary),
+        total_tokens(&s.summary),
         Tokens {
             input: 1400,
             output: 55,
@@ -536,7 +500,7 @@ fn tool_calls_reasoning_and_rollback() {
             ..Default::default()
         }
     );
-    let list = all(&client, Env::with_home(h));
+    let list = list_all(&client, "codex", Env::with_home(h));
     assert_consistent(&list[0], &s);
 }
 
@@ -601,11 +565,11 @@ fn forked_and_spawned_threads_do_not_recount_the_parent() {
         ]),
     );
     let client = common::client();
-    let list = all(&client, Env::with_home(h));
+    let list = list_all(&client, "codex", Env::with_home(h));
     let by = |id: &str| list.iter().find(|s| s.session_id == id).unwrap().clone();
     assert_eq!(by(B).forked_from.as_deref(), Some(A));
     assert_eq!(
-        tokens(&by(B)),
+        total_tokens(&by(B)),
         Tokens {
             input: 300,
             output: 30,
@@ -615,7 +579,7 @@ fn forked_and_spawned_threads_do_not_recount_the_parent() {
     assert_eq!(by(C).forked_from.as_deref(), Some(A));
     assert_eq!(by(C).model.as_deref(), Some("gpt-5.5-mini"));
     assert_eq!(
-        tokens(&by(C)),
+        total_tokens(&by(C)),
         Tokens {
             input: 100,
             output: 10,
@@ -686,7 +650,7 @@ fn bad_input_is_tolerated_by_list_and_named_by_get() {
     let before = snapshot(h);
     let client = common::client();
     let env = Env::with_home(h);
-    let list = all(&client, env.clone());
+    let list = list_all(&client, "codex", env.clone());
     let mut ids: Vec<&str> = list.iter().map(|s| s.session_id.as_str()).collect();
     ids.sort();
     let mut want = vec![A, C, D];
@@ -696,7 +660,7 @@ fn bad_input_is_tolerated_by_list_and_named_by_get() {
     }
     assert_eq!(ids, want);
     assert_eq!(
-        roles(&client.get(env.clone(), "codex", A).unwrap()),
+        role_letters(&client.get(env.clone(), "codex", A).unwrap()),
         "SUA",
         "torn line ignored"
     );

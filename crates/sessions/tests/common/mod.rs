@@ -71,3 +71,45 @@ pub fn snapshot(root: &Path) -> BTreeMap<PathBuf, u64> {
     walk(root, &mut out);
     out
 }
+
+/// A client reading `agent`'s sessions from `dir` only (`ClientOptions.sessionDirs`).
+pub fn client_over(agent: &str, dir: &Path) -> Client {
+    let mut dirs = std::collections::BTreeMap::new();
+    dirs.insert(agent.to_string(), dir.to_path_buf());
+    Client::new(ClientOptions {
+        session_dirs: dirs,
+        ..Default::default()
+    })
+}
+
+/// Every session `agent` lists (up to 1,000).
+pub fn list_all(client: &Client, agent: &str, env: Env) -> Vec<agent_mux_sessions::SessionSummary> {
+    let opts = agent_mux_sessions::options::ListOptions {
+        limit: 1000,
+        ..Default::default()
+    };
+    client.list(env, agent, &opts).unwrap()
+}
+
+/// A session's tokens over all its models.
+pub fn total_tokens(s: &agent_mux_sessions::SessionSummary) -> agent_mux_sessions::model::Tokens {
+    let mut t = agent_mux_sessions::model::Tokens::default();
+    for u in &s.usage {
+        t.add(&u.tokens);
+    }
+    t
+}
+
+/// Roles as letters (U, A, S, T), for compact assertions on message order.
+pub fn role_letters(s: &agent_mux_sessions::Session) -> String {
+    use agent_mux_sessions::Role;
+    s.messages
+        .iter()
+        .map(|m| match m.role {
+            Role::User => 'U',
+            Role::Assistant => 'A',
+            Role::System => 'S',
+            Role::Tool => 'T',
+        })
+        .collect()
+}
