@@ -26,7 +26,27 @@ fn read_in_place(file: &Path) -> Session {
     assert_eq!(summary.usage, session.summary.usage);
     assert_eq!(summary.created_at, session.summary.created_at);
     assert_eq!(summary.updated_at, session.summary.updated_at);
-    session
+    // Search's read leaves `raw` out; `get` (by id, from a store holding the file) has it all.
+    assert!(session.raw.is_none());
+    let rel = match file.file_name().and_then(|n| n.to_str()) {
+        Some("events.jsonl") => {
+            let id = file
+                .parent()
+                .unwrap()
+                .file_name()
+                .unwrap()
+                .to_str()
+                .unwrap();
+            format!(".copilot/session-state/{id}/events.jsonl")
+        }
+        Some(name) => format!(".copilot/session-state/{name}"),
+        None => unreachable!("a capture file"),
+    };
+    place(dir.path(), &rel, file);
+    let full = Copilot.load(&c, &session.summary.session_id).unwrap();
+    assert_eq!(full.messages, session.messages);
+    assert_eq!(full.summary, session.summary);
+    full
 }
 
 fn roles(s: &Session) -> Vec<Role> {

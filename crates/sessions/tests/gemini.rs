@@ -25,7 +25,18 @@ fn read_in_place(file: &Path) -> Session {
     assert_eq!(summary.usage, session.summary.usage);
     assert_eq!(summary.created_at, session.summary.created_at);
     assert_eq!(summary.updated_at, session.summary.updated_at);
-    session
+    // Search's read leaves `raw` out; `get` (by id, from a store holding the file) has it all.
+    assert!(session.raw.is_none());
+    let name = file.file_name().unwrap().to_str().unwrap();
+    place(
+        dir.path(),
+        &format!(".gemini/tmp/project/chats/session-{name}"),
+        file,
+    );
+    let full = Gemini.load(&c, &session.summary.session_id).unwrap();
+    assert_eq!(full.messages, session.messages);
+    assert_eq!(full.summary, session.summary);
+    full
 }
 
 fn roles(s: &Session) -> Vec<Role> {

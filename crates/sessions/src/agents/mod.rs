@@ -22,6 +22,27 @@ pub mod pi;
 pub mod pi_family;
 pub(crate) mod transcript;
 
+/// How much of a session a read builds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Mode {
+    /// The summary only: no message content.
+    Summary,
+    /// Messages too, but not `raw` (search reads every message and never returns `raw`).
+    Messages,
+    /// Everything `get` returns, `raw` included.
+    Full,
+}
+
+impl Mode {
+    pub fn messages(self) -> bool {
+        self != Mode::Summary
+    }
+
+    pub fn raw(self) -> bool {
+        self == Mode::Full
+    }
+}
+
 /// One place that holds sessions: a JSONL file, a JSON document, or a database with many sessions.
 /// `stamps` covers the file and any side files (a `-wal`, a subagent folder's files) so the
 /// summary cache can tell when anything that feeds the summary changed.
@@ -69,7 +90,8 @@ pub trait Agent: Send + Sync {
     /// `SESSION_NOT_FOUND` when absent, `PARSE_ERROR` (naming the path) when unreadable.
     fn load(&self, ctx: &Context, session_id: &str) -> Result<Session>;
 
-    /// Parse every session a source holds, fully (search reads these).
+    /// Parse every session a source holds with all its messages (search reads these; `raw` may
+    /// be left out).
     fn load_source(&self, ctx: &Context, source: &Source) -> Result<Vec<Session>>;
 
     /// Search in a database: parse only the sessions of `source` whose raw text `filter` says

@@ -159,6 +159,6 @@ impl Agent for Omp {
     }
 
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {
-        Ok(vec![read_with_subagents(&source.path, true)?])
+        Ok(vec![read_with_subagents(&source.path, false)?])
     }
 }

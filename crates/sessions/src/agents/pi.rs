@@ -74,7 +74,7 @@ impl Agent for Pi {
 
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {
         Ok(vec![
-            pi_family::read_file(self.name(), &source.path, true)?.session,
+            pi_family::read_file(self.name(), &source.path, false)?.session,
         ])
     }
 }

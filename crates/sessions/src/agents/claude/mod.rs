@@ -9,7 +9,7 @@
 //! reading them, so they are listed as sessions of their own (their messages marked as subagent).
 use std::path::{Path, PathBuf};
 
-use crate::agents::{existing_dirs, Agent, Source};
+use crate::agents::{existing_dirs, Agent, Mode, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::ids::is_safe_native_id;
@@ -41,23 +41,23 @@ impl Agent for Claude {
     }
 
     fn summaries(&self, _ctx: &Context, source: &Source) -> Result<Vec<SessionSummary>> {
-        let parsed = parse::read(&source.path, &subagent_files(&source.path), false)?;
+        let parsed = parse::read(&source.path, &subagent_files(&source.path), Mode::Summary)?;
         Ok(vec![parsed.into_summary()])
     }
 
     fn load(&self, ctx: &Context, session_id: &str) -> Result<Session> {
         let path =
             locate(ctx, session_id).ok_or_else(|| Error::session_not_found(NAME, session_id))?;
-        load_path(&path)
+        load_path(&path, Mode::Full)
     }
 
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {
-        Ok(vec![load_path(&source.path)?])
+        Ok(vec![load_path(&source.path, Mode::Messages)?])
     }
 }
 
-fn load_path(path: &Path) -> Result<Session> {
-    Ok(parse::read(path, &subagent_files(path), true)?.into_session())
+fn load_path(path: &Path, mode: Mode) -> Result<Session> {
+    Ok(parse::read(path, &subagent_files(path), mode)?.into_session())
 }
 
 /// Every root that may hold a `projects/` directory, in priority order.

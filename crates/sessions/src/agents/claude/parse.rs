@@ -23,6 +23,7 @@ use std::fmt;
 use std::path::Path;
 
 use crate::agents::transcript::Transcript;
+use crate::agents::Mode;
 use crate::error::{Error, Result};
 use crate::model::{
     add_usage, merge_usage, parse_time_str, truncate_title, Message, ModelUsage, Raw, Role,
@@ -256,12 +257,13 @@ struct Response {
 pub(super) struct Parsed {
     summary: SessionSummary,
     transcript: Transcript,
-    raw: Vec<Box<RawValue>>,
+    raw: Option<Vec<Box<RawValue>>>,
 }
 
 #[derive(Default)]
 struct State {
     full: bool,
+    keep_raw: bool,
     created: Option<Timestamp>,
     updated: Option<Timestamp>,
     cwd: Option<String>,
@@ -290,10 +292,12 @@ struct FileState {
     seen_conversation: bool,
 }
 
-/// Read the session at `path` with its subagent files. `full` builds messages and `raw`.
-pub(super) fn read(path: &Path, subagents: &[std::path::PathBuf], full: bool) -> Result<Parsed> {
+/// Read the session at `path` with its subagent files, as deep as `mode` asks.
+pub(super) fn read(path: &Path, subagents: &[std::path::PathBuf], mode: Mode) -> Result<Parsed> {
+    let full = mode.messages();
     let mut st = State {
         full,
+        keep_raw: mode.raw(),
         ..Default::default()
     };
     let stem = path
@@ -342,7 +346,7 @@ pub(super) fn read(path: &Path, subagents: &[std::path::PathBuf], full: bool) ->
     Ok(Parsed {
         summary,
         transcript,
-        raw: std::mem::take(&mut st.raw),
+        raw: st.keep_raw.then(|| std::mem::take(&mut st.raw)),
     })
 }
 
@@ -387,7 +391,7 @@ fn read_file(
         };
         parsed += 1;
         st.line(&mut f, &line);
-        if st.full {
+        if st.keep_raw {
             st.raw.push(Raw::line(bytes));
         }
         true
@@ -801,7 +805,7 @@ impl Parsed {
         Session {
             summary: self.summary,
             messages: self.transcript.into_messages(),
-            raw: Some(Raw::Lines(self.raw)),
+            raw: self.raw.map(Raw::Lines),
         }
     }
 }

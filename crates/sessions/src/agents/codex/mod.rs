@@ -8,7 +8,7 @@
 //! file stem for files not named like rollouts, so `get` finds a file by name alone.
 use std::path::{Path, PathBuf};
 
-use crate::agents::{existing_dirs, Agent, Source};
+use crate::agents::{existing_dirs, Agent, Mode, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::ids::is_safe_native_id;
@@ -37,7 +37,9 @@ impl Agent for Codex {
 
     fn summaries(&self, _ctx: &Context, source: &Source) -> Result<Vec<SessionSummary>> {
         let id = session_id(&source.path);
-        Ok(vec![parse::read(&source.path, &id, false)?.into_summary()])
+        Ok(vec![
+            parse::read(&source.path, &id, Mode::Summary)?.into_summary()
+        ])
     }
 
     fn load(&self, ctx: &Context, session_id: &str) -> Result<Session> {
@@ -49,12 +51,14 @@ impl Agent for Codex {
             .into_iter()
             .find(|p| self::session_id(p) == session_id)
             .ok_or_else(not_found)?;
-        Ok(parse::read(&path, session_id, true)?.into_session())
+        Ok(parse::read(&path, session_id, Mode::Full)?.into_session())
     }
 
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {
         let id = session_id(&source.path);
-        Ok(vec![parse::read(&source.path, &id, true)?.into_session()])
+        Ok(vec![
+            parse::read(&source.path, &id, Mode::Messages)?.into_session()
+        ])
     }
 }
 

@@ -25,6 +25,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::agents::transcript::Transcript;
+use crate::agents::Mode;
 use crate::error::{Error, Result};
 use crate::model::{
     add_usage, parse_time_str, truncate_title, Message, ModelUsage, Raw, Role, Session,
@@ -183,7 +184,7 @@ impl Counts {
 pub(super) struct Parsed {
     summary: SessionSummary,
     transcript: Transcript,
-    raw: Vec<Box<RawValue>>,
+    raw: Option<Vec<Box<RawValue>>>,
 }
 
 #[derive(Default)]
@@ -210,8 +211,9 @@ struct State {
     raw: Vec<Box<RawValue>>,
 }
 
-/// Read the rollout at `path` as session `id`. `full` builds messages and `raw`.
-pub(super) fn read(path: &Path, id: &str, full: bool) -> Result<Parsed> {
+/// Read the rollout at `path` as session `id`, as deep as `mode` asks.
+pub(super) fn read(path: &Path, id: &str, mode: Mode) -> Result<Parsed> {
+    let full = mode.messages();
     let mut st = State {
         transcript: Transcript::new(full),
         ..Default::default()
@@ -232,7 +234,9 @@ pub(super) fn read(path: &Path, id: &str, full: bool) -> Result<Parsed> {
             drop(line);
             drop(value);
             // The line's text, not the parsed tree: a quarter of the memory for `raw`.
-            st.raw.push(Raw::line(bytes));
+            if mode.raw() {
+                st.raw.push(Raw::line(bytes));
+            }
         } else if let Some(line) = parse_borrowed::<Line>(bytes, &mut scratch) {
             parsed += 1;
             let legacy = if line.payload.0.is_none() {
@@ -252,7 +256,7 @@ pub(super) fn read(path: &Path, id: &str, full: bool) -> Result<Parsed> {
     Ok(Parsed {
         summary,
         transcript: std::mem::take(&mut st.transcript),
-        raw: std::mem::take(&mut st.raw),
+        raw: mode.raw().then(|| std::mem::take(&mut st.raw)),
     })
 }
 
@@ -683,7 +687,7 @@ impl Parsed {
         Session {
             summary: self.summary,
             messages: self.transcript.into_messages(),
-            raw: Some(Raw::Lines(self.raw)),
+            raw: self.raw.map(Raw::Lines),
         }
     }
 }

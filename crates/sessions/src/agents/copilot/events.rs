@@ -24,13 +24,13 @@ use crate::model::{
 use crate::read::jsonl;
 
 use super::workspace::Workspace;
-use super::Mode;
+use crate::agents::Mode;
 
 pub fn parse_events(path: &Path, mode: Mode, fallback_id: &str, ws: &Workspace) -> Result<Session> {
     let mut b = Builder::new(mode);
     jsonl::read_values(path, "events", |ev, bytes| {
         b.apply(ev);
-        if b.mode == Mode::Full {
+        if b.mode.raw() {
             // The event's text, not its parsed tree: a quarter of the memory.
             b.raw.push(Raw::line(bytes));
         }
@@ -205,7 +205,7 @@ impl Builder {
         let reasoning = std::mem::take(&mut self.reasoning);
         let m = &mut self.messages[i];
         m.model = model.clone();
-        if self.mode == Mode::Full {
+        if self.mode.messages() {
             m.thinking = str_of(d, "reasoningText")
                 .or_else(|| (!reasoning.is_empty()).then(|| reasoning.join("\n\n")));
         }
@@ -312,7 +312,7 @@ impl Builder {
             }
         }
         let i = self.push(Role::Tool, String::new(), ts, d);
-        if self.mode == Mode::Full {
+        if self.mode.messages() {
             self.messages[i].tool_result = Some(ToolResult {
                 tool_call_id: id,
                 tool_name: name,
@@ -354,7 +354,7 @@ impl Builder {
 
     fn keep(&self, v: Value) -> Value {
         match self.mode {
-            Mode::Full => v,
+            Mode::Full | Mode::Messages => v,
             Mode::Summary => Value::Null,
         }
     }
@@ -385,7 +385,10 @@ impl Builder {
         s.cwd = ws.cwd.clone().or(self.cwd.take());
         s.usage = std::mem::take(&mut self.usage);
         s.usage.retain(|u| !u.tokens.is_zero());
-        let raw = (self.mode == Mode::Full).then(|| Raw::Lines(std::mem::take(&mut self.raw)));
+        let raw = self
+            .mode
+            .raw()
+            .then(|| Raw::Lines(std::mem::take(&mut self.raw)));
         let mut session = Session {
             summary: s,
             messages: self.messages,

@@ -11,7 +11,7 @@ use crate::model::{
 };
 use crate::read::{fs::read_capped, jsonl};
 
-use super::Mode;
+use crate::agents::Mode;
 
 const MAX_DOC: u64 = 512 * 1024 * 1024;
 
@@ -77,7 +77,7 @@ pub fn parse_doc(path: &Path, mode: Mode, fallback_id: &str) -> Result<Session> 
     let mut session = Session {
         summary: s,
         messages,
-        raw: (mode == Mode::Full).then(|| doc.clone().into()),
+        raw: mode.raw().then(|| doc.clone().into()),
     };
     let doc_model = session.summary.model.take();
     session.derive_summary_fields();

@@ -11,7 +11,7 @@ mod workspace;
 
 use std::path::{Path, PathBuf};
 
-use crate::agents::{existing_dirs, Agent, Source};
+use crate::agents::{existing_dirs, Agent, Mode, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary, Timestamp};
@@ -19,12 +19,6 @@ use crate::read::fs::{files, stamp, subdirs};
 use crate::read::head;
 
 pub struct Copilot;
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Mode {
-    Summary,
-    Full,
-}
 
 impl Agent for Copilot {
     fn name(&self) -> &'static str {
@@ -52,7 +46,7 @@ impl Agent for Copilot {
     }
 
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {
-        Ok(vec![parse(&source.path, Mode::Full)?])
+        Ok(vec![parse(&source.path, Mode::Messages)?])
     }
 }
 

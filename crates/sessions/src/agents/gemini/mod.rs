@@ -9,13 +9,14 @@ mod parse;
 
 use std::path::{Path, PathBuf};
 
+use crate::agents::Mode;
 use crate::agents::{existing_dirs, Agent, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary, Timestamp};
 use crate::read::fs::{files, stamp, subdirs};
 use crate::read::head;
-use parse::{parse_file, Mode};
+use parse::parse_file;
 use serde_json::Value;
 
 pub struct Gemini;
@@ -46,7 +47,7 @@ impl Agent for Gemini {
     }
 
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {
-        Ok(vec![parse_file(&source.path, Mode::Full)?])
+        Ok(vec![parse_file(&source.path, Mode::Messages)?])
     }
 }
 

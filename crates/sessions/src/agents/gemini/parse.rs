@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::Path;
 
+use crate::agents::Mode;
 use crate::error::{Error, Result};
 use crate::model::{
     parse_timestamp, truncate_title, Message, Raw, Role, Session, SessionSummary, Timestamp,
@@ -19,13 +20,6 @@ use crate::read::{fs::read_capped, jsonl};
 
 /// Legacy documents are small; refuse absurd ones rather than allocate without bound.
 const MAX_JSON_DOC: u64 = 512 * 1024 * 1024;
-
-/// What the caller needs: a summary reads no content beyond the title candidate.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    Summary,
-    Full,
-}
 
 /// Parse a chat file (`.jsonl` record log or legacy `.json` document).
 pub fn parse_file(path: &Path, mode: Mode) -> Result<Session> {
@@ -38,13 +32,13 @@ pub fn parse_file(path: &Path, mode: Mode) -> Result<Session> {
             return Err(Error::parse(path.display(), "not a Gemini chat document"));
         };
         b.apply_meta(obj);
-        if mode == Mode::Full {
+        if mode.raw() {
             b.doc = Some(doc);
         }
     } else {
         jsonl::read_values(path, "records", |rec, bytes| {
             b.apply_record(rec);
-            if b.mode == Mode::Full {
+            if b.mode.raw() {
                 // The record's text, not its parsed tree: a quarter of the memory.
                 b.raw.push(Raw::line(bytes));
             }
@@ -195,7 +189,7 @@ impl Builder {
                 messages.extend(ms);
             }
         }
-        if self.mode == Mode::Full {
+        if self.mode.messages() {
             pair_tool_responses(&mut messages);
         }
         let stem = path
@@ -237,7 +231,7 @@ impl Builder {
         let raw = match self.mode {
             Mode::Full if is_legacy_doc(path) => self.doc.take().map(Raw::Value),
             Mode::Full => Some(Raw::Lines(std::mem::take(&mut self.raw))),
-            Mode::Summary => None,
+            Mode::Summary | Mode::Messages => None,
         };
         let mut session = Session {
             summary,
