@@ -1,5 +1,6 @@
 //! The matcher: the first line is a query, the rest a session's text (title, then one message per
-//! line). Runs the raw-byte prefilter, the full analysis, the score and the snippet.
+//! line). Runs the raw-byte prefilter, the analysis (checked against the exhaustive one), the
+//! score and the snippet.
 #![no_main]
 use agent_mux_sessions::model::{parse_time_str, Message, Role, Session, SessionSummary};
 use agent_mux_sessions::search::{prefilter::Prefilter, query::Query, score};
@@ -27,14 +28,15 @@ fuzz_target!(|data: &[u8]| {
         messages,
         raw: None,
     };
-    let adjacency = score::adjacency_leaf(&q);
-    let st = score::analyse(&q, adjacency.as_ref(), &session);
+    let st = score::analyse(&score::Matcher::new(&q, &pre), &session);
+    // The shortcuts (prefiltered fields, matching on the original text) change nothing.
+    assert_eq!(st, score::analyse(&score::Matcher::exhaustive(&q, &pre), &session));
     if st.matches(&q) {
         let _ = st.match_count(&q);
         let corpus = score::Corpus {
             docs: 1,
             df: vec![1; q.leaves.len()],
-            total_length: st.length as u64,
+            total_length: st.length,
             measured: 1,
         };
         let s = corpus.score(&q, &st);

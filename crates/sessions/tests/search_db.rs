@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 use agent_mux_sessions::agents;
 use agent_mux_sessions::options::SearchQuery;
-use agent_mux_sessions::search::score::{adjacency_leaf, analyse};
+use agent_mux_sessions::search::prefilter::Prefilter;
+use agent_mux_sessions::search::score::{analyse, Matcher};
 use agent_mux_sessions::search::Query;
 use rusqlite::Connection;
 use serde_json::{json, Value};
@@ -23,11 +24,12 @@ fn oracle(home: &Path, agent: &str, text: &str) -> BTreeSet<String> {
     let ctx = common::ctx(home);
     let a = agents::find(agent).unwrap();
     let q = Query::parse(text).unwrap();
-    let adj = adjacency_leaf(&q);
+    let pf = Prefilter::new(&q);
+    let m = Matcher::exhaustive(&q, &pf);
     a.sources(&ctx)
         .iter()
         .flat_map(|s| a.load_source(&ctx, s).unwrap_or_default())
-        .filter(|s| analyse(&q, adj.as_ref(), s).matches(&q))
+        .filter(|s| analyse(&m, s).matches(&q))
         .map(|s| s.summary.session_id)
         .collect()
 }
@@ -68,6 +70,62 @@ fn demo_home_search_equals_a_full_parse_for_every_file_and_database_agent() {
     }
     // The comparison is not vacuous: the queries hit something in the demo home.
     assert!(total >= 15, "only {total} hits");
+}
+
+/// The shortcuts (fields without a needle only measured, single-word queries matched on the
+/// original text, huge sessions analysed in parts) change nothing: every statistic and snippet
+/// equals the exhaustive analysis, for every session of the demo home and a long generated one.
+#[test]
+fn analysis_shortcuts_give_the_exhaustive_statistics() {
+    let home = demo_home();
+    let ctx = common::ctx(&home);
+    let mut sessions = Vec::new();
+    for a in agents::all() {
+        for src in a.sources(&ctx) {
+            sessions.extend(a.load_source(&ctx, &src).unwrap_or_default());
+        }
+    }
+    // One session long enough to be analysed in parallel parts, with hits spread through it.
+    let mut long = sessions[0].clone();
+    let base = long.messages.clone();
+    for k in 0..3000 {
+        let mut m = base[k % base.len()].clone();
+        m.content = format!(
+            "{} step {k} Kubernetes café naïve kube-proxy {}",
+            m.content,
+            k % 7
+        );
+        long.messages.push(m);
+    }
+    sessions.push(long);
+    let queries = [
+        "kubernetes",
+        "kube*",
+        "flaky OR sqlite",
+        "test NOT flaky",
+        "\"liveness probe\"",
+        "docker compose",
+        "café",
+        "cafe",
+        "大别山",
+    ];
+    let mut matched = 0;
+    for text in queries {
+        let q = Query::parse(text).unwrap();
+        let pf = Prefilter::new(&q);
+        let (fast, reference) = (Matcher::new(&q, &pf), Matcher::exhaustive(&q, &pf));
+        for s in &sessions {
+            let got = analyse(&fast, s);
+            assert_eq!(
+                got,
+                analyse(&reference, s),
+                "{text}: {}",
+                s.summary.session_id
+            );
+            matched += got.matches(&q) as usize;
+        }
+    }
+    assert!(matched >= 20, "only {matched} matches");
 }
 
 fn ddl() -> Option<String> {

@@ -296,6 +296,25 @@ impl Prefilter {
         (f.is_empty() || shares).then_some(f)
     }
 
+    /// Does `text` hold a character whose folded form could be part of a needle (or vanishes: a
+    /// combining mark)? Without one, needles can be found in `text` as it is written.
+    pub fn folding_may_matter(&self, text: &str) -> bool {
+        let b = text.as_bytes();
+        let mut i = next_non_ascii(b, 0);
+        while i < b.len() {
+            let c = text[i..].chars().next().expect("a char boundary");
+            let relevant = match (c as u32).checked_sub(0x80) {
+                Some(k) if k < 0x780 => self.two_byte[k as usize].is_some(),
+                _ => self.relevant_fold(c).is_some(),
+            };
+            if relevant {
+                return true;
+            }
+            i = next_non_ascii(b, i + c.len_utf8());
+        }
+        false
+    }
+
     /// Could the folding character at `bytes[i..i + width]` (folded: `f`) be part of a needle not found
     /// yet? Checks the ASCII bytes around it against each place the folded character takes in
     /// a needle; anything it cannot judge cheaply (non-ASCII or escapes nearby) answers yes.

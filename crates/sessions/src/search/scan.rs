@@ -5,7 +5,7 @@ use rayon::prelude::*;
 use super::prefilter::{Mask, Prefilter};
 use super::query::Query;
 use super::raw::RawFilter;
-use super::score::{adjacency_leaf, analyse, Corpus, Stats};
+use super::score::{analyse, Corpus, Matcher, Stats};
 use crate::agents::{Agent, Source};
 use crate::context::Context;
 use crate::model::SessionSummary;
@@ -43,7 +43,8 @@ fn file_mask(src: &Source, pf: &Prefilter) -> Option<Mask> {
     Some(mask)
 }
 
-fn examine(ctx: &Context, a: &dyn Agent, src: &Source, q: &Query, pf: &Prefilter) -> Outcome {
+fn examine(ctx: &Context, a: &dyn Agent, src: &Source, m: &Matcher) -> Outcome {
+    let (q, pf) = (m.query(), m.prefilter());
     let filter = RawFilter::new(pf, q);
     let sessions = match a.load_matching(ctx, src, &filter) {
         Some(Ok(v)) => v,
@@ -60,11 +61,10 @@ fn examine(ctx: &Context, a: &dyn Agent, src: &Source, q: &Query, pf: &Prefilter
             v
         }
     };
-    let adjacency = adjacency_leaf(q);
     let v = sessions
         .into_iter()
         .map(|s| {
-            let st = analyse(q, adjacency.as_ref(), &s);
+            let st = analyse(m, &s);
             let hit = st.matches(q).then(|| {
                 let mut summary = s.summary;
                 summary.unified_id = crate::ids::unified_id(a.name(), &summary.session_id);
@@ -79,13 +79,14 @@ fn examine(ctx: &Context, a: &dyn Agent, src: &Source, q: &Query, pf: &Prefilter
 /// Search the sources of `agents`.
 pub fn scan(ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<FileHit> {
     let pf = Prefilter::new(q);
+    let matcher = Matcher::new(q, &pf);
     let work: Vec<(&'static dyn Agent, Source)> = agents
         .par_iter()
         .flat_map_iter(|&a| a.sources(ctx).into_iter().map(move |s| (a, s)))
         .collect();
     let outcomes: Vec<Outcome> = work
         .par_iter()
-        .map(|(a, src)| examine(ctx, *a, src, q, &pf))
+        .map(|(a, src)| examine(ctx, *a, src, &matcher))
         .collect();
     let mut corpus = Corpus {
         df: vec![0; q.leaves.len()],
@@ -109,7 +110,7 @@ pub fn scan(ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<File
                 for (st, _) in v {
                     corpus.docs += 1;
                     corpus.measured += 1;
-                    corpus.total_length += st.length as u64;
+                    corpus.total_length += st.length;
                     for l in 0..q.leaves.len() {
                         corpus.df[l] += st.has(l) as u64;
                     }

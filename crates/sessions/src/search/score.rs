@@ -3,10 +3,16 @@
 //! phrases weighted by their length, an implicit-AND query's words found side by side rewarded.
 use serde_json::Value;
 
+use rayon::prelude::*;
+use std::collections::HashSet;
+
+use super::prefilter::Prefilter;
 use super::query::{Expr, Leaf, Query};
 use super::snippet;
-use super::text::Folded;
-use crate::model::Session;
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder};
+
+use super::text::{folds_differently, is_token_char, Folded};
+use crate::model::{Message, Session};
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -14,15 +20,16 @@ const TITLE_WEIGHT: f64 = 3.0;
 const ADJACENT_BONUS: f64 = 0.5;
 
 /// What one session holds for the query, before corpus statistics are known.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Stats {
     /// Occurrences per leaf in the body and in the title.
     pub body_tf: Vec<u32>,
     pub title_tf: Vec<u32>,
     /// Occurrences of an implicit-AND query's words side by side, in order.
     pub adjacent_tf: u32,
-    /// Tokens in the session (document length).
-    pub length: u32,
+    /// Bytes of searchable text in the session (document length). Bytes rather than tokens:
+    /// CJK text forms no word tokens but is as much text.
+    pub length: u64,
     pub snippet: Option<String>,
 }
 
@@ -104,32 +111,42 @@ fn occurrences(leaf: &Leaf, f: &Folded) -> Vec<(usize, usize)> {
     }
 }
 
-/// Every searchable text of a session after its title: message content, thinking, tool names,
-/// inputs and outputs.
-fn fields(s: &Session) -> Vec<String> {
-    let mut out = Vec::new();
-    for m in &s.messages {
+/// Every searchable text of a session after its title, in order: message content, thinking,
+/// tool names, inputs and outputs. A call's output that a tool message of the session also
+/// carries (`answered`) is read once, there. Tool texts are assembled in `scratch`.
+fn for_each_field(
+    messages: &[Message],
+    answered: &HashSet<&str>,
+    scratch: &mut String,
+    f: &mut dyn FnMut(&str),
+) {
+    for m in messages {
         if !m.content.is_empty() {
-            out.push(m.content.clone());
+            f(&m.content);
         }
         if let Some(t) = m.thinking.as_deref().filter(|t| !t.is_empty()) {
-            out.push(t.to_string());
+            f(t);
         }
         for c in &m.tool_calls {
-            let mut t = c.tool_name.clone();
-            push_strings(&c.input, &mut t);
-            if let Some(o) = &c.output {
-                push_strings(o, &mut t);
+            scratch.clear();
+            scratch.push_str(&c.tool_name);
+            push_strings(&c.input, scratch);
+            if let Some(o) = c
+                .output
+                .as_ref()
+                .filter(|_| !answered.contains(&*c.tool_call_id))
+            {
+                push_strings(o, scratch);
             }
-            out.push(t);
+            f(scratch);
         }
         if let Some(r) = &m.tool_result {
-            let mut t = r.tool_name.clone();
-            push_strings(&r.output, &mut t);
-            out.push(t);
+            scratch.clear();
+            scratch.push_str(&r.tool_name);
+            push_strings(&r.output, scratch);
+            f(scratch);
         }
     }
-    out
 }
 
 /// The string values (and numbers) of a JSON value, space-separated; keys are structure, not text.
@@ -152,19 +169,268 @@ fn push_strings(v: &Value, out: &mut String) {
 /// A candidate snippet field: distinct leaves hit, hits, its text, hit ranges in the text.
 type Passage = (usize, usize, String, Vec<(usize, usize)>);
 
+/// The body part of `Stats` for a run of messages, with its best passage.
+struct Body {
+    tf: Vec<u32>,
+    adjacent: u32,
+    length: u64,
+    best: Option<Passage>,
+}
+
+impl Body {
+    /// Best passage: most distinct leaves, then most hits, then earliest (`self` comes first).
+    fn merge(mut self, other: Body) -> Body {
+        for (a, b) in self.tf.iter_mut().zip(&other.tf) {
+            *a += b;
+        }
+        self.adjacent += other.adjacent;
+        self.length += other.length;
+        if let Some(o) = other.best {
+            let better = match &self.best {
+                None => true,
+                Some((d, h, _, _)) => (o.0, o.1) > (*d, *h),
+            };
+            if better {
+                self.best = Some(o);
+            }
+        }
+        self
+    }
+}
+
+/// Messages per parallel part when a session is large enough to split.
+const PART: usize = 512;
+
+/// Everything one search needs to analyse sessions, built once.
+pub struct Matcher<'a> {
+    q: &'a Query,
+    pf: &'a Prefilter,
+    adjacency: Option<Leaf>,
+    direct: Option<Direct>,
+    /// Skip fields the prefilter rules out (off: the reference behaviour tests compare against).
+    skip_fields: bool,
+}
+
+impl<'a> Matcher<'a> {
+    pub fn new(q: &'a Query, pf: &'a Prefilter) -> Matcher<'a> {
+        let adjacency = adjacency_leaf(q);
+        let direct = adjacency.is_none().then(|| Direct::new(q)).flatten();
+        Matcher {
+            q,
+            pf,
+            adjacency,
+            direct,
+            skip_fields: true,
+        }
+    }
+
+    /// The reference: every field folded and matched, no shortcut (tests check the shortcuts
+    /// against it).
+    pub fn exhaustive(q: &'a Query, pf: &'a Prefilter) -> Matcher<'a> {
+        Matcher {
+            direct: None,
+            skip_fields: false,
+            ..Matcher::new(q, pf)
+        }
+    }
+
+    pub fn query(&self) -> &'a Query {
+        self.q
+    }
+
+    pub fn prefilter(&self) -> &'a Prefilter {
+        self.pf
+    }
+}
+
+/// Matching on the original text, for queries made only of single ASCII words (the common
+/// case): no folded copy of the field. Fields where folding could change the outcome, or a
+/// word boundary takes folding to tell, go the folded way.
+struct Direct {
+    ac: AhoCorasick,
+    /// For each pattern, the leaves it stands for and whether each is a prefix.
+    serves: Vec<Vec<(usize, bool)>>,
+}
+
+/// Per field: occurrences per leaf, hit ranges (positive leaves), positive leaves hit.
+type FieldHits = (Vec<u32>, Vec<(usize, usize)>, usize);
+
+impl Direct {
+    fn new(q: &Query) -> Option<Direct> {
+        let mut patterns: Vec<&str> = Vec::new();
+        let mut serves: Vec<Vec<(usize, bool)>> = Vec::new();
+        for (l, leaf) in q.leaves.iter().enumerate() {
+            let Leaf::Words { tokens, prefix } = leaf else {
+                return None;
+            };
+            let [t] = tokens.as_slice() else {
+                return None;
+            };
+            if !t.is_ascii() {
+                return None;
+            }
+            let k = match patterns.iter().position(|p| p == t) {
+                Some(k) => k,
+                None => {
+                    patterns.push(t);
+                    serves.push(Vec::new());
+                    patterns.len() - 1
+                }
+            };
+            serves[k].push((l, *prefix));
+        }
+        let ac = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .build(&patterns)
+            .ok()?;
+        Some(Direct { ac, serves })
+    }
+
+    fn field(&self, q: &Query, pf: &Prefilter, text: &str) -> Option<FieldHits> {
+        if pf.folding_may_matter(text) {
+            return None;
+        }
+        let mut tf = vec![0u32; q.leaves.len()];
+        let mut hits = Vec::new();
+        for m in self.ac.find_overlapping_iter(text) {
+            if word_char_before(text, m.start())? {
+                continue;
+            }
+            for &(l, prefix) in &self.serves[m.pattern().as_usize()] {
+                let end = if prefix {
+                    word_end(text, m.end())?
+                } else if word_char_after(text, m.end())? {
+                    continue;
+                } else {
+                    m.end()
+                };
+                tf[l] += 1;
+                if q.positive[l] {
+                    hits.push((m.start(), end));
+                }
+            }
+        }
+        let distinct = (0..tf.len())
+            .filter(|&l| q.positive[l] && tf[l] > 0)
+            .count();
+        Some((tf, hits, distinct))
+    }
+}
+
+/// Is `c` part of a word token? `None` when only folding can tell.
+fn word_char(c: char) -> Option<bool> {
+    if c.is_ascii() {
+        Some(c.is_ascii_alphanumeric())
+    } else if !folds_differently(c) {
+        Some(is_token_char(c))
+    } else {
+        None
+    }
+}
+
+fn word_char_before(text: &str, at: usize) -> Option<bool> {
+    text[..at]
+        .chars()
+        .next_back()
+        .map_or(Some(false), word_char)
+}
+
+fn word_char_after(text: &str, at: usize) -> Option<bool> {
+    text[at..].chars().next().map_or(Some(false), word_char)
+}
+
+/// End of the word that goes on at `at`.
+fn word_end(text: &str, at: usize) -> Option<usize> {
+    for (i, c) in text[at..].char_indices() {
+        if !word_char(c)? {
+            return Some(at + i);
+        }
+    }
+    Some(text.len())
+}
+
+struct Analysis<'a> {
+    m: &'a Matcher<'a>,
+    answered: HashSet<&'a str>,
+}
+
+fn analyse_body(a: &Analysis, messages: &[Message]) -> Body {
+    let (q, pf, adjacency) = (a.m.q, a.m.pf, a.m.adjacency.as_ref());
+    if messages.len() > 2 * PART {
+        // One huge session would otherwise keep a single core busy while the rest wait.
+        return messages
+            .par_chunks(PART)
+            .map(|part| analyse_body(a, part))
+            .reduce_with(Body::merge)
+            .expect("at least one part");
+    }
+    let mut body = Body {
+        tf: vec![0; q.leaves.len()],
+        adjacent: 0,
+        length: 0,
+        best: None,
+    };
+    let mut scratch = String::new();
+    for_each_field(messages, &a.answered, &mut scratch, &mut |text| {
+        body.length += text.len() as u64;
+        // Most fields hold no needle at all: nothing to fold or count there.
+        if a.m.skip_fields && pf.scan_bytes(text.as_bytes()) == 0 {
+            return;
+        }
+        let direct = a.m.direct.as_ref().and_then(|d| d.field(q, pf, text));
+        let folded = direct.is_none().then(|| Folded::new(text));
+        let (tf, hits, distinct) = match (direct, &folded) {
+            (Some(found), _) => found,
+            (None, Some(f)) => {
+                let mut tf = vec![0u32; q.leaves.len()];
+                let mut hits = Vec::new();
+                for (l, leaf) in q.leaves.iter().enumerate() {
+                    let occ = occurrences(leaf, f);
+                    tf[l] = occ.len() as u32;
+                    if q.positive[l] && !occ.is_empty() {
+                        hits.extend(occ);
+                    }
+                }
+                if let Some(a) = adjacency {
+                    body.adjacent += occurrences(a, f).len() as u32;
+                }
+                let distinct = (0..tf.len())
+                    .filter(|&l| q.positive[l] && tf[l] > 0)
+                    .count();
+                (tf, hits, distinct)
+            }
+            (None, None) => unreachable!("folded when not direct"),
+        };
+        for (sum, n) in body.tf.iter_mut().zip(&tf) {
+            *sum += n;
+        }
+        let better = match &body.best {
+            None => distinct > 0,
+            Some((d, h, _, _)) => (distinct, hits.len()) > (*d, *h),
+        };
+        if better {
+            let n = hits.len();
+            let orig = match &folded {
+                Some(f) => to_original(f, text, hits),
+                None => merge(hits),
+            };
+            body.best = Some((distinct, n, text.to_string(), orig));
+        }
+    });
+    body
+}
+
 /// What a session holds for `q` (whether it matches: `Stats::matches`). The snippet is made only
-/// for a match.
-pub fn analyse(q: &Query, adjacency: Option<&Leaf>, s: &Session) -> Stats {
+/// for a match. Fields the search's prefilter rules out are only measured.
+pub fn analyse(m: &Matcher, s: &Session) -> Stats {
+    let q = m.q;
     let n = q.leaves.len();
     let mut st = Stats {
         body_tf: vec![0; n],
         title_tf: vec![0; n],
         ..Default::default()
     };
-    // Best passage: most distinct leaves, then most hits, then earliest.
-    let mut best: Option<Passage> = None;
     let title = Folded::new(&s.summary.title);
-    st.length += title.tokens.len() as u32;
     let mut title_hits = Vec::new();
     for (l, leaf) in q.leaves.iter().enumerate() {
         let occ = occurrences(leaf, &title);
@@ -173,35 +439,21 @@ pub fn analyse(q: &Query, adjacency: Option<&Leaf>, s: &Session) -> Stats {
             title_hits.extend(occ);
         }
     }
-    for text in fields(s) {
-        let f = Folded::new(&text);
-        st.length += f.tokens.len() as u32;
-        let mut hits = Vec::new();
-        let mut distinct = 0;
-        for (l, leaf) in q.leaves.iter().enumerate() {
-            let occ = occurrences(leaf, &f);
-            st.body_tf[l] += occ.len() as u32;
-            if q.positive[l] && !occ.is_empty() {
-                distinct += 1;
-                hits.extend(occ);
-            }
-        }
-        if let Some(a) = adjacency {
-            st.adjacent_tf += occurrences(a, &f).len() as u32;
-        }
-        let better = match &best {
-            None => distinct > 0,
-            Some((d, h, _, _)) => (distinct, hits.len()) > (*d, *h),
-        };
-        if better {
-            let orig: Vec<(usize, usize)> = to_original(&f, &text, hits.clone());
-            best = Some((distinct, hits.len(), text, orig));
-        }
-    }
+    let answered = s
+        .messages
+        .iter()
+        .filter_map(|m| m.tool_result.as_ref())
+        .map(|r| r.tool_call_id.as_str())
+        .collect();
+    let a = Analysis { m, answered };
+    let body = analyse_body(&a, &s.messages);
+    st.body_tf = body.tf;
+    st.adjacent_tf = body.adjacent;
+    st.length = s.summary.title.len() as u64 + body.length;
     if !st.matches(q) {
         return st;
     }
-    st.snippet = match best {
+    st.snippet = match body.best {
         Some((_, _, text, hits)) => Some(snippet::make(&text, &hits)),
         None if !title_hits.is_empty() => {
             let hits = to_original(&title, &s.summary.title, title_hits);
@@ -213,14 +465,24 @@ pub fn analyse(q: &Query, adjacency: Option<&Leaf>, s: &Session) -> Stats {
 }
 
 /// Folded ranges to sorted, merged ranges of the original text.
-fn to_original(f: &Folded, original: &str, mut hits: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+fn to_original(f: &Folded, original: &str, hits: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    let mapped = hits
+        .into_iter()
+        .map(|(s, e)| {
+            (
+                f.original_offset(s, original.len()),
+                f.original_offset(e, original.len()),
+            )
+        })
+        .collect();
+    merge(mapped)
+}
+
+/// Ranges sorted, overlapping ones merged.
+fn merge(mut hits: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
     hits.sort_unstable();
     let mut out: Vec<(usize, usize)> = Vec::new();
     for (s, e) in hits {
-        let (s, e) = (
-            f.original_offset(s, original.len()),
-            f.original_offset(e, original.len()),
-        );
         match out.last_mut() {
             Some(last) if s <= last.1 => last.1 = last.1.max(e),
             _ => out.push((s, e)),
@@ -279,5 +541,74 @@ impl Corpus {
             score += ADJACENT_BONUS * adjacent_weight * sat(st.adjacent_tf as f64);
         }
         score
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The folded way for one field: occurrences per leaf, merged original ranges, distinct.
+    fn by_folding(q: &Query, text: &str) -> (Vec<u32>, Vec<(usize, usize)>, usize) {
+        let f = Folded::new(text);
+        let mut tf = vec![0; q.leaves.len()];
+        let mut hits = Vec::new();
+        for (l, leaf) in q.leaves.iter().enumerate() {
+            let occ = occurrences(leaf, &f);
+            tf[l] = occ.len() as u32;
+            if q.positive[l] {
+                hits.extend(occ);
+            }
+        }
+        let distinct = (0..tf.len())
+            .filter(|&l| q.positive[l] && tf[l] > 0)
+            .count();
+        (tf, to_original(&f, text, hits), distinct)
+    }
+
+    #[test]
+    fn matching_on_the_original_text_agrees_with_folding() {
+        let texts = [
+            "Borrow the BORROWED borrow; re-borrow (borrow)",
+            "café borrow naïve résumé borrow→x 借borrow用 borrowé",
+            "kubectl get pods: Kubernetes kubernetes_1 KUBERNETES-node kube",
+            "bo\u{301}rrow borrow\u{301} \u{212a}ubernetes ǅ İstanbul",
+            "",
+            "prefix kubeadm kube kubé kube→ kube_x",
+        ];
+        let queries = [
+            "borrow",
+            "kubernetes",
+            "kube*",
+            "borrow OR kubernetes",
+            "borrow NOT kube",
+            "cafe",
+            "istanbul",
+        ];
+        let mut direct_used = 0;
+        for qs in queries {
+            let q = Query::parse(qs).unwrap();
+            let pf = Prefilter::new(&q);
+            let m = Matcher::new(&q, &pf);
+            let d = m.direct.as_ref().expect("single-word queries go direct");
+            for text in texts {
+                let want = by_folding(&q, text);
+                if let Some((tf, hits, distinct)) = d.field(&q, &pf, text) {
+                    direct_used += 1;
+                    assert_eq!((tf, merge(hits), distinct), want, "{qs:?} in {text:?}");
+                }
+            }
+        }
+        // Most pairs are decided on the original text; the rest fell back to folding.
+        assert!(direct_used >= 20, "{direct_used}");
+    }
+
+    #[test]
+    fn phrases_cjk_and_word_pairs_are_matched_folded() {
+        for qs in ["\"docker compose\"", "docker compose", "大别山"] {
+            let q = Query::parse(qs).unwrap();
+            let pf = Prefilter::new(&q);
+            assert!(Matcher::new(&q, &pf).direct.is_none(), "{qs}");
+        }
     }
 }
