@@ -86,7 +86,7 @@ def dumps(obj):
 class Conversation:
     """One coding session: prompts, thinking, tool calls with outputs, answers and usage."""
 
-    def __init__(self, rng, agent, index, scale):
+    def __init__(self, rng, agent, index, scale, output_scale=None):
         self.rng = rng
         self.agent = agent
         # Shift topics per agent so each agent's sessions talk about different things.
@@ -105,7 +105,7 @@ class Conversation:
                 prompt = rng.choice(["Now run the tests again.", "Also check the logs for errors.",
                                      "Can you explain that change?", "Commit it with a good message."])
             extra = "\n".join(f"[{i:05d}] {out.splitlines()[0]} detail {rng.randrange(10**6)}"
-                              for i in range(rng.randrange(1, 6) * max(1, scale)))
+                              for i in range(rng.randrange(1, 6) * max(1, scale if output_scale is None else output_scale)))
             turn = {
                 "prompt": prompt,
                 "prompt_at": t,
@@ -633,6 +633,8 @@ def main():
     ap.add_argument("--sessions", type=int, default=30, help="total sessions across the ten agents")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--scale", type=int, default=1, help="multiplies turns and tool output sizes (1 = small)")
+    ap.add_argument("--output-scale", type=int, default=None,
+                    help="multiplies tool output sizes only (default: --scale); small values give many short messages")
     ap.add_argument("--ddl-dir", default=DEFAULT_DDL, help="folder with the agents' real .sql schema dumps")
     ap.add_argument("--agents", default=",".join(AGENTS))
     ap.add_argument("--huge-mb", type=int, default=0, help="also write one Claude session of about this many MB")
@@ -646,7 +648,7 @@ def main():
     file_writers = {"claude": write_claude, "codex": write_codex, "gemini": write_gemini, "copilot": write_copilot,
                     "cursor": write_cursor, "pi": write_pi, "omp": write_omp}
     for agent in agents:
-        convs = [Conversation(rng, agent, i, args.scale) for i in range(per_agent[agent])]
+        convs = [Conversation(rng, agent, i, args.scale, args.output_scale) for i in range(per_agent[agent])]
         if agent in file_writers:
             for c in convs:
                 file_writers[agent](home, c)
