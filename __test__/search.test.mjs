@@ -197,6 +197,17 @@ describe('ranking and snippets', () => {
     expect(v[0].snippet).toContain('>>>flaky test<<<')
   })
 
+  it('Hermes hits carry FTS5 snippets, made for the results returned', async () => {
+    const [word] = await search({ text: 'pyproject', agent: 'hermes' })
+    expect(word.sessionId).toBe('20261110_013400_174489')
+    expect(word.snippet).toBe('Our wheel is missing the data files, fix >>>pyproject<<<.toml packaging.')
+    // trigram path (3+ CJK characters), cut to one result
+    const cjk = await search({ text: '大别山', agent: 'hermes', limit: 1 })
+    expect(cjk.map((s) => s.sessionId)).toEqual(['20261101_000727_347a73'])
+    expect(cjk[0].snippet.startsWith('>>>大别山<<<')).toBe(true)
+    expect(cjk[0].matchCount).toBe(5)
+  })
+
   it('snippets mark hits, stay short, and count matches', async () => {
     const v = await search({ text: 'kubernetes' })
     for (const s of v) {

@@ -3,7 +3,7 @@
 //! hermes.md 4.2), grouped by session the way `session_search` does.
 use std::path::{Path, PathBuf};
 
-use agent_mux_sessions::search::hermes::{route, search_db, Route};
+use agent_mux_sessions::search::hermes::{route, search_db, snippets, Route};
 use agent_mux_sessions::search::query::{sanitize, Query};
 use rusqlite::Connection;
 
@@ -346,18 +346,24 @@ fn check(version: &str) {
         return;
     };
     let c = Connection::open(&path).unwrap();
-    for q in QUERIES {
-        let sanitized = sanitize(q);
-        let want = group(&c, hermes_sql(&c, &sanitized, 50));
-        let got: Vec<String> = match Query::parse(q) {
-            Some(parsed) => search_db(&path, &parsed, 50)
-                .unwrap()
-                .into_iter()
-                .map(|h| h.session_ids[0].clone())
-                .collect(),
-            None => Vec::new(),
-        };
-        assert_eq!(got, want, "{version} query {q:?} (sanitised {sanitized:?})");
+    // Small limits cut the ranking short, with and without a hidden row among the best.
+    for limit in [1, 2, 50] {
+        for q in QUERIES {
+            let sanitized = sanitize(q);
+            let want = group(&c, hermes_sql(&c, &sanitized, limit));
+            let got: Vec<String> = match Query::parse(q) {
+                Some(parsed) => search_db(&path, &parsed, limit as usize)
+                    .unwrap()
+                    .into_iter()
+                    .map(|h| h.session_ids[0].clone())
+                    .collect(),
+                None => Vec::new(),
+            };
+            assert_eq!(
+                got, want,
+                "{version} query {q:?} (sanitised {sanitized:?}) limit {limit}"
+            );
+        }
     }
 }
 
@@ -399,11 +405,12 @@ fn hermes_results_by_hand() {
     let hits = search_db(&path, &Query::parse("refresh").unwrap(), 50).unwrap();
     assert_eq!(hits[0].session_ids[0], "20250305_091523_a1b2c3");
     assert!(hits[0].match_count >= 3, "{:?}", hits[0]);
-    assert!(hits[0]
-        .snippet
-        .as_deref()
-        .unwrap()
-        .contains(">>>refresh<<<"));
+    // The snippet is made afterwards, only for results returned, from the best row.
+    assert!(hits[0].snippet.is_none());
+    let conn = Connection::open(&path).unwrap();
+    let row = hits[0].snippet_row.expect("an FTS hit names its best row");
+    let snippet = snippets(&conn, "refresh", &[row]).remove(0).unwrap();
+    assert!(snippet.contains(">>>refresh<<<"), "{snippet}");
     // A query FTS5 rejects falls back to LIKE rather than failing.
     assert_eq!(ids("a/b").len(), 0);
     assert_eq!(ids("auth/refresh.py"), ["20250305_091523_a1b2c3"]);

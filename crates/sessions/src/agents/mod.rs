@@ -116,6 +116,17 @@ pub trait Agent: Send + Sync {
     ) -> Option<Result<Vec<crate::search::NativeHit>>> {
         None
     }
+
+    /// Snippets of natively found rows (`NativeHit::snippet_row`), one per row, made only for
+    /// the results a search returns.
+    fn native_snippets(
+        &self,
+        _ctx: &Context,
+        _query: &crate::search::Query,
+        rows: &[i64],
+    ) -> Vec<Option<String>> {
+        vec![None; rows.len()]
+    }
 }
 
 static AGENTS: [&dyn Agent; 10] = [

@@ -39,12 +39,20 @@ pub struct NativeHit {
     pub raw_score: f64,
     pub match_count: u64,
     pub snippet: Option<String>,
+    /// The best matching row, when its snippet is left to `Agent::native_snippets` (made only
+    /// for the results returned).
+    pub snippet_row: Option<i64>,
 }
 
-/// A result before normalisation: a summary (priced) and its raw score.
+/// The agent that makes a natively found result's snippet, and the row it is made from.
+type SnippetFrom = (&'static dyn Agent, i64);
+
+/// A result before normalisation: a summary (priced), its raw score, and the row whose snippet
+/// its agent makes if the result is returned.
 struct Found {
     summary: SessionSummary,
     raw: f64,
+    snippet_from: Option<SnippetFrom>,
 }
 
 /// An agent's summaries (unpriced, as `list` reads them) of the sessions with the given ids.
@@ -82,15 +90,44 @@ pub fn run(
         found.push(Found {
             summary: s,
             raw: h.raw,
+            snippet_from: None,
         });
     }
     found.retain(|f| list::matches(&f.summary, &q.filters));
-    let found = dedupe(found);
-    finish(found, q)
+    let found = finish(dedupe(found), q);
+    with_native_snippets(ctx, &query, found)
+}
+
+/// Fill in the snippets natively found results left to their agent, one call per agent.
+fn with_native_snippets(
+    ctx: &Context,
+    query: &Query,
+    found: Vec<(SessionSummary, Option<SnippetFrom>)>,
+) -> Vec<SessionSummary> {
+    let mut out: Vec<SessionSummary> = Vec::with_capacity(found.len());
+    // Per agent: (result index, row) of each snippet it owes.
+    type Owed = Vec<(usize, i64)>;
+    let mut pending: Vec<(&'static dyn Agent, Owed)> = Vec::new();
+    for (i, (summary, from)) in found.into_iter().enumerate() {
+        if let Some((a, row)) = from {
+            match pending.iter_mut().find(|(p, _)| p.name() == a.name()) {
+                Some((_, rows)) => rows.push((i, row)),
+                None => pending.push((a, vec![(i, row)])),
+            }
+        }
+        out.push(summary);
+    }
+    for (a, rows) in pending {
+        let ids: Vec<i64> = rows.iter().map(|r| r.1).collect();
+        for ((i, _), snippet) in rows.iter().zip(a.native_snippets(ctx, query, &ids)) {
+            out[*i].snippet = snippet;
+        }
+    }
+    out
 }
 
 fn join_native(
-    a: &dyn Agent,
+    a: &'static dyn Agent,
     hits: Vec<NativeHit>,
     summaries_of: &SummariesOf,
     price: &dyn Fn(&mut [SessionSummary]),
@@ -115,6 +152,7 @@ fn join_native(
             Some(Found {
                 summary,
                 raw: h.raw_score,
+                snippet_from: h.snippet_row.map(|row| (a, row)),
             })
         })
         .collect()
@@ -134,19 +172,19 @@ fn dedupe(mut v: Vec<Found>) -> Vec<Found> {
 }
 
 /// Normalise scores to 0..1 (the best result is 1), sort, cut.
-fn finish(found: Vec<Found>, q: &SearchQuery) -> Vec<SessionSummary> {
+fn finish(found: Vec<Found>, q: &SearchQuery) -> Vec<(SessionSummary, Option<SnippetFrom>)> {
     let max = found.iter().map(|f| f.raw).fold(0.0_f64, f64::max);
-    let mut out: Vec<SessionSummary> = found
+    let mut out: Vec<(SessionSummary, Option<SnippetFrom>)> = found
         .into_iter()
         .map(|f| {
             let mut s = f.summary;
             let score = if max > 0.0 { f.raw / max } else { 1.0 };
             // Rounded so equal scores compare equal whatever the summation order.
             s.relevance_score = Some((score * 1e9).round() / 1e9);
-            s
+            (s, f.snippet_from)
         })
         .collect();
-    sort(&mut out, q.sort);
+    sort_by_key(&mut out, q.sort, |(s, _)| s);
     out.truncate(q.limit);
     out
 }
@@ -158,8 +196,13 @@ fn cost(s: &SessionSummary) -> f64 {
 /// Relevance: best first, newer first on ties. Date: newest activity first. Cost: dearest first.
 /// Every order ends on the unified id, so it is the same on every call.
 pub fn sort(v: &mut [SessionSummary], by: SearchSort) {
+    sort_by_key(v, by, |s| s);
+}
+
+fn sort_by_key<T>(v: &mut [T], by: SearchSort, key: impl Fn(&T) -> &SessionSummary) {
     let score = |s: &SessionSummary| s.relevance_score.unwrap_or(0.0);
     v.sort_by(|a, b| {
+        let (a, b) = (key(a), key(b));
         let primary = match by {
             SearchSort::Relevance => score(b).total_cmp(&score(a)),
             SearchSort::Date => b.updated_at.cmp(&a.updated_at),

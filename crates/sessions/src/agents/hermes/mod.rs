@@ -116,4 +116,13 @@ impl Agent for Hermes {
     ) -> Option<Result<Vec<crate::search::NativeHit>>> {
         Some(crate::search::hermes::native_search(ctx, query))
     }
+
+    fn native_snippets(
+        &self,
+        ctx: &Context,
+        query: &crate::search::Query,
+        rows: &[i64],
+    ) -> Vec<Option<String>> {
+        crate::search::hermes::native_snippets(ctx, query, rows)
+    }
 }
