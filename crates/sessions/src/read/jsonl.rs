@@ -2,7 +2,7 @@
 //! be writing it), blank lines, garbage lines and invalid UTF-8.
 use serde::de::DeserializeOwned;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::Read;
 use std::path::Path;
 
 /// What a pass over a file saw, so callers can tell "empty" from "all garbage".
@@ -12,15 +12,14 @@ pub struct LineStats {
     pub bad: usize,
 }
 
-/// Open a JSONL file for reading line by line; a `.zst` file is decompressed as it streams (Codex
-/// compresses old rollouts), so callers never hold the whole file.
-pub fn open(path: &Path) -> std::io::Result<Box<dyn BufRead>> {
+/// Open a JSONL file for reading; a `.zst` file is decompressed as it streams (Codex compresses old
+/// rollouts), so callers never hold the whole file.
+pub fn open(path: &Path) -> std::io::Result<Box<dyn Read>> {
     let file = File::open(path)?;
     if path.extension().is_some_and(|e| e == "zst") {
-        let decoder = zstd::stream::read::Decoder::new(file)?;
-        Ok(Box::new(BufReader::with_capacity(256 * 1024, decoder)))
+        Ok(Box::new(zstd::stream::read::Decoder::new(file)?))
     } else {
-        Ok(Box::new(BufReader::with_capacity(256 * 1024, file)))
+        Ok(Box::new(file))
     }
 }
 
@@ -30,24 +29,51 @@ pub fn for_each_line(path: &Path, f: impl FnMut(&[u8]) -> bool) -> std::io::Resu
     for_each_line_in(open(path)?, f)
 }
 
-/// `for_each_line` over any buffered reader.
+const CHUNK: usize = 256 * 1024;
+
+/// `for_each_line` over any reader. Lines are handed out as slices of one buffer (no copy per
+/// line); the buffer grows only for a line longer than it.
 pub fn for_each_line_in(
-    mut reader: impl BufRead,
+    mut reader: impl Read,
     mut f: impl FnMut(&[u8]) -> bool,
 ) -> std::io::Result<()> {
-    let mut buf = Vec::with_capacity(64 * 1024);
+    let mut buf = vec![0u8; CHUNK];
+    // Unconsumed bytes are buf[start..end]; buf[start..searched] holds no newline.
+    let (mut start, mut end, mut searched) = (0usize, 0usize, 0usize);
     loop {
-        buf.clear();
-        if reader.read_until(b'\n', &mut buf)? == 0 {
+        while let Some(i) = memchr::memchr(b'\n', &buf[searched..end]) {
+            let nl = searched + i;
+            let line = trim_line(&buf[start..nl]);
+            start = nl + 1;
+            searched = start;
+            if !line.is_empty() && !f(line) {
+                return Ok(());
+            }
+        }
+        searched = end;
+        // Keep the partial line and make room for more.
+        if start > 0 {
+            buf.copy_within(start..end, 0);
+            (end, searched, start) = (end - start, searched - start, 0);
+        }
+        if end == buf.len() {
+            buf.resize(buf.len() * 2, 0);
+        }
+        let n = loop {
+            match reader.read(&mut buf[end..]) {
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                r => break r?,
+            }
+        };
+        if n == 0 {
+            // The last line has no newline: the writer may be in the middle of it.
+            let line = trim_line(&buf[..end]);
+            if !line.is_empty() {
+                f(line);
+            }
             return Ok(());
         }
-        let line = trim_line(&buf);
-        if line.is_empty() {
-            continue;
-        }
-        if !f(line) {
-            return Ok(());
-        }
+        end += n;
     }
 }
 
@@ -161,6 +187,38 @@ mod tests {
         assert_eq!(stats, LineStats { parsed: 2, bad: 2 });
         assert_eq!(seen[0]["a"], 1);
         assert_eq!(seen[1]["b"], "x\u{fffd}y");
+    }
+
+    #[test]
+    fn lines_longer_than_the_buffer_and_split_across_reads() {
+        // A reader that hands out 7 bytes at a time, so every line straddles reads.
+        struct Trickle<'a>(&'a [u8]);
+        impl Read for Trickle<'_> {
+            fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+                let n = out.len().min(7).min(self.0.len());
+                out[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let long = "x".repeat(3 * CHUNK + 5);
+        let text = format!("a\n\n{long}\r\nbb\n  \nlast");
+        for input in [text.as_bytes().to_vec(), format!("{text}\n").into_bytes()] {
+            let mut seen = Vec::new();
+            for_each_line_in(Trickle(&input), |l| {
+                seen.push(String::from_utf8(l.to_vec()).unwrap());
+                true
+            })
+            .unwrap();
+            assert_eq!(seen, ["a", long.as_str(), "bb", "last"]);
+            let mut seen = Vec::new();
+            for_each_line_in(&input[..], |l| {
+                seen.push(l.len());
+                true
+            })
+            .unwrap();
+            assert_eq!(seen, [1, long.len(), 2, 4]);
+        }
     }
 
     #[test]
