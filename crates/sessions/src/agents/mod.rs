@@ -27,7 +27,8 @@ pub(crate) mod transcript;
 pub enum Mode {
     /// The summary only: no message content.
     Summary,
-    /// Messages too, but not `raw` (search reads every message and never returns `raw`).
+    /// Messages as search reads them: no `raw`, and a call's output may be left to the tool
+    /// message that carries it (search reads it once, there).
     Messages,
     /// Everything `get` returns, `raw` included.
     Full,

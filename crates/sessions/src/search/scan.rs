@@ -80,10 +80,12 @@ fn examine(ctx: &Context, a: &dyn Agent, src: &Source, m: &Matcher) -> Outcome {
 pub fn scan(ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<FileHit> {
     let pf = Prefilter::new(q);
     let matcher = Matcher::new(q, &pf);
-    let work: Vec<(&'static dyn Agent, Source)> = agents
+    let mut work: Vec<(&'static dyn Agent, Source)> = agents
         .par_iter()
         .flat_map_iter(|&a| a.sources(ctx).into_iter().map(move |s| (a, s)))
         .collect();
+    // Largest first: a huge session started last would keep one core busy after the rest end.
+    work.sort_by_key(|(_, s)| std::cmp::Reverse(s.stamps.iter().map(|t| t.size).sum::<u64>()));
     let outcomes: Vec<Outcome> = work
         .par_iter()
         .map(|(a, src)| examine(ctx, *a, src, &matcher))

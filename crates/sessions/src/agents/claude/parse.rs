@@ -749,7 +749,10 @@ impl State {
                     .and_then(|m| m.tool_calls.get_mut(ci))
                 {
                     name = c.tool_name.clone();
-                    c.output = Some(output.clone());
+                    if self.keep_raw {
+                        // A copy for get; search reads the output once, on this tool message.
+                        c.output = Some(output.clone());
+                    }
                     if let (Some(a), Some(b)) = (call_ts, ts) {
                         let ms = (b - a).num_milliseconds();
                         if ms >= 0 {
