@@ -23,6 +23,13 @@ switch (op) {
     result = { hits: hits.length }
     break
   }
+  case 'search-files': {
+    // the six file-based agents (the directories rg is given), searched at once
+    const agents = ['claude', 'codex', 'gemini', 'copilot', 'pi', 'omp']
+    const all = await Promise.all(agents.map((agent) => mux.sessions.search({ text: args[0], agent, limit: 1e6 })))
+    result = { hits: all.reduce((n, v) => n + v.length, 0) }
+    break
+  }
   case 'search-warm': {
     await mux.sessions.search({ text: args[0], agent: args[1] })
     const times = []

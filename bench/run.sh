@@ -2,7 +2,7 @@
 # Every benchmark in one command. Generates its data on first use (deterministic seeds), builds the
 # release addon, then prints the figures that go into bench/RESULTS.md.
 #   bash bench/run.sh            # full size: 10,000 sessions (>1 GB), a 200 MB session, 1M-message Hermes db
-#   BENCH_SESSIONS=1000 BENCH_SCALE=10 bash bench/run.sh    # a quick smaller run
+#   BENCH_SESSIONS=1000 BENCH_SCALE=10 BENCH_HERMES_SESSIONS=2000 bash bench/run.sh    # a quick smaller run
 # Needs: python3, ripgrep (rg), hyperfine (apt-get install ripgrep hyperfine); ccusage is installed
 # from npm into bench/tools on first use.
 set -euo pipefail
@@ -17,15 +17,16 @@ HUGE_ID=00000000-0000-4000-8000-000000000200
 if [ ! -d "$HOME_DIR" ]; then
   python3 scripts/gen_home.py --out "$HOME_DIR" --sessions "$SESSIONS" --seed 1 --scale "$SCALE" --huge-mb 200
 fi
-if [ ! -f "$DATA/hermes/.hermes/state.db" ]; then
-  # 20,000 sessions x ~50 messages = ~1M messages
-  python3 scripts/gen_home.py --out "$DATA/hermes" --agents hermes --sessions "$HERMES_SESSIONS" --seed 2 --scale 44
+HERMES_DIR="$DATA/hermes-$HERMES_SESSIONS"
+if [ ! -f "$HERMES_DIR/.hermes/state.db" ]; then
+  # 20,000 sessions x ~50 messages = ~1M messages; short tool outputs keep the db near 1.3 GB
+  python3 scripts/gen_home.py --out "$HERMES_DIR" --agents hermes --sessions "$HERMES_SESSIONS" --seed 2 --scale 44 --output-scale 2
 fi
 [ -x bench/tools/node_modules/.bin/ccusage ] || npm install --prefix bench/tools --no-audit --no-fund ccusage@20.0.24 >/dev/null  # 20.0.26 has no linux-x64 binary package on the registry
 
 echo "## machine"
 echo "$(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB RAM, $(uname -sr), node $(node --version), $(rustc --version)"
-echo "data: $(du -sh "$HOME_DIR" | cut -f1) in $(find "$HOME_DIR" -type f | wc -l) files; hermes db $(du -sh "$DATA/hermes/.hermes/state.db" | cut -f1)"
+echo "data: $(du -sh "$HOME_DIR" | cut -f1) in $(find "$HOME_DIR" -type f | wc -l) files; hermes db $(du -sh "$HERMES_DIR/.hermes/state.db" | cut -f1), $(python3 -c "import sqlite3,sys; c=sqlite3.connect('file:'+sys.argv[1]+'?mode=ro', uri=True); print(c.execute('select count(*) from messages').fetchone()[0])" "$HERMES_DIR/.hermes/state.db") messages"
 
 npm run build >/dev/null 2>&1
 ABS_HOME=$(cd "$HOME_DIR" && pwd)
@@ -33,15 +34,19 @@ FILE_DIRS=("$ABS_HOME/.claude" "$ABS_HOME/.codex" "$ABS_HOME/.gemini" "$ABS_HOME
 M() { node bench/measure.mjs "$@"; }
 
 echo; echo "## search vs rg -i -F -l (file-based agents, same directories, page cache warm)"
+# rg: whole process (hyperfine median of 10). amux: the search call in a fresh process and a new
+# client (nothing cached), median of 5 processes; the six file agents are searched at once (the
+# dirs rg is given), then every agent (all ten stores) as a user's search({text}) would.
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 for word in kubernetes borrow; do
-  hyperfine -N --warmup 1 --runs 5 --export-json "/tmp/amux-search-$word.json" \
-    -n "rg $word" "rg -i -F -l $word ${FILE_DIRS[*]}" \
-    -n "amux search $word" "node bench/measure.mjs search $ABS_HOME $word" 2>/dev/null | grep -E "Time|±|faster" || true
-  node -e "
-    const r = require('/tmp/amux-search-$word.json').results;
-    const [rg, amux] = r.map(x => x.median * 1000);
-    console.log('$word: rg median ' + rg.toFixed(0) + ' ms, amux median ' + amux.toFixed(0) + ' ms, ratio ' + (amux / rg).toFixed(2));"
+  hyperfine -N --warmup 2 --runs 10 --export-json "/tmp/amux-rg-$word.json" \
+    -n "rg $word" "rg -i -F -l $word ${FILE_DIRS[*]}" >/dev/null 2>&1
+  rg_ms=$(node -e "console.log((require('/tmp/amux-rg-$word.json').results[0].median * 1000).toFixed(0))")
+  files_ms=$(for i in 1 2 3 4 5; do node bench/measure.mjs search-files "$ABS_HOME" $word | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.parse(s).ms))"; done | median)
+  all_ms=$(for i in 1 2 3 4 5; do node bench/measure.mjs search "$ABS_HOME" $word | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.parse(s).ms))"; done | median)
+  echo "$word: rg $rg_ms ms; amux six file agents $files_ms ms (ratio $(node -e "console.log(($files_ms/$rg_ms).toFixed(2))")); amux all ten agents $all_ms ms"
 done
+M search-files "$ABS_HOME" kubernetes
 M search "$ABS_HOME" kubernetes
 
 echo; echo "## list (all agents) cold and warm"
@@ -50,11 +55,16 @@ M list "$ABS_HOME"
 echo; echo "## totalCost vs ccusage daily --offline (Claude + Codex data)"
 TZ=UTC M cost "$ABS_HOME" day claude > /tmp/amux-cost-claude.json
 TZ=UTC M cost "$ABS_HOME" day codex > /tmp/amux-cost-codex.json
-hyperfine -N --warmup 1 --runs 3 \
-  -n "ccusage claude daily" "env HOME=$ABS_HOME bench/tools/node_modules/.bin/ccusage daily --json --offline" \
-  -n "amux totalCost day" "node bench/measure.mjs cost $ABS_HOME day claude" 2>/dev/null | grep -E "Time|faster" || true
-TZ=UTC HOME=$ABS_HOME bench/tools/node_modules/.bin/ccusage daily --json --offline > /tmp/ccusage-claude.json 2>/dev/null || true
-TZ=UTC HOME=$ABS_HOME bench/tools/node_modules/.bin/ccusage codex daily --json --offline > /tmp/ccusage-codex.json 2>/dev/null || true
+# ccusage takes minutes on this home: one timed run each (its output is the one compared below).
+# /usr/bin/time gives wall seconds and peak RSS (KB) of the whole process.
+for which in claude codex; do
+  sub=$which  # ccusage 20 reads every agent it knows unless told which
+  env TZ=UTC HOME="$ABS_HOME" /usr/bin/time -f "%e %M" -o /tmp/ccusage-$which.time \
+    bench/tools/node_modules/.bin/ccusage $sub daily --json --offline > /tmp/ccusage-$which.json 2>/dev/null || true
+  read -r secs kb < <(tail -n1 /tmp/ccusage-$which.time)
+  node -e "const r = require('/tmp/amux-cost-$which.json');
+    console.log('$which: ccusage daily ' + Math.round($secs * 1000) + ' ms (whole process), peak RSS ' + Math.round($kb / 1024) + ' MB; amux totalCost day ' + r.ms + ' ms (in process), peak RSS ' + r.maxRssMb + ' MB')"
+done
 node bench/compare-ccusage.mjs /tmp/amux-cost-claude.json /tmp/ccusage-claude.json claude "$ABS_HOME/.claude" || true
 node bench/compare-ccusage.mjs /tmp/amux-cost-codex.json /tmp/ccusage-codex.json codex "$ABS_HOME/.codex" || true
 
@@ -65,8 +75,9 @@ M export "$ABS_HOME" claude $HUGE_ID json
 M export "$ABS_HOME" claude $HUGE_ID markdown
 
 echo; echo "## Hermes search on a ~1M-message state.db (median of 21 after the first)"
-ABS_HERMES=$(cd "$DATA/hermes" && pwd)
+ABS_HERMES=$(cd "$HERMES_DIR" && pwd)
 M search-warm "$ABS_HERMES" kubernetes hermes
 M search-warm "$ABS_HERMES" "大别山" hermes
 
-echo; echo "## diff of two 10,000-message sessions: see the diff section of bench/RESULTS.md (cargo bench example)"
+echo; echo "## diff of two 10,000-message sessions (Rust core, release)"
+cargo run --quiet --release -p agent-mux-sessions --example diff_bench 2>&1
