@@ -68,7 +68,7 @@ let home
 beforeAll(() => {
   if (skip) return
   home = mkdtempSync(join(tmpdir(), 'amux-live-'))
-  execFileSync(python, [join(repoRoot, 'scripts', 'gen_home.py'), '--out', home, '--sessions', '9', '--seed', '5',
+  execFileSync(python, [join(repoRoot, 'scripts', 'gen_home.py'), '--out', home, '--sessions', '9', '--seed', '5', '--scale', '1',
     '--agents', 'claude,codex,hermes'], { stdio: 'ignore' })
 })
 afterAll(() => home && removeDir(home))

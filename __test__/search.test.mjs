@@ -45,7 +45,7 @@ beforeAll(() => {
   gen = mkdtempSync(join(tmpdir(), 'amux-gen-'))
   // The SQLite stores are built from the agents' real DDL in ../shared/research; without it, generate
   // the agents that need no DDL (CI has ../shared).
-  const args = [join(repoRoot, 'scripts', 'gen_home.py'), '--out', gen, '--sessions', '40', '--seed', '5']
+  const args = [join(repoRoot, 'scripts', 'gen_home.py'), '--out', gen, '--sessions', '40', '--seed', '5', '--scale', '1']
   if (!existsSync(join(repoRoot, '..', 'shared', 'research'))) {
     console.log('../shared/research is absent: generating the file-based agents only')
     args.push('--agents', 'claude,codex,gemini,copilot,cursor,pi,omp')

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Write a home directory holding sessions of all ten agents in their real on-disk layouts.
 
-Deterministic from --seed. Used for the bundled demo home (small) and for benchmark data
-(--sessions 10000 and more). The formats follow shared/research/native-formats.md and its addenda;
-the SQLite stores (OpenCode, OpenClaw 2026.9, Hermes, Cursor) are created from the agents' real DDL
+Deterministic from --seed. The defaults make benchmark data (10,000 sessions, about 1.1 GB); the
+bundled demo home and the tests ask for a few small sessions (--scale 1). The formats follow
+shared/research/native-formats.md and its addenda; the SQLite stores (OpenCode, OpenClaw 2026.9, Hermes, Cursor) are created from the agents' real DDL
 (shared/research/*.sql), so readers meet exactly the tables and columns the agents write.
 
-  python3 scripts/gen_home.py --out examples/demo-home --sessions 30 --seed 7 --demo
-  python3 scripts/gen_home.py --out bench/data/home --sessions 10000 --seed 1 --scale 40
+  python3 scripts/gen_home.py --out examples/demo-home --sessions 30 --seed 7 --scale 1
+  python3 scripts/gen_home.py --out bench/data/home --seed 1 --huge-mb 200
 """
 import argparse
 import hashlib
@@ -630,9 +630,9 @@ def zstd_compressor():
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True, help="home directory to write (created; existing agent stores replaced)")
-    ap.add_argument("--sessions", type=int, default=30, help="total sessions across the ten agents")
+    ap.add_argument("--sessions", type=int, default=10000, help="total sessions across the ten agents")
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--scale", type=int, default=1, help="multiplies turns and tool output sizes (1 = small)")
+    ap.add_argument("--scale", type=int, default=30, help="multiplies turns and tool output sizes (1 = small)")
     ap.add_argument("--output-scale", type=int, default=None,
                     help="multiplies tool output sizes only (default: --scale); small values give many short messages")
     ap.add_argument("--ddl-dir", default=DEFAULT_DDL, help="folder with the agents' real .sql schema dumps")

@@ -444,6 +444,7 @@ pub fn analyse(m: &Matcher, s: &Session) -> Stats {
         .iter()
         .filter_map(|m| m.tool_result.as_ref())
         .map(|r| r.tool_call_id.as_str())
+        .filter(|id| !id.is_empty()) // an unnamed result cannot stand for any one call
         .collect();
     let a = Analysis { m, answered };
     let body = analyse_body(&a, &s.messages);
