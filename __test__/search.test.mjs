@@ -164,6 +164,29 @@ describe('filters, sort, limit', () => {
     expect(await search({ text: 'kubernetes', tags: ['nothing'] })).toEqual([])
   })
 
+  it('results carry the cost, tags and run count list reports, whatever the sort', async () => {
+    const listed = new Map()
+    await withHome(home, async () => {
+      const mux = createClient()
+      for (const agent of ['claude', 'copilot', 'pi', 'hermes']) {
+        for (const s of await mux.sessions.list(agent)) listed.set(s.unifiedId, s)
+      }
+    })
+    const base = listed.get(`claude:${BASE_ID}`)
+    expect(base.tags).toEqual(['ops', 'triage'])
+    expect(base.cost.totalUsd).toBeGreaterThan(0)
+    let checked = 0
+    for (const sort of ['relevance', 'date', 'cost']) {
+      for (const hit of await search({ text: 'kubernetes OR pyproject', sort })) {
+        const l = listed.get(hit.unifiedId)
+        if (!l) continue
+        expect([hit.cost, hit.tags, hit.runCount]).toEqual([l.cost, l.tags, l.runCount])
+        checked++
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(9)
+  })
+
   it('sort by relevance (default), date and cost; limit cuts after sorting', async () => {
     const rel = await search({ text: 'kubernetes OR sqlite' })
     const scores = rel.map((s) => s.relevanceScore)

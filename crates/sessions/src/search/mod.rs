@@ -73,19 +73,25 @@ pub fn run(
     if q.limit == 0 {
         return Vec::new();
     }
+    // Prices and run-index tags matter before the cut only to sort by cost or filter by tag;
+    // otherwise only the results returned are priced.
+    let price_early =
+        q.sort == SearchSort::Cost || q.filters.tags.as_ref().is_some_and(|t| !t.is_empty());
+    let no_price = |_: &mut [SessionSummary]| {};
+    let early: &dyn Fn(&mut [SessionSummary]) = if price_early { price } else { &no_price };
     let mut found: Vec<Found> = Vec::new();
     let mut scanned: Vec<&'static dyn Agent> = Vec::new();
     for &a in targets {
         match a.native_search(ctx, &query) {
             None => scanned.push(a),
-            Some(Ok(hits)) => found.extend(join_native(a, hits, summaries_of, price)),
+            Some(Ok(hits)) => found.extend(join_native(a, hits, summaries_of, early)),
             // An unreadable store is skipped, as list skips it.
             Some(Err(_)) => {}
         }
     }
     let mut from_files = scan::scan(ctx, &scanned, &query);
     let mut summaries: Vec<SessionSummary> = from_files.iter().map(|h| h.summary.clone()).collect();
-    price(&mut summaries);
+    early(&mut summaries);
     for (h, s) in from_files.drain(..).zip(summaries) {
         found.push(Found {
             summary: s,
@@ -95,7 +101,11 @@ pub fn run(
     }
     found.retain(|f| list::matches(&f.summary, &q.filters));
     let found = finish(dedupe(found), q);
-    with_native_snippets(ctx, &query, found)
+    let mut out = with_native_snippets(ctx, &query, found);
+    if !price_early {
+        price(&mut out);
+    }
+    out
 }
 
 /// Fill in the snippets natively found results left to their agent, one call per agent.
