@@ -6,6 +6,7 @@ import { createRequire } from 'node:module'
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { createClient, AgentMuxError, BUILT_IN_AGENTS } from '../index.mjs'
+import { rejection } from './helpers.mjs'
 
 const require = createRequire(import.meta.url)
 const root = fileURLToPath(new URL('..', import.meta.url)).replace(/[\/]$/, '')
@@ -21,15 +22,6 @@ afterAll(() => {
   process.env.HOME = savedHome
   rmSync(home, { recursive: true, force: true })
 })
-
-async function rejection(promise) {
-  try {
-    await promise
-  } catch (e) {
-    return e
-  }
-  throw new Error('expected a rejection')
-}
 
 describe('module shape', () => {
   it('plain node can require() and import() the package and they share one class', () => {

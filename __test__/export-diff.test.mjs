@@ -6,18 +6,9 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient, BUILT_IN_AGENTS } from '../index.mjs'
-import { copyDemoHome, removeDir } from './helpers.mjs'
+import { copyDemoHome, rejection, removeDir } from './helpers.mjs'
 
 const ROLE_TITLE = { user: 'User', assistant: 'Assistant', system: 'System', tool: 'Tool' }
-
-async function rejection(promise) {
-  try {
-    await promise
-  } catch (e) {
-    return e
-  }
-  throw new Error('expected a rejection')
-}
 
 /**
  * The block structure of a Markdown document as CommonMark sees it, for what these tests need:

@@ -1,5 +1,6 @@
 // Shared by the vitest suites: fixture homes and proofs that nothing was written.
 import { cpSync, mkdtempSync, readdirSync, readFileSync, lstatSync, rmSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -49,4 +50,42 @@ export async function withHome(home, fn) {
   } finally {
     process.env.HOME = saved
   }
+}
+
+/** The error `promise` rejects with; fails the test when it resolves. */
+export async function rejection(promise) {
+  try {
+    await promise
+  } catch (e) {
+    return e
+  }
+  throw new Error('expected a rejection')
+}
+
+/** 'python3' when it runs and has sqlite3 (fixture writers need both), else null. */
+export const python = (() => {
+  try {
+    execFileSync('python3', ['-c', 'import sqlite3'])
+    return 'python3'
+  } catch {
+    return null
+  }
+})()
+
+/**
+ * Turns as the spec counts them: a user message answered by at least one assistant message. A
+ * subagent's transcript (messages marked `subagent`) is part of its parent's turn, not new turns.
+ */
+export function countTurns(messages) {
+  let turns = 0
+  let waiting = false
+  for (const m of messages) {
+    if (m.subagent !== undefined) continue
+    if (m.role === 'user') waiting = true
+    else if (m.role === 'assistant' && waiting) {
+      turns++
+      waiting = false
+    }
+  }
+  return turns
 }

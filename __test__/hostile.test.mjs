@@ -6,18 +6,10 @@ import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync,
 import { tmpdir } from 'node:os'
 import { join, dirname } from 'node:path'
 import { createClient, AgentMuxError } from '../index.mjs'
-import { removeDir, snapshot, withHome, repoRoot } from './helpers.mjs'
+import { python, removeDir, snapshot, withHome, repoRoot } from './helpers.mjs'
 
 const fixtures = join(repoRoot, '__test__', 'fixtures', 'hostile')
 const ddlDir = join(repoRoot, '..', 'shared', 'research')
-const python = (() => {
-  try {
-    execFileSync('python3', ['-c', 'import sqlite3'])
-    return 'python3'
-  } catch {
-    return null
-  }
-})()
 const good = (id) =>
   [
     { type: 'user', uuid: 'u1', parentUuid: null, sessionId: id, timestamp: '2026-01-02T03:04:05.000Z', cwd: '/w',

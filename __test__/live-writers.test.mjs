@@ -10,34 +10,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { createClient } from '../index.mjs'
-import { removeDir, repoRoot, snapshot, withHome } from './helpers.mjs'
+import { countTurns, python, removeDir, repoRoot, snapshot, withHome } from './helpers.mjs'
 
 const SECONDS = 6
-const python = (() => {
-  try {
-    execFileSync('python3', ['-c', 'import sqlite3'])
-    return 'python3'
-  } catch {
-    return null
-  }
-})()
 const ddl = join(repoRoot, '..', 'shared', 'research', 'hermes-schema-v22.sql')
 const skip = !python || !existsSync(ddl)
 if (skip) console.warn('skipping live writers: needs python3 with sqlite3 and ../shared/research/hermes-schema-v22.sql')
-
-/** spec: a turn is a user message answered by at least one assistant message. */
-function countTurns(messages) {
-  let turns = 0
-  let waiting = false
-  for (const m of messages) {
-    if (m.role === 'user') waiting = true
-    else if (m.role === 'assistant' && waiting) {
-      turns++
-      waiting = false
-    }
-  }
-  return turns
-}
 
 /** Everything a session must agree with itself on; returns the problems found. */
 function inconsistencies(s) {

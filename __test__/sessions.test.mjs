@@ -6,27 +6,9 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient, BUILT_IN_AGENTS } from '../index.mjs'
-import { copyDemoHome, removeDir, repoRoot, snapshot } from './helpers.mjs'
+import { copyDemoHome, countTurns, removeDir, repoRoot, snapshot } from './helpers.mjs'
 
 const ROLES = new Set(['user', 'assistant', 'system', 'tool'])
-
-/**
- * Turns as the spec counts them: a user message answered by at least one assistant message. A
- * subagent's transcript (messages marked `subagent`) is part of its parent's turn, not new turns.
- */
-function countTurns(messages) {
-  let turns = 0
-  let waiting = false
-  for (const m of messages) {
-    if (m.subagent !== undefined) continue
-    if (m.role === 'user') waiting = true
-    else if (m.role === 'assistant' && waiting) {
-      turns++
-      waiting = false
-    }
-  }
-  return turns
-}
 
 function expectCount(n) {
   expect(typeof n).toBe('number')
