@@ -11,6 +11,7 @@ use agent_mux_sessions::options::ListOptions;
 use agent_mux_sessions::{Client, ClientOptions, Env, ErrorCode, SessionSummary};
 use rusqlite::Connection;
 use serde_json::{json, Value};
+use sqlite_fixtures::opencode::{add_message, add_project, add_session, ddl};
 use sqlite_fixtures::*;
 
 fn client_for(dir: &Path) -> Client {
@@ -144,70 +145,8 @@ fn real_storage_legacy_tree_with_flat_parts() {
     assert_eq!(common::snapshot(&dir), before);
 }
 
-fn ddl() -> Option<String> {
-    research_file("research", "opencode-schema-1.18.sql")
-}
-
-fn add_session(c: &Connection, id: &str, extra: &[(&str, rusqlite::types::Value)]) {
-    let mut v = vec![
-        ("id", t(id)),
-        ("project_id", t("global")),
-        ("slug", t(&format!("slug-{id}"))),
-        ("directory", t("/work/app")),
-        ("title", t("")),
-        ("version", t("1.18.33")),
-        ("time_created", i(1780000000000)),
-        ("time_updated", i(1780000090000)),
-    ];
-    v.retain(|(k, _)| !extra.iter().any(|(e, _)| e == k));
-    v.extend(extra.iter().cloned());
-    insert(c, "session", &v);
-}
-
-fn add_message(c: &Connection, sid: &str, id: &str, created: i64, data: Value, parts: &[Value]) {
-    insert(
-        c,
-        "message",
-        &[
-            ("id", t(id)),
-            ("session_id", t(sid)),
-            ("time_created", i(created)),
-            ("time_updated", i(created)),
-            ("data", t(&data.to_string())),
-        ],
-    );
-    for (n, p) in parts.iter().enumerate() {
-        insert(
-            c,
-            "part",
-            &[
-                ("id", t(&format!("prt_{id}_{n:02}"))),
-                ("message_id", t(id)),
-                ("session_id", t(sid)),
-                ("time_created", i(created + n as i64)),
-                ("time_updated", i(created + n as i64)),
-                ("data", t(&p.to_string())),
-            ],
-        );
-    }
-}
-
 fn text(s: &str) -> Value {
     json!({"type": "text", "text": s, "time": {"start": 1, "end": 2}})
-}
-
-fn add_project(c: &Connection) {
-    insert(
-        c,
-        "project",
-        &[
-            ("id", t("global")),
-            ("worktree", t("/")),
-            ("sandboxes", t("[]")),
-            ("time_created", i(1780000000000)),
-            ("time_updated", i(1780000000000)),
-        ],
-    );
 }
 
 fn fill(c: &Connection) {

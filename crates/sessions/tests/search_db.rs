@@ -13,7 +13,8 @@ use agent_mux_sessions::search::score::{analyse, Matcher};
 use agent_mux_sessions::search::Query;
 use rusqlite::Connection;
 use serde_json::{json, Value};
-use sqlite_fixtures::{create_db, i, insert, research_file, t};
+use sqlite_fixtures::opencode::{add_message, add_project, add_session, ddl};
+use sqlite_fixtures::{create_db, t};
 
 fn demo_home() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo-home")
@@ -128,57 +129,11 @@ fn analysis_shortcuts_give_the_exhaustive_statistics() {
     assert!(matched >= 20, "only {matched} matches");
 }
 
-fn ddl() -> Option<String> {
-    research_file("research", "opencode-schema-1.18.sql")
-}
-
-fn session(c: &Connection, id: &str, title: &str) {
-    insert(
-        c,
-        "session",
-        &[
-            ("id", t(id)),
-            ("project_id", t("global")),
-            ("slug", t(&format!("slug-{id}"))),
-            ("directory", t("/work/app")),
-            ("title", t(title)),
-            ("version", t("1.18.33")),
-            ("time_created", i(1780000000000)),
-            ("time_updated", i(1780000090000)),
-        ],
-    );
-}
-
+/// A message of `role` created at the fixture's one time, with its parts.
 fn message(c: &Connection, sid: &str, id: &str, role: &str, parts: &[Value]) {
     let at = 1780000001000i64;
-    insert(
-        c,
-        "message",
-        &[
-            ("id", t(id)),
-            ("session_id", t(sid)),
-            ("time_created", i(at)),
-            ("time_updated", i(at)),
-            (
-                "data",
-                t(&json!({"role": role, "time": {"created": at}}).to_string()),
-            ),
-        ],
-    );
-    for (n, p) in parts.iter().enumerate() {
-        insert(
-            c,
-            "part",
-            &[
-                ("id", t(&format!("prt_{id}_{n}"))),
-                ("message_id", t(id)),
-                ("session_id", t(sid)),
-                ("time_created", i(at + n as i64)),
-                ("time_updated", i(at + n as i64)),
-                ("data", t(&p.to_string())),
-            ],
-        );
-    }
+    let data = json!({"role": role, "time": {"created": at}});
+    add_message(c, sid, id, at, data, parts);
 }
 
 fn text(s: &str) -> Value {
@@ -191,18 +146,8 @@ fn opencode_database_search_builds_candidates_only_and_misses_nothing() {
     let home = tempfile::tempdir().unwrap();
     let db = home.path().join(".local/share/opencode/opencode.db");
     let c = create_db(&db, &ddl, true);
-    insert(
-        &c,
-        "project",
-        &[
-            ("id", t("global")),
-            ("worktree", t("/")),
-            ("sandboxes", t("[]")),
-            ("time_created", i(1780000000000)),
-            ("time_updated", i(1780000000000)),
-        ],
-    );
-    session(&c, "ses_tool", "Fix the build");
+    add_project(&c);
+    add_session(&c, "ses_tool", &[("title", t("Fix the build"))]);
     message(
         &c,
         "ses_tool",
@@ -215,7 +160,7 @@ fn opencode_database_search_builds_candidates_only_and_misses_nothing() {
         "time": {"start": 1, "end": 2}}});
     message(&c, "ses_tool", "msg_2", "assistant", &[tool]);
     // Only the accented capital form: SQLite's lower() would not fold it, the prefilter must.
-    session(&c, "ses_accent", "Coffee");
+    add_session(&c, "ses_accent", &[("title", t("Coffee"))]);
     message(
         &c,
         "ses_accent",
@@ -223,9 +168,9 @@ fn opencode_database_search_builds_candidates_only_and_misses_nothing() {
         "user",
         &[text("UN CAFÉ, S'IL VOUS PLAÎT")],
     );
-    session(&c, "ses_title", "Deploy kubernetes");
+    add_session(&c, "ses_title", &[("title", t("Deploy kubernetes"))]);
     message(&c, "ses_title", "msg_4", "user", &[text("go")]);
-    session(&c, "ses_none", "Nothing");
+    add_session(&c, "ses_none", &[("title", t("Nothing"))]);
     message(&c, "ses_none", "msg_5", "user", &[text("plain words")]);
     drop(c);
 

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use rusqlite::types::Value;
 use rusqlite::Connection;
 
+pub mod opencode;
+
 /// `../shared/research/<name>` (or `../shared/spec/<name>`) beside the checkout, or `None` with a
 /// message: tests that need the real DDL skip where it is absent.
 pub fn research_file(dir: &str, name: &str) -> Option<String> {
