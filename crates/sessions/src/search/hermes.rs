@@ -117,12 +117,7 @@ pub fn message_hits(
     if sanitized.is_empty() {
         return Ok((Vec::new(), None));
     }
-    let fts = match route(sanitized) {
-        Route::Fts => Some(("messages_fts", sanitized.to_string())),
-        Route::Trigram => Some(("messages_fts_trigram", trigram_match(sanitized))),
-        Route::Like => None,
-    };
-    if let Some((table, text)) = fts {
+    if let Some((table, text)) = fts_target(sanitized) {
         if has_table(conn, table) {
             if let Ok(hits) = fts_hits(conn, table, &text, limit) {
                 return Ok((hits, Some(table)));
@@ -130,6 +125,16 @@ pub fn message_hits(
         }
     }
     Ok((like_hits(conn, sanitized, limit)?, None))
+}
+
+/// The FTS5 table a sanitised query goes to and the MATCH text it is given there; `None` on the
+/// LIKE path.
+fn fts_target(sanitized: &str) -> Option<(&'static str, String)> {
+    match route(sanitized) {
+        Route::Fts => Some(("messages_fts", sanitized.to_string())),
+        Route::Trigram => Some(("messages_fts_trigram", trigram_match(sanitized))),
+        Route::Like => None,
+    }
 }
 
 /// Rows Hermes' search shows: not rewound (`active`/`compacted`), not hidden ([main]).
@@ -368,10 +373,8 @@ pub fn native_snippets(ctx: &Context, q: &Query, rows: &[i64]) -> Vec<Option<Str
 /// FTS5 snippets of `rows` for a sanitised query (`None` where there is none): one statement,
 /// run once per row.
 pub fn snippets(conn: &Connection, sanitized: &str, rows: &[i64]) -> Vec<Option<String>> {
-    let (table, text) = match route(sanitized) {
-        Route::Fts => ("messages_fts", sanitized.to_string()),
-        Route::Trigram => ("messages_fts_trigram", trigram_match(sanitized)),
-        Route::Like => return vec![None; rows.len()],
+    let Some((table, text)) = fts_target(sanitized) else {
+        return vec![None; rows.len()];
     };
     let col = if columns(conn, table).len() > 1 {
         -1
