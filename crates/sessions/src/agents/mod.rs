@@ -23,9 +23,10 @@ pub mod pi_family;
 pub(crate) mod transcript;
 
 /// How much of a session a read builds.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub enum Mode {
     /// The summary only: no message content.
+    #[default]
     Summary,
     /// Messages as search reads them: no `raw`, and a call's output may be left to the tool
     /// message that carries it (search reads it once, there).

@@ -262,8 +262,7 @@ pub(super) struct Parsed {
 
 #[derive(Default)]
 struct State {
-    full: bool,
-    keep_raw: bool,
+    mode: Mode,
     created: Option<Timestamp>,
     updated: Option<Timestamp>,
     cwd: Option<String>,
@@ -296,8 +295,7 @@ struct FileState {
 pub(super) fn read(path: &Path, subagents: &[std::path::PathBuf], mode: Mode) -> Result<Parsed> {
     let full = mode.messages();
     let mut st = State {
-        full,
-        keep_raw: mode.raw(),
+        mode,
         ..Default::default()
     };
     let stem = path
@@ -346,7 +344,7 @@ pub(super) fn read(path: &Path, subagents: &[std::path::PathBuf], mode: Mode) ->
     Ok(Parsed {
         summary,
         transcript,
-        raw: st.keep_raw.then(|| std::mem::take(&mut st.raw)),
+        raw: st.mode.raw().then(|| std::mem::take(&mut st.raw)),
     })
 }
 
@@ -376,7 +374,7 @@ fn read_file(
         number,
         subagent,
         stem: stem.to_string(),
-        transcript: Transcript::new(st.full),
+        transcript: Transcript::new(st.mode.messages()),
         open: HashMap::new(),
         tools: HashMap::new(),
         seen_conversation: false,
@@ -391,7 +389,7 @@ fn read_file(
         };
         parsed += 1;
         st.line(&mut f, &line);
-        if st.keep_raw {
+        if st.mode.raw() {
             st.raw.push(Raw::line(bytes));
         }
         true
@@ -557,7 +555,7 @@ impl State {
                 i
             }
         };
-        if self.full {
+        if self.mode.messages() {
             self.assistant_blocks(f, idx, msg, ts);
         }
         if line.is_api_error.0 {
@@ -718,7 +716,7 @@ impl State {
             }
         }
         let mut m = self.new_message(f, line, role, ts);
-        if self.full {
+        if self.mode.messages() {
             m.content = text.to_string();
         }
         f.transcript.push(m);
@@ -732,7 +730,7 @@ impl State {
         ts: Option<Timestamp>,
     ) {
         let mut m = self.new_message(f, line, Role::Tool, ts);
-        if self.full {
+        if self.mode.messages() {
             let id = block
                 .tool_use_id
                 .non_empty()
@@ -749,7 +747,7 @@ impl State {
                     .and_then(|m| m.tool_calls.get_mut(ci))
                 {
                     name = c.tool_name.clone();
-                    if self.keep_raw {
+                    if self.mode.raw() {
                         // A copy for get; search reads the output once, on this tool message.
                         c.output = Some(output.clone());
                     }
