@@ -24,15 +24,14 @@ import gen_home as g  # noqa: E402
 
 def staged_lines(writer, conversation):
     """Write `conversation` into a scratch home and return (path relative to the home, lines)."""
-    stage = tempfile.mkdtemp(prefix="amux-stage-")
-    writer(stage, conversation)
-    for root, _, files in os.walk(stage):
-        for f in files:
-            path = os.path.join(root, f)
-            with open(path, encoding="utf-8") as fh:
-                lines = fh.read().splitlines(keepends=True)
-            os.remove(path)
-            return os.path.relpath(path, stage), lines
+    with tempfile.TemporaryDirectory(prefix="amux-stage-") as stage:
+        writer(stage, conversation)
+        for root, _, files in os.walk(stage):
+            for f in files:
+                path = os.path.join(root, f)
+                with open(path, encoding="utf-8") as fh:
+                    lines = fh.read().splitlines(keepends=True)
+                return os.path.relpath(path, stage), lines
     raise RuntimeError("nothing staged")
 
 
