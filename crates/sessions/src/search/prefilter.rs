@@ -238,8 +238,7 @@ impl Prefilter {
                 i += 2;
                 continue;
             }
-            if self.ascii_needles && (0xE3..=0xED).contains(&b0) && cont(1) && cont(2) {
-                // U+3000..U+DFFF: nothing there folds to ASCII.
+            if self.ascii_needles && cont(1) && cont(2) && skippable_for_ascii(&bytes[i..]) {
                 i += 3;
                 continue;
             }
@@ -381,6 +380,18 @@ fn next_non_ascii(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// Does `b` start with a three-byte character that cannot change a search for ASCII needles?
+/// In U+3000..U+DFFF, CJK, kana and Hangul are kept whole and nothing folds to ASCII; but the
+/// small scripts of U+A000..U+ABFF hold combining marks, which vanish when folded and so can
+/// join two halves of a word: those are not skipped.
+fn skippable_for_ascii(b: &[u8]) -> bool {
+    let [b0 @ 0xE3..=0xED, b1, b2, ..] = *b else {
+        return false;
+    };
+    let cp = ((b0 as u32 & 0x0F) << 12) | ((b1 as u32 & 0x3F) << 6) | (b2 as u32 & 0x3F);
+    !(0xA000..=0xABFF).contains(&cp)
+}
+
 /// The UTF-8 character at the start of `b` and its width (1 for a stray byte).
 fn decode_char(b: &[u8]) -> (Option<char>, usize) {
     let width = match b[0] {
@@ -476,6 +487,29 @@ mod tests {
         assert!(!present("大别山", r#"{"t":"别忘了山上的大石头"}"#));
         assert!(present("smile", "{\"t\":\"smile \\ud83d\\ude00\"}"));
         assert!(present("αλφα", r#"{"t":"ΆΛΦΑ"}"#));
+        // A combining mark vanishes when folded, joining the word around it.
+        assert!(present("borrow", "{\"t\":\"bor\u{A8E0}row\"}"));
+        assert!(!present("borrow", r#"{"t":"bor漢row"}"#));
+    }
+
+    #[test]
+    fn only_marks_and_small_scripts_are_not_skipped() {
+        let skip = |c: char| skippable_for_ascii(c.to_string().as_bytes());
+        for c in ['漢', 'か', 'カ', '한', '\u{3000}', '\u{D7A3}'] {
+            assert!(skip(c), "{c:?}");
+        }
+        for c in ['\u{A8E0}', '\u{A000}', 'é', 'a', '\u{E000}'] {
+            assert!(!skip(c), "{c:?}");
+        }
+        // Every mark of U+3000..U+DFFF that folding drops is looked at, whatever Unicode
+        // version the folding uses.
+        for cp in 0x3000..=0xDFFFu32 {
+            if let Some(c) = char::from_u32(cp) {
+                if folds_differently(c) {
+                    assert!(!skip(c), "U+{cp:04X}");
+                }
+            }
+        }
     }
 
     #[test]
