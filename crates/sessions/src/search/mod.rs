@@ -14,6 +14,7 @@ use crate::list;
 use crate::model::SessionSummary;
 use crate::options::{SearchQuery, SearchSort};
 
+pub mod caseless;
 pub mod hermes;
 pub mod prefilter;
 pub mod query;

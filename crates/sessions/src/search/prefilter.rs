@@ -3,16 +3,16 @@
 //!
 //! - each leaf becomes "needles" (its folded word tokens, or the CJK runs of a substring) that
 //!   must all occur somewhere for the leaf to be present; NOT never excludes anything here;
-//! - needles are found ASCII-case-insensitively with one Aho-Corasick pass (JSON writers do not
+//! - needles are found ASCII-case-insensitively in one pass (`Caseless`; JSON writers do not
 //!   escape ASCII letters or digits, and escapes such as `\n` or `\"` only stand for separators);
 //! - text a byte search cannot see (accented or non-ASCII capital letters that fold to the needle,
 //!   `\uXXXX` escapes as Python's `json.dumps` writes) is found by folding a small window of raw
 //!   bytes around each such spot;
 //! - a file that does not look like JSON text (a database, a compressed file) is not judged: it
 //!   is always a candidate.
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use std::io::Read;
 
+use super::caseless::Caseless;
 use super::query::{Leaf, Query};
 use super::text::{fold_char_into, folds_differently, is_cjk};
 
@@ -29,7 +29,7 @@ pub struct Prefilter {
     needles: Vec<String>,
     /// For each leaf of the query, the needles it needs.
     leaf_needles: Vec<Mask>,
-    ac: Option<AhoCorasick>,
+    finder: Option<Caseless>,
     /// Raw bytes one needle can span at most (each folded char may be a 12-byte escaped pair).
     window: usize,
     all: Mask,
@@ -70,15 +70,7 @@ impl Prefilter {
             leaf_needles.push(mask);
         }
         let usable = !needles.is_empty() && needles.len() <= 64;
-        let ac = usable
-            .then(|| {
-                AhoCorasickBuilder::new()
-                    .ascii_case_insensitive(true)
-                    .match_kind(MatchKind::Standard)
-                    .build(&needles)
-                    .ok()
-            })
-            .flatten();
+        let finder = usable.then(|| Caseless::new(&needles)).flatten();
         let longest = needles.iter().map(|n| n.chars().count()).max().unwrap_or(0);
         let all = if needles.len() >= 64 {
             u64::MAX
@@ -94,7 +86,7 @@ impl Prefilter {
             needle_chars,
             needles,
             leaf_needles,
-            ac,
+            finder,
             window: longest * 12 + 16,
             all,
         };
@@ -136,7 +128,7 @@ impl Prefilter {
     }
 
     fn scan_path(&self, path: &std::path::Path, json_only: bool) -> std::io::Result<Mask> {
-        let Some(ac) = &self.ac else {
+        let Some(finder) = &self.finder else {
             return Ok(self.all);
         };
         let mut f = std::fs::File::open(path)?;
@@ -148,13 +140,13 @@ impl Prefilter {
             if buf.len() < want {
                 buf.resize(want, 0);
             }
-            self.scan_stream(ac, &mut f, &mut buf[..want], overlap, json_only)
+            self.scan_stream(finder, &mut f, &mut buf[..want], overlap, json_only)
         })
     }
 
     fn scan_stream(
         &self,
-        ac: &AhoCorasick,
+        finder: &Caseless,
         f: &mut std::fs::File,
         buf: &mut [u8],
         overlap: usize,
@@ -172,7 +164,7 @@ impl Prefilter {
                     return Ok(self.all);
                 }
             }
-            found |= self.scan_bytes_with(ac, &buf[..len], found);
+            found |= self.scan_bytes_with(finder, &buf[..len], found);
             if found == self.all || n == 0 || len < buf.len() {
                 return Ok(found);
             }
@@ -184,18 +176,19 @@ impl Prefilter {
 
     /// Needles present in `bytes` (one whole document).
     pub fn scan_bytes(&self, bytes: &[u8]) -> Mask {
-        match &self.ac {
-            Some(ac) => self.scan_bytes_with(ac, bytes, 0),
+        match &self.finder {
+            Some(finder) => self.scan_bytes_with(finder, bytes, 0),
             None => self.all,
         }
     }
 
-    fn scan_bytes_with(&self, ac: &AhoCorasick, bytes: &[u8], mut found: Mask) -> Mask {
-        for m in ac.find_overlapping_iter(bytes) {
-            found |= 1 << m.pattern().as_usize();
-            if found == self.all {
-                return found;
-            }
+    fn scan_bytes_with(&self, finder: &Caseless, bytes: &[u8], mut found: Mask) -> Mask {
+        finder.each(bytes, |m| {
+            found |= 1 << m.needle;
+            found != self.all
+        });
+        if found == self.all {
+            return found;
         }
         // Spots a byte search cannot see: fold a window around each and look again.
         let mut regions: Vec<(usize, usize)> = Vec::new();
@@ -301,6 +294,10 @@ impl Prefilter {
         let b = text.as_bytes();
         let mut i = next_non_ascii(b, 0);
         while i < b.len() {
+            if self.ascii_needles && skippable_for_ascii(&b[i..]) {
+                i = next_non_ascii(b, i + 3);
+                continue;
+            }
             let c = text[i..].chars().next().expect("a char boundary");
             let relevant = match (c as u32).checked_sub(0x80) {
                 Some(k) if k < 0x780 => self.two_byte[k as usize].is_some(),

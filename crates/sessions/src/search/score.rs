@@ -6,10 +6,10 @@ use serde_json::Value;
 use rayon::prelude::*;
 use std::collections::HashSet;
 
+use super::caseless::Caseless;
 use super::prefilter::Prefilter;
 use super::query::{Expr, Leaf, Query};
 use super::snippet;
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder};
 
 use super::text::{folds_differently, is_token_char, Folded};
 use crate::model::{Message, Session};
@@ -248,7 +248,7 @@ impl<'a> Matcher<'a> {
 /// case): no folded copy of the field. Fields where folding could change the outcome, or a
 /// word boundary takes folding to tell, go the folded way.
 struct Direct {
-    ac: AhoCorasick,
+    finder: Caseless,
     /// For each pattern, the leaves it stands for and whether each is a prefix.
     serves: Vec<Vec<(usize, bool)>>,
 }
@@ -280,11 +280,8 @@ impl Direct {
             };
             serves[k].push((l, *prefix));
         }
-        let ac = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .build(&patterns)
-            .ok()?;
-        Some(Direct { ac, serves })
+        let finder = Caseless::new(&patterns)?;
+        Some(Direct { finder, serves })
     }
 
     fn field(&self, q: &Query, pf: &Prefilter, text: &str) -> Option<FieldHits> {
@@ -293,23 +290,39 @@ impl Direct {
         }
         let mut tf = vec![0u32; q.leaves.len()];
         let mut hits = Vec::new();
-        for m in self.ac.find_overlapping_iter(text) {
-            if word_char_before(text, m.start())? {
-                continue;
+        // A boundary only folding can tell sends the whole field the folded way.
+        let mut unclear = false;
+        self.finder.each(text.as_bytes(), |m| {
+            let Some(before) = word_char_before(text, m.start) else {
+                unclear = true;
+                return false;
+            };
+            if before {
+                return true;
             }
-            for &(l, prefix) in &self.serves[m.pattern().as_usize()] {
+            for &(l, prefix) in &self.serves[m.needle] {
                 let end = if prefix {
-                    word_end(text, m.end())?
-                } else if word_char_after(text, m.end())? {
-                    continue;
+                    word_end(text, m.end)
                 } else {
-                    m.end()
+                    match word_char_after(text, m.end) {
+                        Some(true) => continue,
+                        Some(false) => Some(m.end),
+                        None => None,
+                    }
+                };
+                let Some(end) = end else {
+                    unclear = true;
+                    return false;
                 };
                 tf[l] += 1;
                 if q.positive[l] {
-                    hits.push((m.start(), end));
+                    hits.push((m.start, end));
                 }
             }
+            true
+        });
+        if unclear {
+            return None;
         }
         let distinct = (0..tf.len())
             .filter(|&l| q.positive[l] && tf[l] > 0)
