@@ -26,18 +26,32 @@ pub fn open(path: &Path) -> std::io::Result<Box<dyn Read>> {
 /// Call `f` with the bytes of every non-blank line (without the newline). `f` returns `false` to stop.
 /// `.zst` files are decompressed on the fly.
 pub fn for_each_line(path: &Path, f: impl FnMut(&[u8]) -> bool) -> std::io::Result<()> {
-    for_each_line_in(open(path)?, f)
+    if path.extension().is_some_and(|e| e == "zst") {
+        return for_each_line_in(open(path)?, f);
+    }
+    let file = File::open(path)?;
+    // Most sessions are far smaller than a chunk: a buffer the file's size (with room for a
+    // line a writer appends meanwhile) is all that gets allocated and zeroed.
+    let size = file.metadata().map_or(CHUNK as u64, |m| m.len());
+    let first = usize::try_from(size).map_or(CHUNK, |s| (s + SLACK).min(CHUNK));
+    for_each_line_sized(file, first, f)
 }
 
 const CHUNK: usize = 256 * 1024;
+const SLACK: usize = 4096;
 
 /// `for_each_line` over any reader. Lines are handed out as slices of one buffer (no copy per
 /// line); the buffer grows only for a line longer than it.
-pub fn for_each_line_in(
+pub fn for_each_line_in(reader: impl Read, f: impl FnMut(&[u8]) -> bool) -> std::io::Result<()> {
+    for_each_line_sized(reader, CHUNK, f)
+}
+
+fn for_each_line_sized(
     mut reader: impl Read,
+    first: usize,
     mut f: impl FnMut(&[u8]) -> bool,
 ) -> std::io::Result<()> {
-    let mut buf = vec![0u8; CHUNK];
+    let mut buf = vec![0u8; first.max(1)];
     // Unconsumed bytes are buf[start..end]; buf[start..searched] holds no newline.
     let (mut start, mut end, mut searched) = (0usize, 0usize, 0usize);
     loop {
@@ -204,6 +218,14 @@ mod tests {
         let long = "x".repeat(3 * CHUNK + 5);
         let text = format!("a\n\n{long}\r\nbb\n  \nlast");
         for input in [text.as_bytes().to_vec(), format!("{text}\n").into_bytes()] {
+            // A first buffer far smaller than the lines (a file that grew after it was sized).
+            let mut seen = Vec::new();
+            for_each_line_sized(Trickle(&input), 3, |l| {
+                seen.push(l.len());
+                true
+            })
+            .unwrap();
+            assert_eq!(seen, [1, long.len(), 2, 4]);
             let mut seen = Vec::new();
             for_each_line_in(Trickle(&input), |l| {
                 seen.push(String::from_utf8(l.to_vec()).unwrap());
