@@ -30,6 +30,8 @@ pub struct Prefilter {
     /// For each leaf of the query, the needles it needs.
     leaf_needles: Vec<Mask>,
     finder: Option<Caseless>,
+    /// `\u`, the start of a JSON escape that can hide a letter.
+    escape: memchr::memmem::Finder<'static>,
     /// Raw bytes one needle can span at most (each folded char may be a 12-byte escaped pair).
     window: usize,
     all: Mask,
@@ -87,6 +89,7 @@ impl Prefilter {
             needles,
             leaf_needles,
             finder,
+            escape: memchr::memmem::Finder::new(b"\\u").into_owned(),
             window: longest * 12 + 16,
             all,
         };
@@ -202,7 +205,7 @@ impl Prefilter {
                 _ => regions.push((s, e)),
             }
         };
-        let mut escapes = memchr::memmem::find_iter(bytes, b"\\u").peekable();
+        let mut escapes = self.escape.find_iter(bytes).peekable();
         // Folding is looked up once per distinct character: text repeats few of them.
         let mut seen: Vec<(char, Option<String>)> = Vec::new();
         let mut i = 0;
@@ -361,8 +364,18 @@ pub fn looks_like_json(head: &[u8]) -> bool {
     )
 }
 
-/// Index of the next byte >= 0x80 at or after `i` (eight bytes at a time).
+/// Index of the next byte >= 0x80 at or after `i`: 32 bytes a step through ASCII (one test for
+/// four words), then eight at a time.
 fn next_non_ascii(b: &[u8], mut i: usize) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while let Some(block) = b.get(i..i + 32) {
+        let block: &[u8; 32] = block.try_into().expect("32 bytes");
+        let word = |k: usize| u64::from_le_bytes(block[k..k + 8].try_into().expect("8 bytes"));
+        if (word(0) | word(8) | word(16) | word(24)) & HIGH != 0 {
+            break;
+        }
+        i += 32;
+    }
     while i + 8 <= b.len() {
         let w = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
         let high = w & 0x8080_8080_8080_8080;
@@ -487,6 +500,29 @@ mod tests {
         // A combining mark vanishes when folded, joining the word around it.
         assert!(present("borrow", "{\"t\":\"bor\u{A8E0}row\"}"));
         assert!(!present("borrow", r#"{"t":"bor漢row"}"#));
+    }
+
+    #[test]
+    fn next_non_ascii_finds_the_first_high_byte_from_any_start() {
+        for len in [0usize, 1, 7, 8, 31, 32, 33, 70, 200] {
+            for at in (0..len).step_by(3).chain([len]) {
+                let mut b = vec![b'a'; len];
+                if at < len {
+                    b[at] = 0xC3;
+                }
+                for start in 0..=len {
+                    let want = b[start..]
+                        .iter()
+                        .position(|&x| x >= 0x80)
+                        .map_or(len, |p| start + p);
+                    assert_eq!(
+                        next_non_ascii(&b, start),
+                        want,
+                        "len {len} at {at} from {start}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
