@@ -30,22 +30,39 @@ echo "data: $(du -sh "$HOME_DIR" | cut -f1) in $(find "$HOME_DIR" -type f | wc -
 
 npm run build >/dev/null 2>&1
 ABS_HOME=$(cd "$HOME_DIR" && pwd)
-FILE_DIRS=("$ABS_HOME/.claude" "$ABS_HOME/.codex" "$ABS_HOME/.gemini" "$ABS_HOME/.copilot" "$ABS_HOME/.pi" "$ABS_HOME/.omp")
 M() { node bench/measure.mjs "$@"; }
 
-echo; echo "## search vs rg -i -F -l (file-based agents, same directories, page cache warm)"
-# rg: whole process (hyperfine median of 10). amux: the search call in a fresh process and a new
-# client (nothing cached), median of 5 processes; the six file agents are searched at once (the
-# dirs rg is given), then every agent (all ten stores) as a user's search({text}) would.
+echo; echo "## search vs ripgrep (file-based agents, same directories, page cache warm)"
+# rg: whole process, hyperfine median of 10. `rg -l` stops reading a file at its first hit; `rg -c`
+# reads every matching file whole, as ranking and matchCount must. amux: the search call in a
+# fresh process and a new client (nothing cached), median of 5 processes; the six file agents
+# searched at once (the dirs rg is given), then every agent (all ten stores) as a user's
+# search({text}) would. zzqxjw is in no session: every byte is read, on both sides.
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-for word in kubernetes borrow; do
-  hyperfine -N --warmup 2 --runs 10 --export-json "/tmp/amux-rg-$word.json" \
-    -n "rg $word" "rg -i -F -l $word ${FILE_DIRS[*]}" >/dev/null 2>&1
-  rg_ms=$(node -e "console.log((require('/tmp/amux-rg-$word.json').results[0].median * 1000).toFixed(0))")
-  files_ms=$(for i in 1 2 3 4 5; do node bench/measure.mjs search-files "$ABS_HOME" $word | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.parse(s).ms))"; done | median)
-  all_ms=$(for i in 1 2 3 4 5; do node bench/measure.mjs search "$ABS_HOME" $word | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.parse(s).ms))"; done | median)
-  echo "$word: rg $rg_ms ms; amux six file agents $files_ms ms (ratio $(node -e "console.log(($files_ms/$rg_ms).toFixed(2))")); amux all ten agents $all_ms ms"
-done
+ms_field() { node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.parse(s).ms))"; }
+rg_ms() {
+  hyperfine -N -i --warmup 2 --runs 10 --export-json /tmp/amux-rg.json "$*" >/dev/null 2>&1
+  node -e "console.log((require('/tmp/amux-rg.json').results[0].median * 1000).toFixed(0))"
+}
+ratio() { node -e "console.log(($1 / $2).toFixed(2))"; }
+search_vs_rg() {  # <home> <label>
+  local home=$1 label=$2 word
+  local dirs=("$home/.claude" "$home/.codex" "$home/.gemini" "$home/.copilot" "$home/.pi" "$home/.omp")
+  for word in kubernetes borrow zzqxjw; do
+    local l c files all
+    l=$(rg_ms rg -i -F -l $word "${dirs[@]}")
+    c=$(rg_ms rg -i -F -c $word "${dirs[@]}")
+    files=$(for i in 1 2 3 4 5; do M search-files "$home" $word | ms_field; done | median)
+    all=$(for i in 1 2 3 4 5; do M search "$home" $word | ms_field; done | median)
+    echo "$label, $word: rg -l $l ms, rg -c $c ms; amux six file agents $files ms ($(ratio "$files" "$l")x rg -l, $(ratio "$files" "$c")x rg -c); amux all ten agents $all ms"
+  done
+}
+search_vs_rg "$ABS_HOME" "whole home"
+# The same home without its 200 MB session (hard links, nothing copied).
+NO_HUGE="$DATA/home-without-huge"
+rm -rf "$NO_HUGE" && cp -al "$HOME_DIR" "$NO_HUGE" && rm "$NO_HUGE"/.claude/projects/*/$HUGE_ID.jsonl
+search_vs_rg "$(cd "$NO_HUGE" && pwd)" "without the 200 MB session"
+rm -rf "$NO_HUGE"
 M search-files "$ABS_HOME" kubernetes
 M search "$ABS_HOME" kubernetes
 
