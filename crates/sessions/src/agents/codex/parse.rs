@@ -222,15 +222,24 @@ pub(super) fn read(path: &Path, id: &str, mode: Mode) -> Result<Parsed> {
     let mut scratch = String::new();
     for_each_line(path, |bytes| {
         if full {
-            let Some(value) = parse_line::<Value>(bytes) else {
-                return true;
-            };
-            let Ok(line) = Line::deserialize(&value) else {
+            let Some(line) = parse_borrowed::<Line>(bytes, &mut scratch) else {
                 return true;
             };
             parsed += 1;
-            let legacy = legacy_payload(&line, &value);
-            st.line(&line, legacy.as_ref(), Some(&value));
+            // The line as a tree only where it is used: tool calls and their outputs (kept as
+            // JSON) and lines without an envelope (legacy rollouts). Messages, reasoning and
+            // events are read from the borrowed struct alone.
+            let tree = match &line.payload.0 {
+                Some(p) => p.kind.as_str().is_some_and(is_tool_item),
+                None => true,
+            };
+            let value = if tree {
+                parse_line::<Value>(bytes)
+            } else {
+                None
+            };
+            let legacy = value.as_ref().and_then(|v| legacy_payload(&line, v));
+            st.line(&line, legacy.as_ref(), value.as_ref());
             drop(line);
             drop(value);
             // The line's text, not the parsed tree: a quarter of the memory for `raw`.
@@ -258,6 +267,11 @@ pub(super) fn read(path: &Path, id: &str, mode: Mode) -> Result<Parsed> {
         transcript: std::mem::take(&mut st.transcript),
         raw: mode.raw().then(|| std::mem::take(&mut st.raw)),
     })
+}
+
+/// A tool call or its output: the items whose input and output are kept as JSON.
+fn is_tool_item(kind: &str) -> bool {
+    kind.ends_with("_call") || kind.ends_with("_call_output")
 }
 
 /// A pre-envelope line is itself the item (or, first, the session header).
@@ -584,8 +598,8 @@ impl State {
                     self.pending_thinking.push_str(&text);
                 }
             }
-            k if k.ends_with("_call_output") => self.tool_output(p, native, ts),
-            k if k.ends_with("_call") => self.tool_call(p, native, ts),
+            k if is_tool_item(k) && k.ends_with("_output") => self.tool_output(p, native, ts),
+            k if is_tool_item(k) => self.tool_call(p, native, ts),
             _ => {}
         }
     }
