@@ -387,11 +387,12 @@ fn analyse_body(a: &Analysis, messages: &[Message]) -> Body {
     let mut scratch = String::new();
     for_each_field(messages, &a.answered, &mut scratch, &mut |text| {
         body.length += text.len() as u64;
-        // Most fields hold no needle at all: nothing to fold or count there.
-        if a.m.shortcuts && pf.scan_bytes(text.as_bytes()) == 0 {
+        // Direct matching is one pass and, without a hit, finds nothing to count. Otherwise
+        // most fields hold no needle at all: nothing to fold or count there.
+        let direct = a.m.direct.as_ref().and_then(|d| d.field(q, pf, text));
+        if direct.is_none() && a.m.shortcuts && pf.scan_bytes(text.as_bytes()) == 0 {
             return;
         }
-        let direct = a.m.direct.as_ref().and_then(|d| d.field(q, pf, text));
         let folded = direct.is_none().then(|| Folded::new(text));
         let (tf, hits, distinct) = match (direct, &folded) {
             (Some(found), _) => found,
