@@ -324,11 +324,32 @@ impl Direct {
         if unclear {
             return None;
         }
-        let distinct = (0..tf.len())
-            .filter(|&l| q.positive[l] && tf[l] > 0)
-            .count();
+        let distinct = positive_leaves_hit(q, &tf);
         Some((tf, hits, distinct))
     }
+}
+
+/// The folded way for one field: occurrences per leaf, hit ranges in the folded text (positive
+/// leaves), positive leaves hit.
+fn folded_hits(q: &Query, f: &Folded) -> FieldHits {
+    let mut tf = vec![0u32; q.leaves.len()];
+    let mut hits = Vec::new();
+    for (l, leaf) in q.leaves.iter().enumerate() {
+        let occ = occurrences(leaf, f);
+        tf[l] = occ.len() as u32;
+        if q.positive[l] {
+            hits.extend(occ);
+        }
+    }
+    let distinct = positive_leaves_hit(q, &tf);
+    (tf, hits, distinct)
+}
+
+/// How many of the leaves that count (not NOT-ed ones) occur at least once.
+fn positive_leaves_hit(q: &Query, tf: &[u32]) -> usize {
+    (0..tf.len())
+        .filter(|&l| q.positive[l] && tf[l] > 0)
+        .count()
 }
 
 /// Is `c` part of a word token? `None` when only folding can tell.
@@ -397,22 +418,10 @@ fn analyse_body(a: &Analysis, messages: &[Message]) -> Body {
         let (tf, hits, distinct) = match (direct, &folded) {
             (Some(found), _) => found,
             (None, Some(f)) => {
-                let mut tf = vec![0u32; q.leaves.len()];
-                let mut hits = Vec::new();
-                for (l, leaf) in q.leaves.iter().enumerate() {
-                    let occ = occurrences(leaf, f);
-                    tf[l] = occ.len() as u32;
-                    if q.positive[l] && !occ.is_empty() {
-                        hits.extend(occ);
-                    }
-                }
                 if let Some(a) = adjacency {
                     body.adjacent += occurrences(a, f).len() as u32;
                 }
-                let distinct = (0..tf.len())
-                    .filter(|&l| q.positive[l] && tf[l] > 0)
-                    .count();
-                (tf, hits, distinct)
+                folded_hits(q, f)
             }
             (None, None) => unreachable!("folded when not direct"),
         };
@@ -439,21 +448,12 @@ fn analyse_body(a: &Analysis, messages: &[Message]) -> Body {
 /// for a match. Fields the search's prefilter rules out are only measured.
 pub fn analyse(m: &Matcher, s: &Session) -> Stats {
     let q = m.q;
-    let n = q.leaves.len();
+    let title = Folded::new(&s.summary.title);
+    let (title_tf, title_hits, _) = folded_hits(q, &title);
     let mut st = Stats {
-        body_tf: vec![0; n],
-        title_tf: vec![0; n],
+        title_tf,
         ..Default::default()
     };
-    let title = Folded::new(&s.summary.title);
-    let mut title_hits = Vec::new();
-    for (l, leaf) in q.leaves.iter().enumerate() {
-        let occ = occurrences(leaf, &title);
-        st.title_tf[l] = occ.len() as u32;
-        if q.positive[l] {
-            title_hits.extend(occ);
-        }
-    }
     let answered = s
         .messages
         .iter()
@@ -565,20 +565,9 @@ mod tests {
     use super::*;
 
     /// The folded way for one field: occurrences per leaf, merged original ranges, distinct.
-    fn by_folding(q: &Query, text: &str) -> (Vec<u32>, Vec<(usize, usize)>, usize) {
+    fn by_folding(q: &Query, text: &str) -> FieldHits {
         let f = Folded::new(text);
-        let mut tf = vec![0; q.leaves.len()];
-        let mut hits = Vec::new();
-        for (l, leaf) in q.leaves.iter().enumerate() {
-            let occ = occurrences(leaf, &f);
-            tf[l] = occ.len() as u32;
-            if q.positive[l] {
-                hits.extend(occ);
-            }
-        }
-        let distinct = (0..tf.len())
-            .filter(|&l| q.positive[l] && tf[l] > 0)
-            .count();
+        let (tf, hits, distinct) = folded_hits(q, &f);
         (tf, to_original(&f, text, hits), distinct)
     }
 
