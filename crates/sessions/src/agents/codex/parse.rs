@@ -269,7 +269,8 @@ pub(super) fn read(path: &Path, id: &str, mode: Mode) -> Result<Parsed> {
     })
 }
 
-/// A tool call or its output: the items whose input and output are kept as JSON.
+/// A tool call or its output (`State::item` sends them to `tool_call` and `tool_output`): the
+/// items whose input and output are kept as JSON.
 fn is_tool_item(kind: &str) -> bool {
     kind.ends_with("_call") || kind.ends_with("_call_output")
 }
@@ -598,8 +599,8 @@ impl State {
                     self.pending_thinking.push_str(&text);
                 }
             }
-            k if is_tool_item(k) && k.ends_with("_output") => self.tool_output(p, native, ts),
-            k if is_tool_item(k) => self.tool_call(p, native, ts),
+            k if k.ends_with("_call_output") => self.tool_output(p, native, ts),
+            k if k.ends_with("_call") => self.tool_call(p, native, ts),
             _ => {}
         }
     }
