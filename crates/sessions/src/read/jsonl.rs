@@ -12,24 +12,13 @@ pub struct LineStats {
     pub bad: usize,
 }
 
-/// Open a JSONL file for reading; a `.zst` file is decompressed as it streams (Codex compresses old
-/// rollouts), so callers never hold the whole file.
-pub fn open(path: &Path) -> std::io::Result<Box<dyn Read>> {
-    let file = File::open(path)?;
-    if path.extension().is_some_and(|e| e == "zst") {
-        Ok(Box::new(zstd::stream::read::Decoder::new(file)?))
-    } else {
-        Ok(Box::new(file))
-    }
-}
-
 /// Call `f` with the bytes of every non-blank line (without the newline). `f` returns `false` to stop.
-/// `.zst` files are decompressed on the fly.
 pub fn for_each_line(path: &Path, f: impl FnMut(&[u8]) -> bool) -> std::io::Result<()> {
-    if path.extension().is_some_and(|e| e == "zst") {
-        return for_each_line_in(open(path)?, f);
-    }
     let file = File::open(path)?;
+    if path.extension().is_some_and(|e| e == "zst") {
+        // Codex compresses old rollouts: decompressed as it streams, never held whole.
+        return for_each_line_in(zstd::stream::read::Decoder::new(file)?, f);
+    }
     // Most sessions are far smaller than a chunk: a buffer the file's size (with room for a
     // line a writer appends meanwhile) is all that gets allocated and zeroed.
     let size = file.metadata().map_or(CHUNK as u64, |m| m.len());
