@@ -66,6 +66,21 @@ rm -rf "$NO_HUGE"
 M search-files "$ABS_HOME" kubernetes
 M search "$ABS_HOME" kubernetes
 
+echo; echo "## search vs ripgrep, page cache cold (the store read from disk)"
+# Before every run, bench/evict.py drops the six directories from the page cache. Both sides are
+# timed as whole processes (node's start included) by hyperfine, median of 7.
+cold_ms() {  # <dirs> <command...>
+  local dirs=$1; shift
+  hyperfine -N -i --prepare "python3 bench/evict.py $dirs" --runs 7 --export-json /tmp/amux-cold.json "$*" >/dev/null 2>&1
+  node -e "console.log((require('/tmp/amux-cold.json').results[0].median * 1000).toFixed(0))"
+}
+COLD_DIRS="$ABS_HOME/.claude $ABS_HOME/.codex $ABS_HOME/.gemini $ABS_HOME/.copilot $ABS_HOME/.pi $ABS_HOME/.omp"
+for word in kubernetes borrow zzqxjw; do
+  l=$(cold_ms "$COLD_DIRS" rg -i -F -l $word $COLD_DIRS)
+  a=$(cold_ms "$COLD_DIRS" node bench/measure.mjs search-files "$ABS_HOME" $word)
+  echo "whole home, $word, cold: rg -l $l ms; amux six file agents $a ms ($(ratio "$a" "$l")x rg -l)"
+done
+
 echo; echo "## list (all agents) cold and warm"
 M list "$ABS_HOME"
 

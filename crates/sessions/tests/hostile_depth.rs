@@ -32,18 +32,6 @@ fn demo_home() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo-home")
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let (src, dst) = (e.path(), to.join(e.file_name()));
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&src, &dst);
-        } else {
-            std::fs::copy(&src, &dst).unwrap();
-        }
-    }
-}
-
 /// Session files of the JSONL agents in the demo home, by agent.
 fn jsonl_files(home: &Path, agent: &str) -> Vec<PathBuf> {
     let root = home.join(match agent {
@@ -165,7 +153,7 @@ fn shared_readers_skip_deep_and_huge_lines() {
 fn deep_nesting_is_skipped_by_every_reader() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
-    copy_dir(&demo_home(), h);
+    common::copy_dir(&demo_home(), h);
     let before: Vec<_> = JSONL_AGENTS.iter().map(|a| view(h, a)).collect();
     assert!(
         before.iter().all(|(v, _)| v.len() == 3),
@@ -238,7 +226,7 @@ fn deep_nesting_is_skipped_by_every_reader() {
 fn a_100_mb_line_is_skipped_in_bounded_time_by_every_jsonl_agent() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
-    copy_dir(&demo_home(), h);
+    common::copy_dir(&demo_home(), h);
     let line = huge(100);
     for a in JSONL_AGENTS {
         let before = view(h, a);

@@ -73,6 +73,65 @@ fn demo_home_search_equals_a_full_parse_for_every_file_and_database_agent() {
     assert!(total >= 15, "only {total} hits");
 }
 
+/// Every file of a tree dropped from the page cache; `false` where the tree lives only in memory
+/// (tmpfs) and nothing could be dropped.
+#[cfg(target_os = "linux")]
+fn evict(dir: &Path) -> bool {
+    use std::os::fd::AsRawFd;
+    let mut dropped = true;
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        if e.file_type().unwrap().is_dir() {
+            dropped &= evict(&e.path());
+            continue;
+        }
+        let f = std::fs::File::open(e.path()).unwrap();
+        f.sync_all().unwrap();
+        // SAFETY: an open fd; DONTNEED drops clean cached pages and changes no data.
+        unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        if e.path().extension().is_some_and(|x| x == "jsonl") {
+            let cached = agent_mux_sessions::read::page_cache::start_is_cached(&f);
+            dropped &= cached == Some(false);
+        }
+    }
+    dropped
+}
+
+/// A store read from disk is searched by a wider pool (more reads in flight): the results, their
+/// order, scores and snippets are the same as from memory.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_store_read_from_disk_gives_the_same_results() {
+    let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let home = tmp.path();
+    common::copy_dir(&demo_home(), home);
+    let search = |text: &str| {
+        let mut q = SearchQuery::new(text);
+        q.limit = 1000;
+        let v = common::client().search(common::env(home), &q).unwrap();
+        serde_json::to_value(v).unwrap()
+    };
+    let queries = [
+        "kubernetes",
+        "flaky OR sqlite",
+        "\"liveness probe\"",
+        "café",
+    ];
+    let warm: Vec<Value> = queries.iter().map(|t| search(t)).collect();
+    assert!(
+        warm.iter()
+            .map(|v| v.as_array().unwrap().len())
+            .sum::<usize>()
+            >= 10
+    );
+    for (text, want) in queries.iter().zip(&warm) {
+        if !evict(home) {
+            eprintln!("skipped: {} is kept in memory only", home.display());
+            return;
+        }
+        assert_eq!(&search(text), want, "{text}");
+    }
+}
+
 /// The shortcuts (fields without a needle only measured, single-word queries matched on the
 /// original text, huge sessions analysed in parts) change nothing: every statistic and snippet
 /// equals the exhaustive analysis, for every session of the demo home and a long generated one.

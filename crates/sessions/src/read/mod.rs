@@ -3,6 +3,7 @@ pub mod fs;
 pub mod head;
 pub mod jsonl;
 pub mod lenient;
+pub mod page_cache;
 mod ro_vfs;
 pub mod scratch;
 pub mod sqlite;

@@ -26,6 +26,19 @@ pub fn write(root: &Path, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
     p
 }
 
+/// Copy a directory tree (a fixture home a test may change or evict from the page cache).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&src, &dst);
+        } else {
+            std::fs::copy(&src, &dst).unwrap();
+        }
+    }
+}
+
 /// Copy a real capture into a fixture home at `rel` (tests read it in place where they can; this
 /// is for layouts that need the file at a particular path).
 pub fn place(root: &Path, rel: &str, from: &Path) -> PathBuf {
