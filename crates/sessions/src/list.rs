@@ -73,10 +73,17 @@ impl SummaryCache {
         keep: &(dyn Fn(&SessionSummary) -> bool + Sync),
     ) -> Vec<SessionSummary> {
         let sources = agent.sources(ctx);
-        let results: Vec<Summarised> = sources
-            .into_par_iter()
-            .map(|src| self.summarise(ctx, agent, src))
-            .collect();
+        let pool = crate::read::page_cache::disk_pool(sources.iter().map(|s| s.path.as_path()));
+        let summarise_all = || -> Vec<Summarised> {
+            sources
+                .into_par_iter()
+                .map(|src| self.summarise(ctx, agent, src))
+                .collect()
+        };
+        let results = match pool {
+            Some(pool) => pool.install(summarise_all),
+            None => summarise_all(),
+        };
         let mut out = Vec::new();
         let mut skipped = Vec::new();
         for r in results {

@@ -2,6 +2,42 @@
 //! waits, and then more reads in flight finish sooner. Linux can tell without waiting or reading
 //! ahead: `preadv2` with `RWF_NOWAIT` fails with `EAGAIN` when the data is not cached.
 use std::fs::File;
+use std::path::Path;
+
+/// Threads that read a store from disk: with this many reads in flight a virtual disk answers
+/// about twice as fast as with one per core (bench/RESULTS.md, "page cache cold").
+const DISK_THREADS: usize = 16;
+
+/// Files sampled to tell whether a store is in memory.
+const PROBES: usize = 16;
+
+/// A pool to read `files` with when they must come from disk, judged from an even sample (one
+/// non-waiting read each): waiting on the disk takes no CPU, so more threads than cores keep
+/// more reads in flight. `None` (use the global pool, one thread per core) when the sample is all
+/// in memory, when the system cannot tell, or when there are as many cores anyway.
+pub fn disk_pool<'a>(
+    files: impl ExactSizeIterator<Item = &'a Path>,
+) -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    if rayon::current_num_threads() >= DISK_THREADS {
+        return None;
+    }
+    let step = files.len().div_ceil(PROBES).max(1);
+    let mut sample = files.step_by(step);
+    let cold =
+        sample.any(|path| File::open(path).ok().and_then(|f| start_is_cached(&f)) == Some(false));
+    if !cold {
+        return None;
+    }
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(DISK_THREADS)
+            .thread_name(|i| format!("agent-mux-disk-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
 
 /// Is the first byte of `file` in the page cache? `None` where this cannot be asked (other
 /// systems, old kernels, file systems without the flag) and for an empty file.

@@ -9,6 +9,7 @@ use super::score::{analyse, Corpus, Matcher, Stats};
 use crate::agents::{Agent, Source};
 use crate::context::Context;
 use crate::model::SessionSummary;
+use crate::read::page_cache::disk_pool;
 
 /// A matching session with its raw (unnormalised) score.
 pub struct FileHit {
@@ -76,42 +77,6 @@ fn examine(ctx: &Context, a: &dyn Agent, src: &Source, m: &Matcher) -> Outcome {
     Outcome::Parsed(v, filter.into_dropped())
 }
 
-/// Threads that read a store from disk: with this many reads in flight a virtual disk answers
-/// about twice as fast as with one per core (bench/RESULTS.md, "page cache cold").
-const DISK_THREADS: usize = 16;
-
-/// Sources sampled to tell whether a store is in memory.
-const PROBES: usize = 16;
-
-/// A wider pool when the store must come from disk, judged from an even sample of the sources
-/// (one non-waiting read each): waiting on the disk takes no CPU, so more threads than cores
-/// keep more reads in flight. `None` (the global pool, one thread per core) when the sample is
-/// all in memory, or when the system cannot tell, or has as many cores anyway.
-fn disk_pool(work: &[(&'static dyn Agent, Source)]) -> Option<&'static rayon::ThreadPool> {
-    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
-    if rayon::current_num_threads() >= DISK_THREADS {
-        return None;
-    }
-    let step = work.len().div_ceil(PROBES).max(1);
-    let cold = work.iter().step_by(step).any(|(_, src)| {
-        std::fs::File::open(&src.path)
-            .ok()
-            .and_then(|f| crate::read::page_cache::start_is_cached(&f))
-            == Some(false)
-    });
-    if !cold {
-        return None;
-    }
-    POOL.get_or_init(|| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(DISK_THREADS)
-            .thread_name(|i| format!("agent-mux-disk-{i}"))
-            .build()
-            .ok()
-    })
-    .as_ref()
-}
-
 /// Search the sources of `agents`.
 pub fn scan(ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<FileHit> {
     let pf = Prefilter::new(q);
@@ -127,7 +92,7 @@ pub fn scan(ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<File
             .map(|(a, src)| examine(ctx, *a, src, &matcher))
             .collect()
     };
-    let outcomes = match disk_pool(&work) {
+    let outcomes = match disk_pool(work.iter().map(|(_, src)| src.path.as_path())) {
         Some(pool) => pool.install(examine_all),
         None => examine_all(),
     };
