@@ -210,7 +210,7 @@ impl Prefilter {
         let mut seen: Vec<(char, Option<String>)> = Vec::new();
         let mut i = 0;
         while i < bytes.len() {
-            i = next_non_ascii(bytes, i);
+            i = self.next_to_look_at(bytes, i);
             // Escapes before this point go in first, keeping regions sorted.
             while let Some(&e) = escapes.peek() {
                 if e > i {
@@ -295,10 +295,10 @@ impl Prefilter {
     /// combining mark)? Without one, needles can be found in `text` as it is written.
     pub fn folding_may_matter(&self, text: &str) -> bool {
         let b = text.as_bytes();
-        let mut i = next_non_ascii(b, 0);
+        let mut i = self.next_to_look_at(b, 0);
         while i < b.len() {
             if self.ascii_needles && skippable_for_ascii(&b[i..]) {
-                i = next_non_ascii(b, i + 3);
+                i = self.next_to_look_at(b, i + 3);
                 continue;
             }
             let c = text[i..].chars().next().expect("a char boundary");
@@ -309,9 +309,19 @@ impl Prefilter {
             if relevant {
                 return true;
             }
-            i = next_non_ascii(b, i + c.len_utf8());
+            i = self.next_to_look_at(b, i + c.len_utf8());
         }
         false
+    }
+
+    /// The next byte at or after `i` that may start a character folding can turn into part of a
+    /// needle. Whole runs of CJK text are passed over at once when every needle is ASCII.
+    fn next_to_look_at(&self, b: &[u8], i: usize) -> usize {
+        if self.ascii_needles {
+            next_lead_for_ascii(b, i)
+        } else {
+            next_non_ascii(b, i)
+        }
     }
 
     /// Could the folding character at `bytes[i..i + width]` (folded: `f`) be part of a needle not found
@@ -385,6 +395,34 @@ fn next_non_ascii(b: &[u8], mut i: usize) -> usize {
         i += 8;
     }
     while i < b.len() && b[i] < 0x80 {
+        i += 1;
+    }
+    i
+}
+
+/// Can a character starting with byte `x` change a search for ASCII needles? ASCII cannot (the
+/// byte search sees it), nor a continuation byte, nor the lead bytes E3..E9 and EB..ED: their
+/// characters (U+3000..U+9FFF, U+B000..U+DFFF: CJK, kana, Hangul) are kept whole by folding. The
+/// lead EA (U+A000..U+AFFF) holds combining marks, so it is looked at.
+#[inline(always)]
+fn lead_matters_for_ascii(x: u8) -> bool {
+    x >= 0xC0 && !(0xE3..=0xE9).contains(&x) && !(0xEB..=0xED).contains(&x)
+}
+
+/// Index of the next byte at or after `i` for which `lead_matters_for_ascii`: 32 bytes a step
+/// (a loop the compiler turns into vector compares), then one at a time.
+fn next_lead_for_ascii(b: &[u8], mut i: usize) -> usize {
+    while let Some(block) = b.get(i..i + 32) {
+        let block: &[u8; 32] = block.try_into().expect("32 bytes");
+        if block
+            .iter()
+            .fold(false, |any, &x| any | lead_matters_for_ascii(x))
+        {
+            break;
+        }
+        i += 32;
+    }
+    while i < b.len() && !lead_matters_for_ascii(b[i]) {
         i += 1;
     }
     i
@@ -523,6 +561,32 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn every_character_that_folds_stops_the_scan_for_ascii_needles() {
+        let mut stops = 0;
+        for c in (0x80..=0x10FFFFu32).filter_map(char::from_u32) {
+            if !folds_differently(c) {
+                continue;
+            }
+            // After a CJK run longer than one step, so the vector loop is the one that stops.
+            let mut text = "漢字".repeat(12);
+            let at = text.len();
+            text.push(c);
+            text.push('x');
+            assert_eq!(
+                next_lead_for_ascii(text.as_bytes(), 0),
+                at,
+                "U+{:04X}",
+                c as u32
+            );
+            stops += 1;
+        }
+        assert!(stops > 1000, "{stops}");
+        // A pure CJK run is passed over whole.
+        let run = "大别山".repeat(40);
+        assert_eq!(next_lead_for_ascii(run.as_bytes(), 0), run.len());
     }
 
     #[test]
