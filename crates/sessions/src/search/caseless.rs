@@ -15,9 +15,17 @@ thread_local! {
 }
 
 pub struct Caseless {
-    ac: AhoCorasick,
+    search: Search,
     /// The longest needle in bytes: blocks overlap by one less, so no match is cut in two.
     longest: usize,
+}
+
+enum Search {
+    /// One needle: memmem, stepping one byte past each match so overlapping ones are found
+    /// (an automaton walks its states byte by byte around every match).
+    One(Box<memchr::memmem::Finder<'static>>),
+    /// Several: an automaton with rare-byte skipping.
+    Many(AhoCorasick),
 }
 
 /// One match: which needle, and where it is in the haystack.
@@ -38,13 +46,19 @@ impl Caseless {
         if lowered.is_empty() || lowered.iter().any(String::is_empty) {
             return None;
         }
-        // One needle gets memmem inside the automaton; several, rare-byte skipping.
-        let ac = AhoCorasickBuilder::new()
-            .match_kind(MatchKind::Standard)
-            .build(&lowered)
-            .ok()?;
+        let search = match lowered.as_slice() {
+            [one] => Search::One(Box::new(
+                memchr::memmem::Finder::new(one.as_bytes()).into_owned(),
+            )),
+            _ => Search::Many(
+                AhoCorasickBuilder::new()
+                    .match_kind(MatchKind::Standard)
+                    .build(&lowered)
+                    .ok()?,
+            ),
+        };
         Some(Caseless {
-            ac,
+            search,
             longest: lowered.iter().map(String::len).max().unwrap_or(0),
         })
     }
@@ -68,17 +82,33 @@ impl Caseless {
             let stop = (end + overlap).min(hay.len());
             scratch.clear();
             scratch.extend(hay[start..stop].iter().map(u8::to_ascii_lowercase));
-            for m in self.ac.find_overlapping_iter(scratch.as_slice()) {
-                if start + m.start() >= end {
-                    continue;
+            // Matches starting in the block, offsets in the haystack.
+            let mut report = |needle: usize, s: usize, e: usize| {
+                start + s >= end
+                    || f(Found {
+                        needle,
+                        start: start + s,
+                        end: start + e,
+                    })
+            };
+            match &self.search {
+                Search::One(finder) => {
+                    let len = finder.needle().len();
+                    let mut at = 0;
+                    while let Some(p) = finder.find(&scratch[at..]) {
+                        let s = at + p;
+                        if !report(0, s, s + len) {
+                            return;
+                        }
+                        at = s + 1;
+                    }
                 }
-                let found = Found {
-                    needle: m.pattern().as_usize(),
-                    start: start + m.start(),
-                    end: start + m.end(),
-                };
-                if !f(found) {
-                    return;
+                Search::Many(ac) => {
+                    for m in ac.find_overlapping_iter(scratch.as_slice()) {
+                        if !report(m.pattern().as_usize(), m.start(), m.end()) {
+                            return;
+                        }
+                    }
                 }
             }
             start = end;
@@ -135,6 +165,24 @@ mod tests {
         want.sort_by_key(|m| (m.end, m.needle));
         assert!(want.len() > 1000);
         assert_eq!(all(&c, &hay), want);
+    }
+
+    #[test]
+    fn one_needle_finds_every_case_and_overlap_across_block_edges() {
+        for needle in ["aXa", "borrow", "b"] {
+            let c = Caseless::new(&[needle]).expect("needle");
+            let mut hay = Vec::new();
+            let mut i = 0usize;
+            while hay.len() < 2 * BLOCK + 100 {
+                hay.extend_from_slice(b"AxAxaXA BoRRoW b");
+                hay.extend(std::iter::repeat_n(b'.', i % 5));
+                i += 1;
+            }
+            let mut want = naive(&[needle], &hay);
+            want.sort_by_key(|m| (m.end, m.needle));
+            assert!(want.len() > 1000, "{needle}");
+            assert_eq!(all(&c, &hay), want, "{needle}");
+        }
     }
 
     #[test]
