@@ -226,6 +226,10 @@ pub struct Message {
     /// The agent's own cost for this message, when it records one.
     #[serde(skip)]
     pub native_cost_usd: Option<f64>,
+    /// Bytes of searchable text a search read left out of this message because no needle was
+    /// in them (`Agent::load_for_search`): they count in the session's length, never as a hit.
+    #[serde(skip)]
+    pub elided: u64,
 }
 
 impl Message {
@@ -243,6 +247,7 @@ impl Message {
             subagent: None,
             tokens: None,
             native_cost_usd: None,
+            elided: 0,
         }
     }
 }

@@ -194,6 +194,56 @@ fn analysis_shortcuts_give_the_exhaustive_statistics() {
     assert!(matched >= 20, "only {matched} matches");
 }
 
+/// Search reads may leave needle-free text out (`Agent::load_for_search`, Claude's tool
+/// outputs): statistics and snippets stay those of the exhaustive analysis of a full read, for
+/// every session of the demo home and the real Claude captures.
+#[test]
+fn search_reads_that_leave_text_out_give_the_exhaustive_statistics() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    common::copy_dir(&demo_home(), home);
+    if let Some(real) = common::real_fixtures() {
+        common::copy_dir(&real.join("claude"), &home.join(".claude/projects/real"));
+    }
+    let ctx = common::ctx(home);
+    let queries = [
+        "kubernetes",
+        "kube*",
+        "flaky OR sqlite",
+        "test NOT flaky",
+        "\"liveness probe\"",
+        "docker compose",
+        "café",
+        "大别山",
+        "failing",
+    ];
+    let (mut matched, mut left_out) = (0, 0);
+    for text in queries {
+        let q = Query::parse(text).unwrap();
+        let pf = Prefilter::new(&q);
+        let (fast, reference) = (Matcher::new(&q, &pf), Matcher::exhaustive(&q, &pf));
+        let needless = |t: &str| fast.needless(t);
+        for a in agents::all() {
+            for src in a.sources(&ctx) {
+                let full = a.load_source(&ctx, &src).unwrap_or_default();
+                let lean = a.load_for_search(&ctx, &src, &needless).unwrap_or_default();
+                assert_eq!(full.len(), lean.len(), "{}", src.path.display());
+                for (f, l) in full.iter().zip(&lean) {
+                    let want = analyse(&reference, f);
+                    let id = &f.summary.session_id;
+                    assert_eq!(analyse(&fast, l), want, "{text}: {id}");
+                    assert_eq!(l.summary, f.summary, "{id}");
+                    matched += want.matches(&q) as usize;
+                    left_out += l.messages.iter().filter(|m| m.elided > 0).count();
+                }
+            }
+        }
+    }
+    // Not vacuous: sessions matched, and many outputs were left out.
+    assert!(matched >= 20, "only {matched} matches");
+    assert!(left_out >= 50, "only {left_out} outputs left out");
+}
+
 /// A message of `role` created at the fixture's one time, with its parts.
 fn message(c: &Connection, sid: &str, id: &str, role: &str, parts: &[Value]) {
     let at = 1780000001000i64;

@@ -96,6 +96,19 @@ pub trait Agent: Send + Sync {
     /// be left out).
     fn load_source(&self, ctx: &Context, source: &Source) -> Result<Vec<Session>>;
 
+    /// Search's read of a source the prefilter kept: `load_source`, except that a text for which
+    /// `needless` holds (no needle in it) may be left out of its message, its length added to
+    /// `Message::elided` (so a 200 MB session's tool outputs are not all kept to be measured).
+    /// The default reads everything.
+    fn load_for_search(
+        &self,
+        ctx: &Context,
+        source: &Source,
+        _needless: &dyn Fn(&str) -> bool,
+    ) -> Result<Vec<Session>> {
+        self.load_source(ctx, source)
+    }
+
     /// Search in a database: parse only the sessions of `source` whose raw text `filter` says
     /// may match (streaming the text columns instead of building every session). `None` (the
     /// default): the engine prefilters the source's files, then calls `load_source`.

@@ -56,7 +56,8 @@ fn examine(ctx: &Context, a: &dyn Agent, src: &Source, m: &Matcher) -> Outcome {
                 Some(_) => {}
                 None => return Outcome::Failed,
             }
-            let Ok(v) = a.load_source(ctx, src) else {
+            let needless = |text: &str| m.needless(text);
+            let Ok(v) = a.load_for_search(ctx, src, &needless) else {
                 return Outcome::Failed;
             };
             v

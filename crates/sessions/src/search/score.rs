@@ -242,6 +242,14 @@ impl<'a> Matcher<'a> {
     pub fn prefilter(&self) -> &'a Prefilter {
         self.pf
     }
+
+    /// May a read leave `text` out, counting only its length? When it holds no needle, no leaf
+    /// occurs in it, and since needles are single tokens, neither does a phrase across it and
+    /// the text beside it (adapters leave out a whole field, or the last part of one after a
+    /// space). The reference analysis reads everything.
+    pub fn needless(&self, text: &str) -> bool {
+        self.shortcuts && self.pf.scan_bytes(text.as_bytes()) == 0
+    }
 }
 
 /// Matching on the original text, for queries made only of single ASCII words (the common
@@ -402,7 +410,8 @@ fn analyse_body(a: &Analysis, messages: &[Message]) -> Body {
     let mut body = Body {
         tf: vec![0; q.leaves.len()],
         adjacent: 0,
-        length: 0,
+        // Text the read left out (`Matcher::needless`) is measured, never matched.
+        length: messages.iter().map(|m| m.elided).sum(),
         best: None,
     };
     let mut scratch = String::new();

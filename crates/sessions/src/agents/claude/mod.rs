@@ -54,6 +54,17 @@ impl Agent for Claude {
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {
         Ok(vec![load_path(&source.path, Mode::Messages)?])
     }
+
+    fn load_for_search(
+        &self,
+        _ctx: &Context,
+        source: &Source,
+        needless: &dyn Fn(&str) -> bool,
+    ) -> Result<Vec<Session>> {
+        let path = &source.path;
+        let parsed = parse::read_for_search(path, &subagent_files(path), needless)?;
+        Ok(vec![parsed.into_session()])
+    }
 }
 
 fn load_path(path: &Path, mode: Mode) -> Result<Session> {

@@ -261,8 +261,10 @@ pub(super) struct Parsed {
 }
 
 #[derive(Default)]
-struct State {
+struct State<'a> {
     mode: Mode,
+    /// Search reads: tool outputs this says hold no needle are left out (`Message::elided`).
+    needless: Option<&'a dyn Fn(&str) -> bool>,
     created: Option<Timestamp>,
     updated: Option<Timestamp>,
     cwd: Option<String>,
@@ -293,11 +295,32 @@ struct FileState {
 
 /// Read the session at `path` with its subagent files, as deep as `mode` asks.
 pub(super) fn read(path: &Path, subagents: &[std::path::PathBuf], mode: Mode) -> Result<Parsed> {
-    let full = mode.messages();
-    let mut st = State {
-        mode,
+    read_with(
+        path,
+        subagents,
+        State {
+            mode,
+            ..Default::default()
+        },
+    )
+}
+
+/// `Mode::Messages`, leaving out tool outputs for which `needless` holds.
+pub(super) fn read_for_search(
+    path: &Path,
+    subagents: &[std::path::PathBuf],
+    needless: &dyn Fn(&str) -> bool,
+) -> Result<Parsed> {
+    let st = State {
+        mode: Mode::Messages,
+        needless: Some(needless),
         ..Default::default()
     };
+    read_with(path, subagents, st)
+}
+
+fn read_with(path: &Path, subagents: &[std::path::PathBuf], mut st: State) -> Result<Parsed> {
+    let full = st.mode.messages();
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -453,7 +476,7 @@ fn append(target: &mut String, text: &str, sep: &str) {
     target.push_str(text);
 }
 
-impl State {
+impl State<'_> {
     fn line(&mut self, f: &mut FileState, line: &Line) {
         let ts = line.timestamp.as_str().and_then(parse_time_str);
         if let Some(t) = ts {
@@ -737,7 +760,16 @@ impl State {
                 .or(line.source_tool_use_id.non_empty())
                 .unwrap_or("")
                 .to_string();
-            let (text, output) = tool_output(native(block.content));
+            let content = native(block.content);
+            let (text, output) = match (content, self.needless) {
+                // Content and output are the same text; search reads both (score.rs), so
+                // both lengths are kept.
+                (Some(Value::String(s)), Some(needless)) if needless(&s) => {
+                    m.elided = 2 * s.len() as u64;
+                    (String::new(), Value::String(String::new()))
+                }
+                (content, _) => tool_output(content),
+            };
             let call = f.tools.get(&id).copied();
             let mut name = String::new();
             if let Some((mi, ci, call_ts)) = call {
