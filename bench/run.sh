@@ -75,10 +75,12 @@ cold_ms() {  # <dirs> <command...>
   node -e "console.log((require('/tmp/amux-cold.json').results[0].median * 1000).toFixed(0))"
 }
 COLD_DIRS="$ABS_HOME/.claude $ABS_HOME/.codex $ABS_HOME/.gemini $ABS_HOME/.copilot $ABS_HOME/.pi $ABS_HOME/.omp"
+# amux reads a store that is not in memory with 16 threads; rg -j 16 shows what rg does with as many.
 for word in kubernetes borrow zzqxjw; do
   l=$(cold_ms "$COLD_DIRS" rg -i -F -l $word $COLD_DIRS)
+  j=$(cold_ms "$COLD_DIRS" rg -j 16 -i -F -l $word $COLD_DIRS)
   a=$(cold_ms "$COLD_DIRS" node bench/measure.mjs search-files "$ABS_HOME" $word)
-  echo "whole home, $word, cold: rg -l $l ms; amux six file agents $a ms ($(ratio "$a" "$l")x rg -l)"
+  echo "whole home, $word, cold: rg -l $l ms, rg -j 16 -l $j ms; amux six file agents $a ms ($(ratio "$a" "$l")x rg -l, $(ratio "$a" "$j")x rg -j 16 -l)"
 done
 
 echo; echo "## list (all agents) cold and warm"
