@@ -132,6 +132,21 @@ fn a_store_read_from_disk_gives_the_same_results() {
     }
 }
 
+/// Queries of every kind the analysis' shortcuts treat differently: single words (matched on the
+/// original text), prefixes, OR and NOT, phrases, word pairs (adjacency), accents, CJK.
+const SHORTCUT_QUERIES: [&str; 10] = [
+    "kubernetes",
+    "kube*",
+    "flaky OR sqlite",
+    "test NOT flaky",
+    "\"liveness probe\"",
+    "docker compose",
+    "café",
+    "cafe",
+    "大别山",
+    "failing",
+];
+
 /// The shortcuts (fields without a needle only measured, single-word queries matched on the
 /// original text, huge sessions analysed in parts) change nothing: every statistic and snippet
 /// equals the exhaustive analysis, for every session of the demo home and a long generated one.
@@ -164,19 +179,8 @@ fn analysis_shortcuts_give_the_exhaustive_statistics() {
         long.messages.push(m);
     }
     sessions.push(long);
-    let queries = [
-        "kubernetes",
-        "kube*",
-        "flaky OR sqlite",
-        "test NOT flaky",
-        "\"liveness probe\"",
-        "docker compose",
-        "café",
-        "cafe",
-        "大别山",
-    ];
     let mut matched = 0;
-    for text in queries {
+    for text in SHORTCUT_QUERIES {
         let q = Query::parse(text).unwrap();
         let pf = Prefilter::new(&q);
         let (fast, reference) = (Matcher::new(&q, &pf), Matcher::exhaustive(&q, &pf));
@@ -206,19 +210,8 @@ fn search_reads_that_leave_text_out_give_the_exhaustive_statistics() {
         common::copy_dir(&real.join("claude"), &home.join(".claude/projects/real"));
     }
     let ctx = common::ctx(home);
-    let queries = [
-        "kubernetes",
-        "kube*",
-        "flaky OR sqlite",
-        "test NOT flaky",
-        "\"liveness probe\"",
-        "docker compose",
-        "café",
-        "大别山",
-        "failing",
-    ];
     let (mut matched, mut left_out) = (0, 0);
-    for text in queries {
+    for text in SHORTCUT_QUERIES {
         let q = Query::parse(text).unwrap();
         let pf = Prefilter::new(&q);
         let (fast, reference) = (Matcher::new(&q, &pf), Matcher::exhaustive(&q, &pf));
