@@ -438,13 +438,41 @@ fn next_lead_for_ascii(b: &[u8], mut i: usize) -> usize {
 /// Does `b` start with a three-byte character that cannot change a search for ASCII needles?
 /// In U+3000..U+DFFF, CJK, kana and Hangul are kept whole and nothing folds to ASCII; but the
 /// small scripts of U+A000..U+ABFF hold combining marks, which vanish when folded and so can
-/// join two halves of a word: those are not skipped.
+/// join two halves of a word: those are not skipped. In U+2000..U+2FFF, the symbols that fold
+/// to no ASCII letter or digit (`inert_symbols`).
 fn skippable_for_ascii(b: &[u8]) -> bool {
-    let [b0 @ 0xE3..=0xED, b1, b2, ..] = *b else {
+    let [b0 @ 0xE2..=0xED, b1, b2, ..] = *b else {
         return false;
     };
     let cp = ((b0 as u32 & 0x0F) << 12) | ((b1 as u32 & 0x3F) << 6) | (b2 as u32 & 0x3F);
+    if b0 == 0xE2 {
+        let k = (cp - 0x2000) as usize;
+        return inert_symbols()[k / 64] & (1 << (k % 64)) != 0;
+    }
     !(0xA000..=0xABFF).contains(&cp)
+}
+
+/// U+2000..U+2FFF (lead byte E2: punctuation, arrows, maths, box drawing, dingbats, common in
+/// tool output), one bit each: the character's fold holds no ASCII letter or digit and does not
+/// vanish, so for ASCII needles it only separates words, as it does for the byte search. Made
+/// once per process (4,096 folds).
+fn inert_symbols() -> &'static [u64; 64] {
+    static TABLE: std::sync::OnceLock<[u64; 64]> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = [0u64; 64];
+        let mut f = String::new();
+        for k in 0..4096u32 {
+            let Some(c) = char::from_u32(0x2000 + k) else {
+                continue;
+            };
+            f.clear();
+            fold_char_into(c, &mut f);
+            if !f.is_empty() && !f.chars().any(|x| x.is_ascii_alphanumeric()) {
+                t[k as usize / 64] |= 1 << (k % 64);
+            }
+        }
+        t
+    })
 }
 
 /// The UTF-8 character at the start of `b` and its width (1 for a stray byte).
@@ -545,6 +573,10 @@ mod tests {
         // A combining mark vanishes when folded, joining the word around it.
         assert!(present("borrow", "{\"t\":\"bor\u{A8E0}row\"}"));
         assert!(!present("borrow", r#"{"t":"bor漢row"}"#));
+        // A symbol that folds to an ASCII letter (Kelvin sign) is seen; arrows and box
+        // drawing between letters are not part of a word.
+        assert!(present("kelvin", "{\"t\":\"\u{212A}ELVIN ✓\"}"));
+        assert!(!present("kelvin", "{\"t\":\"k→elvin ─ k✓elvin\"}"));
     }
 
     #[test]
@@ -604,6 +636,22 @@ mod tests {
         }
         for c in ['\u{A8E0}', '\u{A000}', 'é', 'a', '\u{E000}'] {
             assert!(!skip(c), "{c:?}");
+        }
+        // Symbols are skipped, and those that fold to an ASCII letter (the Kelvin sign) or
+        // vanish (combining marks for symbols) are not.
+        for c in ['→', '✓', '─', '…', '\u{2260}', 'Ⅳ'] {
+            assert!(skip(c), "{c:?}");
+        }
+        for c in ['\u{212A}', '\u{20D7}'] {
+            assert!(!skip(c), "{c:?}");
+        }
+        for cp in 0x2000..=0x2FFFu32 {
+            if let Some(c) = char::from_u32(cp) {
+                let mut f = String::new();
+                fold_char_into(c, &mut f);
+                let inert = !f.is_empty() && !f.chars().any(|x| x.is_ascii_alphanumeric());
+                assert_eq!(skip(c), inert, "U+{cp:04X}");
+            }
         }
         // Every mark of U+3000..U+DFFF that folding drops is looked at, whatever Unicode
         // version the folding uses.
