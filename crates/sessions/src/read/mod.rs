@@ -1,6 +1,7 @@
 //! Readers shared by every adapter: written once, used by all.
 pub mod fs;
 pub mod head;
+pub mod json_str;
 pub mod jsonl;
 pub mod lenient;
 pub mod page_cache;

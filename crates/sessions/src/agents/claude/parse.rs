@@ -760,15 +760,20 @@ impl State<'_> {
                 .or(line.source_tool_use_id.non_empty())
                 .unwrap_or("")
                 .to_string();
-            let content = native(block.content);
-            let (text, output) = match (content, self.needless) {
-                // Content and output are the same text; search reads both (score.rs), so
-                // both lengths are kept.
-                (Some(Value::String(s)), Some(needless)) if needless(&s) => {
-                    m.elided = 2 * s.len() as u64;
+            // Content and output are the same text; search reads both (score.rs), so both
+            // lengths are kept when it is left out.
+            let (text, output) = match self.left_out(block.content) {
+                Some(len) => {
+                    m.elided = 2 * len;
                     (String::new(), Value::String(String::new()))
                 }
-                (content, _) => tool_output(content),
+                None => match (native(block.content), self.needless) {
+                    (Some(Value::String(s)), Some(needless)) if needless(&s) => {
+                        m.elided = 2 * s.len() as u64;
+                        (String::new(), Value::String(String::new()))
+                    }
+                    (content, _) => tool_output(content),
+                },
             };
             let call = f.tools.get(&id).copied();
             let mut name = String::new();
@@ -799,6 +804,16 @@ impl State<'_> {
             });
         }
         f.transcript.push(m);
+    }
+
+    /// Search reads: the decoded length of a tool output that is a string with no needle in
+    /// it, judged on its raw JSON (the prefilter reads escapes as well as text), so it is
+    /// neither decoded nor kept. `None`: decode it and look again.
+    fn left_out(&self, content: Option<&RawValue>) -> Option<u64> {
+        let needless = self.needless?;
+        let raw = content?.get();
+        let len = crate::read::json_str::decoded_len(raw)?;
+        needless(raw).then_some(len as u64)
     }
 
     fn summary(&self, path: &Path, stem: &str, transcript: &Transcript) -> SessionSummary {
