@@ -243,10 +243,10 @@ impl<'a> Matcher<'a> {
         self.pf
     }
 
-    /// May a read leave `text` out, counting only its length? When it holds no needle, no leaf
-    /// occurs in it, and since needles are single tokens, neither does a phrase across it and
-    /// the text beside it (adapters leave out a whole field, or the last part of one after a
-    /// space). The reference analysis reads everything.
+    /// May `text` be only measured, neither matched nor kept (by the analysis, or by a read that
+    /// leaves it out)? When it holds no needle, no leaf occurs in it, and since needles are single
+    /// tokens, neither does a phrase across it and the text beside it (adapters leave out a whole
+    /// field, or the last part of one after a space). The reference analysis reads everything.
     pub fn needless(&self, text: &str) -> bool {
         self.shortcuts && self.pf.scan_bytes(text.as_bytes()) == 0
     }
@@ -420,7 +420,7 @@ fn analyse_body(a: &Analysis, messages: &[Message]) -> Body {
         // Direct matching is one pass and, without a hit, finds nothing to count. Otherwise
         // most fields hold no needle at all: nothing to fold or count there.
         let direct = a.m.direct.as_ref().and_then(|d| d.field(q, pf, text));
-        if direct.is_none() && a.m.shortcuts && pf.scan_bytes(text.as_bytes()) == 0 {
+        if direct.is_none() && a.m.needless(text) {
             return;
         }
         let folded = direct.is_none().then(|| Folded::new(text));
