@@ -11,6 +11,7 @@ use crate::context::Context;
 use crate::model::SessionSummary;
 use crate::options::{Direction, Filters, ListOptions, ListSort};
 use crate::read::fs::Stamp;
+use crate::read::page_cache::install_for;
 
 type CacheKey = (&'static str, PathBuf);
 type Summaries = Arc<Vec<SessionSummary>>;
@@ -73,17 +74,13 @@ impl SummaryCache {
         keep: &(dyn Fn(&SessionSummary) -> bool + Sync),
     ) -> Vec<SessionSummary> {
         let sources = agent.sources(ctx);
-        let pool = crate::read::page_cache::disk_pool(sources.iter().map(|s| s.path.as_path()));
-        let summarise_all = || -> Vec<Summarised> {
-            sources
-                .into_par_iter()
-                .map(|src| self.summarise(ctx, agent, src))
-                .collect()
-        };
-        let results = match pool {
-            Some(pool) => pool.install(summarise_all),
-            None => summarise_all(),
-        };
+        let results: Vec<Summarised> =
+            install_for(sources.iter().map(|s| s.path.as_path()), || {
+                sources
+                    .par_iter()
+                    .map(|src| self.summarise(ctx, agent, src))
+                    .collect()
+            });
         let mut out = Vec::new();
         let mut skipped = Vec::new();
         for r in results {
@@ -99,20 +96,20 @@ impl SummaryCache {
         dedupe_by_id(out)
     }
 
-    fn summarise(&self, ctx: &Context, agent: &dyn Agent, src: Source) -> Summarised {
+    fn summarise(&self, ctx: &Context, agent: &dyn Agent, src: &Source) -> Summarised {
         let key = (agent.name(), src.path.clone());
         if let Some(hit) = self.lookup(&key, &src.stamps) {
             return Ok(hit);
         }
         self.reads
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        match agent.summaries(ctx, &src) {
+        match agent.summaries(ctx, src) {
             Ok(v) => {
                 let v = Arc::new(v);
-                self.store(key, src.stamps, v.clone());
+                self.store(key, src.stamps.clone(), v.clone());
                 Ok(v)
             }
-            Err(e) => Err((src.path, e.message)),
+            Err(e) => Err((key.1, e.message)),
         }
     }
 }

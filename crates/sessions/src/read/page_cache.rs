@@ -11,11 +11,23 @@ const DISK_THREADS: usize = 16;
 /// Files sampled to tell whether a store is in memory.
 const PROBES: usize = 16;
 
+/// Run `op` (parallel work that reads `files`) on a wider pool when they must come from disk,
+/// else here on the global pool (one thread per core).
+pub fn install_for<'a, R: Send>(
+    files: impl ExactSizeIterator<Item = &'a Path>,
+    op: impl FnOnce() -> R + Send,
+) -> R {
+    match disk_pool(files) {
+        Some(pool) => pool.install(op),
+        None => op(),
+    }
+}
+
 /// A pool to read `files` with when they must come from disk, judged from an even sample (one
 /// non-waiting read each): waiting on the disk takes no CPU, so more threads than cores keep
 /// more reads in flight. `None` (use the global pool, one thread per core) when the sample is all
 /// in memory, when the system cannot tell, or when there are as many cores anyway.
-pub fn disk_pool<'a>(
+fn disk_pool<'a>(
     files: impl ExactSizeIterator<Item = &'a Path>,
 ) -> Option<&'static rayon::ThreadPool> {
     static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();

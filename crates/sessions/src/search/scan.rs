@@ -9,7 +9,7 @@ use super::score::{analyse, Corpus, Matcher, Stats};
 use crate::agents::{Agent, Source};
 use crate::context::Context;
 use crate::model::SessionSummary;
-use crate::read::page_cache::disk_pool;
+use crate::read::page_cache::install_for;
 
 /// A matching session with its raw (unnormalised) score.
 pub struct FileHit {
@@ -88,15 +88,12 @@ pub fn scan(ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<File
         .collect();
     // Largest first: a huge session started last would keep one core busy after the rest end.
     work.sort_by_key(|(_, s)| std::cmp::Reverse(s.stamps.iter().map(|t| t.size).sum::<u64>()));
-    let examine_all = || -> Vec<Outcome> {
-        work.par_iter()
-            .map(|(a, src)| examine(ctx, *a, src, &matcher))
-            .collect()
-    };
-    let outcomes = match disk_pool(work.iter().map(|(_, src)| src.path.as_path())) {
-        Some(pool) => pool.install(examine_all),
-        None => examine_all(),
-    };
+    let outcomes: Vec<Outcome> =
+        install_for(work.iter().map(|(_, src)| src.path.as_path()), || {
+            work.par_iter()
+                .map(|(a, src)| examine(ctx, *a, src, &matcher))
+                .collect()
+        });
     let mut corpus = Corpus {
         df: vec![0; q.leaves.len()],
         ..Default::default()
