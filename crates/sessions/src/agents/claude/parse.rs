@@ -767,13 +767,7 @@ impl State<'_> {
                     m.elided = 2 * len;
                     (String::new(), Value::String(String::new()))
                 }
-                None => match (native(block.content), self.needless) {
-                    (Some(Value::String(s)), Some(needless)) if needless(&s) => {
-                        m.elided = 2 * s.len() as u64;
-                        (String::new(), Value::String(String::new()))
-                    }
-                    (content, _) => tool_output(content),
-                },
+                None => tool_output(native(block.content)),
             };
             let call = f.tools.get(&id).copied();
             let mut name = String::new();
@@ -808,7 +802,8 @@ impl State<'_> {
 
     /// Search reads: the decoded length of a tool output that is a string with no needle in
     /// it, judged on its raw JSON (the prefilter reads escapes as well as text), so it is
-    /// neither decoded nor kept. `None`: decode it and look again.
+    /// neither decoded nor kept. `None`: keep it (a needle may be in it, it is not a string, or
+    /// its escapes are not counted exactly).
     fn left_out(&self, content: Option<&RawValue>) -> Option<u64> {
         let needless = self.needless?;
         let raw = content?.get();
