@@ -9,6 +9,14 @@ import { fileURLToPath } from 'node:url'
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url))
 export const demoHome = join(repoRoot, 'examples', 'demo-home')
 
+/** This system as napi-rs names binaries and platform packages: linux-x64-gnu, win32-arm64-msvc, darwin-x64. */
+export function hostPlatform() {
+  const { platform, arch } = process
+  if (platform === 'linux') return `linux-${arch}-${process.report.getReport().header.glibcVersionRuntime ? 'gnu' : 'musl'}`
+  if (platform === 'win32') return `win32-${arch}-msvc`
+  return `${platform}-${arch}`
+}
+
 /** A private copy of the demo home (tests may chmod or add files without touching the repo). */
 export function copyDemoHome() {
   const dir = mkdtempSync(join(tmpdir(), 'amux-home-'))
