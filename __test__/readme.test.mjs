@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
-import { repoRoot, demoHome } from './helpers.mjs'
+import { repoRoot, demoHome, hostPlatform } from './helpers.mjs'
 
 const require = createRequire(import.meta.url)
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8')
-const binary = join(repoRoot, `agent-mux.${process.platform}-${process.arch}${process.platform === 'linux' ? '-gnu' : ''}.node`)
+const binary = join(repoRoot, `agent-mux.${hostPlatform()}.node`)
 
 // Every variable a reader honours (crates/sessions/src/env.rs VARIABLES) except HOME and TZ: any of
 // them set in the developer's shell would send a reader away from the demo home.
