@@ -136,6 +136,29 @@ describe('README', () => {
     }
   })
 
+  it("the Install section's targets table is the release workflow's build and test matrix", () => {
+    const workflow = readFileSync(join(repoRoot, '.github', 'workflows', 'release.yml'), 'utf8')
+    const entries = [...workflow.matchAll(/^ {10}- \{ (.*) \}$/gm)].map((m) => Object.fromEntries(m[1].split(', ').map((kv) => kv.split(': '))))
+    const builds = entries.filter((e) => e.target)
+    const tests = entries.filter((e) => e.node)
+    const rows = section('Install').split('\n').filter((l) => /^\| `/.test(l)).map((l) => l.split(' | '))
+    const targets = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).napi.targets
+    expect(builds.map((b) => b.target).sort()).toEqual([...targets].sort())
+    expect(rows.map((r) => r[0].slice(3, -1)).sort()).toEqual(builds.map((b) => b.platform).sort())
+    for (const [platform, , builtOn, testedOn] of rows.map((r) => [r[0].slice(3, -1), ...r.slice(1)])) {
+      const build = builds.find((b) => b.platform === platform)
+      expect(builtOn, platform).toContain(`\`${build.host}\``)
+      const runs = tests.filter((t) => t.platform === platform)
+      expect(runs.length, platform).toBeGreaterThan(0)
+      for (const run of runs) {
+        expect(testedOn, platform).toContain(`\`${run.host}\`:`)
+        const node = run.alpine ? `Node ${run.node} in Docker \`node:${run.node}-alpine\`` : `Node ${run.node}${run.cargo === 'true' ? ' with cargo test' : ''}`
+        expect(testedOn, platform).toContain(node)
+      }
+      expect(testedOn.match(/Node \d+/g).length, platform).toBe(runs.length)
+    }
+  })
+
   it('states the price snapshot that is really embedded', () => {
     const prices = JSON.parse(readFileSync(join(repoRoot, 'crates/sessions/src/cost/prices.json'), 'utf8'))
     const cost = section('Cost')
