@@ -111,7 +111,7 @@ describe('the packed package, installed', () => {
       'bin/amux.js', 'bin/lib/args.js', 'bin/lib/format.js', 'bin/lib/progress.js', 'bin/lib/render.js']) {
       expect(packedFiles).toContain(f)
     }
-    for (const f of packedFiles) expect(f).not.toMatch(/^(__test__|crates|src|examples|npm|target|node_modules)\//)
+    for (const f of packedFiles) expect(f).not.toMatch(/^(__test__|crates|src|examples|npm|target|node_modules)\/|\.node$/)
   })
 
   it('require() and import() load the platform binary and read an empty home', (ctx) => {

@@ -5,8 +5,9 @@
 //    version, commits all of it, and tags it: nothing is left behind in the working tree.
 // 2. The tag check accepts that tag and rejects a mismatched one, or a platform package that lags.
 // 3. After `napi artifacts` with eight stand-in binaries (which it also copies into the root),
-//    `npm pack --dry-run` of the root lists no .node and each npm/<platform> lists exactly its own;
-//    and the prepack guard stops a pack whose `files` lets binaries in.
+//    `npm pack --dry-run` of the root lists no .node and each npm/<platform> lists exactly its own,
+//    `napi pre-publish --dry-run` accepts the packages, and the prepack guard stops a pack whose
+//    `files` lets binaries in.
 //
 // What it cannot prove here: the builds, the test jobs and `npm publish` itself (release.yml).
 // Run by `npm test`; takes ~25 s on a busy 2-core machine. Exits 1 on the first failed proof.
@@ -102,6 +103,9 @@ try {
   prove(`napi artifacts filled ${platforms.length} npm/<platform> dirs (and, as it does, the root: ${inRoot.length} binaries)`,
     platforms.length === 8 && inRoot.length === 8 ? [] : [`expected 8 platforms and 8 root copies, got ${platforms.length} and ${inRoot.length}`])
   prove('npm pack --dry-run: the root lists no .node, each npm/<platform> exactly its own', await packProblems(repo, { platforms: true, debugInfo: false }))
+  // What prepublishOnly hands to npm, validated by napi itself (manifests, files, binaries).
+  const prePublish = spawnSync(process.execPath, [napi, 'pre-publish', '-t', 'npm', '--dry-run', '--no-gh-release'], { cwd: repo, encoding: 'utf8' })
+  prove('napi pre-publish --dry-run accepts the eight platform packages', prePublish.status === 0 ? [] : [`exited ${prePublish.status}: ${prePublish.stderr}`])
 
   // The guard behind `files`: a manifest that lets binaries back in is stopped at prepack.
   const manifestPath = join(repo, 'package.json')
