@@ -35,12 +35,13 @@ function oneRef(token) {
 /**
  * The `count` sessions named by command-line words, each spelt `agent:id`, `agent id` or a bare id
  * (prefix). A word that is exactly an agent's name takes the next word as its id; when there are
- * more words than sessions still wanted, the word must be an agent's name.
+ * more words than sessions still wanted and no agent's name follows, the word must be an agent's
+ * name, misspelt.
  */
 function parseRefs(words, count) {
   const refs = []
   let i = 0
-  while (i < words.length) {
+  while (i < words.length && refs.length < count) {
     const word = words[i]
     if (BUILT_IN_AGENTS.includes(word)) {
       if (i + 1 >= words.length) throw usage(`missing the session-id after '${word}'`)
@@ -48,11 +49,12 @@ function parseRefs(words, count) {
       i += 2
       continue
     }
-    if (words.length - i > count - refs.length && !word.includes(':')) throw unknownAgent(word)
+    const pairAhead = BUILT_IN_AGENTS.includes(words[i + 1])
+    if (words.length - i > count - refs.length && !word.includes(':') && !pairAhead) throw unknownAgent(word)
     refs.push(oneRef(word))
     i += 1
   }
-  if (refs.length !== count) {
+  if (refs.length !== count || i < words.length) {
     const what = count === 1 ? 'one session' : `${count} sessions`
     throw usage(`expected ${what}, each as ${SPELLINGS}; got ${words.length ? words.map((w) => `'${w}'`).join(' ') : 'nothing'}`)
   }
