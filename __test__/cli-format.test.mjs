@@ -291,13 +291,14 @@ describe('cost report', () => {
     expect(blind.every(render.recordedNoTokens)).toBe(true)
     expect(render.recordedNoTokens(summary(4))).toBe(false)
     const note = (groupBy) => render.costNotes({ ...report, unpricedModels: [] }, groupBy, blind)
-    const head = 'note: no token counts were recorded for 3 sessions (cursor, codex), so $0.00 there means unknown, not free'
+    const head = 'note: no token counts were recorded for 3 sessions (cursor, codex)'
+    const tail = ', so $0.00 there means unknown, not free'
     // local calendar days of createdAt, in order, each once
-    expect(note('day')).toEqual([`${head}; they are from 2025-06-01, 2025-06-03`])
-    expect(note('model')).toEqual([`${head}; their models: gpt-5, (no model), claude-sonnet-4-5`])
-    expect(note('tag')).toEqual([`${head}; their tags: ci, (untagged)`])
-    expect(note('agent')).toEqual([head])
-    expect(note(undefined)).toEqual([head])
+    expect(note('day')).toEqual([`${head} on 2025-06-01, 2025-06-03${tail}`])
+    expect(note('model')).toEqual([`${head} with models gpt-5, (no model), claude-sonnet-4-5${tail}`])
+    expect(note('tag')).toEqual([`${head} with tags ci, (untagged)${tail}`])
+    expect(note('agent')).toEqual([`${head}${tail}`])
+    expect(note(undefined)).toEqual([`${head}${tail}`])
     expect(render.costNotes({ ...report, unpricedModels: [] }, 'day', [])).toEqual([])
     // on a terminal each note wraps at word boundaries under its first line
     const wrapped = render.wrappedNotes(note('day'), 60).trimEnd().split('\n')

@@ -523,7 +523,7 @@ describe('the demo home (real content)', () => {
       const note = out.slice(from).filter((l, i) => i === 0 || l.startsWith('      '))
       for (const line of note) expect(width(line)).toBeLessThanOrEqual(cols)
       const text = note.map((l) => l.trim()).join(' ')
-      expect(text).toContain(`they are from ${days.join(', ')}`)
+      expect(text).toContain(`(cursor) on ${days.join(', ')}, so`)
       // no word was cut: every day is whole on one line
       for (const day of days) expect(note.some((l) => l.includes(day))).toBe(true)
     }

@@ -138,7 +138,7 @@ function costReport(summary, groupBy, view) {
 }
 
 const unique = (values) => [...new Set(values)]
-const WHERE = { day: 'they are from', model: 'their models:', tag: 'their tags:' }
+const WHERE = { day: 'on', model: 'with models', tag: 'with tags' }
 
 /**
  * Notes under a cost report, one string each (unwrapped). `blind`: the matching sessions that
@@ -157,9 +157,9 @@ function costNotes(summary, groupBy, blind) {
           : groupBy === 'tag'
             ? unique(blind.flatMap((s) => (s.tags.length ? s.tags : [''])).map((t) => groupLabel(t, 'tag')))
             : []
-    const where = keys.length ? `; ${WHERE[groupBy]} ${keys.join(', ')}` : ''
+    const where = keys.length ? ` ${WHERE[groupBy]} ${keys.join(', ')}` : ''
     notes.push(
-      `note: no token counts were recorded for ${plural(blind.length, 'session')} (${agents}), so $0.00 there means unknown, not free${where}`,
+      `note: no token counts were recorded for ${plural(blind.length, 'session')} (${agents})${where}, so $0.00 there means unknown, not free`,
     )
   }
   if (summary.unpricedModels?.length) {
