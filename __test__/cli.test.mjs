@@ -17,6 +17,7 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const bin = join(root, 'bin', 'amux.js')
 const demoHome = join(root, 'examples', 'demo-home')
 const { version } = require('../package.json')
+const stringWidth = require('string-width')
 
 // Variables that would send an agent's reader somewhere other than the home under test, or change
 // how the CLI draws its output.
@@ -45,7 +46,8 @@ function term(args, { home, cols = 100, rows = 50, env = {} } = {}) {
 
 const ESC = /\x1b\[[0-9;]*m/g
 const strip = (text) => text.replace(ESC, '')
-const width = (line) => [...strip(line)].reduce((n, c) => n + (/[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/.test(c) ? 2 : 1), 0)
+// columns on a terminal: CJK two, colour codes none (the measure terminals use, via string-width)
+const width = (line) => stringWidth(strip(line))
 
 // Every failure is exactly one line on stderr, `amux: <CODE>: <message>`, and nothing on stdout.
 function expectFailure(result, status, code, ...mentions) {
