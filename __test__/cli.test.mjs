@@ -1,5 +1,7 @@
 // The amux CLI, run for real: `node bin/amux.js …` as a subprocess against temporary homes (and the
-// bundled demo home once it holds sessions), checking stdout, --json, exit status and stderr.
+// bundled demo home once it holds sessions), checking stdout, --json, exit status and stderr. A
+// plain subprocess has stdout on a pipe (the tab-separated forms); `term` runs it on a
+// pseudo-terminal of a given size (the forms drawn for a person).
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
 import { mkdtempSync, rmSync, readdirSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -8,12 +10,14 @@ import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
 import { createClient, BUILT_IN_AGENTS } from '../index.mjs'
+import { inTerminal, ptyAvailable } from './tty.mjs'
 
 const require = createRequire(import.meta.url)
 const root = fileURLToPath(new URL('..', import.meta.url))
 const bin = join(root, 'bin', 'amux.js')
 const demoHome = join(root, 'examples', 'demo-home')
 const { version } = require('../package.json')
+const stringWidth = require('string-width')
 
 // Variables that would send an agent's reader somewhere other than the home under test, or change
 // how the CLI draws its output.
@@ -24,16 +28,26 @@ const STRAY = [
   'OMP_HOME', 'OPENCLAW_HOME', 'CLAWDBOT_STATE_DIR', 'CURSOR_CONFIG_DIR',
 ]
 
-function amux(args, { home, env = {} } = {}) {
+function cleanEnv(home, env) {
   const base = { ...process.env, TZ: 'UTC' }
-  for (const name of STRAY) delete base[name]
-  const run = spawnSync(process.execPath, [bin, ...args], {
-    encoding: 'utf8',
-    env: { ...base, HOME: home, ...env },
-    timeout: 60_000,
-  })
+  for (const name of [...STRAY, 'PAGER', 'LESS']) delete base[name]
+  return { ...base, HOME: home, ...env }
+}
+
+function amux(args, { home, env = {} } = {}) {
+  const run = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: cleanEnv(home, env), timeout: 60_000 })
   return { status: run.status, stdout: run.stdout, stderr: run.stderr }
 }
+
+/** amux with stdout on a terminal of `cols` × `rows`; PAGER is `cat` unless given. */
+function term(args, { home, cols = 100, rows = 50, env = {} } = {}) {
+  return inTerminal(process.execPath, [bin, ...args], { cols, rows, env: cleanEnv(home, { PAGER: 'cat', ...env }) })
+}
+
+const ESC = /\x1b\[[0-9;]*m/g
+const strip = (text) => text.replace(ESC, '')
+// columns on a terminal: CJK two, colour codes none (the measure terminals use, via string-width)
+const width = (line) => stringWidth(strip(line))
 
 // Every failure is exactly one line on stderr, `amux: <CODE>: <message>`, and nothing on stdout.
 function expectFailure(result, status, code, ...mentions) {
@@ -55,11 +69,11 @@ describe('help and version', () => {
   const commands = {
     '': ['sessions', 'cost'],
     sessions: ['list', 'show', 'search', 'export', 'diff', 'resume', 'fork'],
-    'sessions list': ['<agent>', '--since', '--until', '--model', '--tag', '--limit', '--sort', '--json'],
-    'sessions show': ['<agent> <session-id>', '--format'],
-    'sessions search': ['<query...>', '--agent', '--since', '--until', '--model', '--tag', '--limit', '--sort', '--json'],
-    'sessions export': ['<agent> <session-id>', '--format'],
-    'sessions diff': ['<a> <b>', '--json'],
+    'sessions list': ['<agent>', '--since', '--until', '--model', '--tag', '--limit', '--sort', '--wide', '--json', 'separated by tabs'],
+    'sessions show': ['<agent>:<id> | <agent> <id> | <id-prefix>', '--format', 'pager'],
+    'sessions search': ['<query...>', '--agent', '--since', '--until', '--model', '--tag', '--limit', '--sort', '--wide', '--json'],
+    'sessions export': ['<agent>:<id> | <agent> <id> | <id-prefix>', '--format'],
+    'sessions diff': ['<session-a> <session-b>', '<agent>:<id>, <agent> <id>', '--json'],
     'sessions resume': ['not available'],
     'sessions fork': ['not available'],
     cost: ['report'],
@@ -74,6 +88,22 @@ describe('help and version', () => {
       for (const m of mentions) expect(r.stdout).toContain(m)
     })
   }
+
+  it('search --help documents the query language with one example each', () => {
+    const help = amux(['sessions', 'search', '--help'], { home }).stdout
+    expect(help).not.toContain('one phrase')
+    const examples = {
+      words: "amux sessions search flaky test",
+      '"phrase"': `amux sessions search '"flaky test"'`,
+      OR: 'amux sessions search kubernetes OR docker',
+      NOT: 'amux sessions search test NOT flaky',
+      'prefix*': "amux sessions search 'kube*'",
+      CJK: 'amux sessions search 大别山',
+    }
+    for (const [term, example] of Object.entries(examples)) {
+      expect(help).toMatch(new RegExp(`^  ${term.replace('*', '\\*')}\\s.*\\s${example.replace(/[*]/g, '\\$&')}$`, 'm'))
+    }
+  })
 
   it('--version prints the package version', () => {
     const r = amux(['--version'], { home })
@@ -90,10 +120,11 @@ describe('help and version', () => {
 })
 
 describe('an empty home', () => {
-  it('sessions list: a sentence for people, [] for --json, for every agent', () => {
+  it('sessions list: nothing on a pipe, a sentence on a terminal, [] for --json, for every agent', (ctx) => {
+    if (!ptyAvailable) ctx.skip()
+    expect(term(['sessions', 'list', 'codex'], { home })).toEqual({ status: 0, stdout: 'No codex sessions found.\n', stderr: '' })
     for (const agent of BUILT_IN_AGENTS) {
-      const human = amux(['sessions', 'list', agent], { home })
-      expect(human).toEqual({ status: 0, stdout: `No ${agent} sessions found.\n`, stderr: '' })
+      expect(amux(['sessions', 'list', agent], { home })).toEqual({ status: 0, stdout: '', stderr: '' })
       const json = amux(['sessions', 'list', agent, '--json'], { home })
       expect(json.status).toBe(0)
       expect(json.stderr).toBe('')
@@ -111,9 +142,13 @@ describe('an empty home', () => {
     expect(JSON.parse(r.stdout)).toEqual([])
   })
 
-  it('sessions search: words join into one query; --json is []', () => {
-    const human = amux(['sessions', 'search', 'flaky', 'test'], { home })
-    expect(human).toEqual({ status: 0, stdout: 'No sessions match "flaky test".\n', stderr: '' })
+  it('sessions search: no match is success (exit 0): nothing on a pipe, a sentence on a terminal; --json is []', (ctx) => {
+    expect(amux(['sessions', 'search', 'flaky', 'test'], { home })).toEqual({ status: 0, stdout: '', stderr: '' })
+    if (ptyAvailable) {
+      expect(term(['sessions', 'search', 'flaky', 'test'], { home }).stdout).toBe('No sessions match "flaky test".\n')
+      // a phrase brings its own quotes: they are not doubled
+      expect(term(['sessions', 'search', '"test flaky"'], { home }).stdout).toBe('No sessions match "test flaky".\n')
+    } else ctx.skip()
     const json = amux(
       ['sessions', 'search', 'flaky', '--agent', 'claude', '--since', '2w', '--until', '2030-01-01T00:00Z',
         '--model', 'm', '--tag', 't', '--limit', '3', '--sort', 'date', '--json'],
@@ -124,32 +159,39 @@ describe('an empty home', () => {
   })
 
   it('cost report: a TOTAL row of zeros; --json is the all-zero CostSummary', () => {
-    const human = amux(['cost', 'report'], { home })
-    expect(human.status).toBe(0)
-    expect(human.stdout.split('\n')[1]).toMatch(/^TOTAL\s+0\s+0\s+0\s+0\s+0\s+\$0\.00$/)
-    expect(human.stdout).toContain('0 sessions, $0.00 in total')
+    expect(amux(['cost', 'report'], { home })).toEqual({ status: 0, stdout: 'TOTAL\t0\t0\t0\t0\t0\t0\n', stderr: '' })
+    if (ptyAvailable) {
+      const human = term(['cost', 'report'], { home })
+      expect(human.status).toBe(0)
+      expect(strip(human.stdout).split('\n')[1]).toMatch(/^TOTAL\s+0\s+0\s+0\s+0\s+0\s+\$0\.00$/)
+      expect(human.stdout).toContain('0 sessions, $0.00 in total')
+    }
     for (const groupBy of ['agent', 'model', 'day', 'tag']) {
       const r = amux(['cost', 'report', '--group-by', groupBy, '--since', '30d', '--json'], { home })
       expect(r.status).toBe(0)
       const summary = JSON.parse(r.stdout)
       expect(summary).toMatchObject({ totalUsd: 0, inputTokens: 0, outputTokens: 0, sessionCount: 0, runCount: 0 })
     }
-    const grouped = amux(['cost', 'report', '--group-by', 'model'], { home })
-    expect(grouped.stdout.split('\n')[0]).toMatch(/^MODEL\s+SESSIONS\s+INPUT\s+OUTPUT\s+THINKING\s+CACHED\s+COST$/)
+    if (ptyAvailable) {
+      const grouped = term(['cost', 'report', '--group-by', 'model'], { home })
+      expect(strip(grouped.stdout).split('\n')[0]).toMatch(/^MODEL\s+SESSIONS\s+INPUT\s+OUTPUT\s+THINKING\s+CACHED\s+COST$/)
+    }
   })
 })
 
-describe('errors: one stderr line with the code; exit 1, or 2 for usage', () => {
-  it('unknown agent → AGENT_NOT_FOUND, exit 1, for every command that names an agent', () => {
+describe('exit codes: 0 success, 1 the call failed, 2 the command line was wrong; one stderr line', () => {
+  it('unknown agent → AGENT_NOT_FOUND, exit 2, for every command that names an agent, in every spelling', () => {
     const cases = [
       ['sessions', 'list', 'nope'],
       ['sessions', 'show', 'nope', 'x'],
+      ['sessions', 'show', 'nope:x'],
       ['sessions', 'export', 'nope', 'x'],
       ['sessions', 'diff', 'nope:a', 'claude:b'],
+      ['sessions', 'diff', 'claude', 'a', 'nope', 'b'],
       ['sessions', 'search', 'x', '--agent', 'nope'],
       ['cost', 'report', '--agent', 'nope'],
     ]
-    for (const args of cases) expectFailure(amux(args, { home }), 1, 'AGENT_NOT_FOUND', "'nope'", 'claude, codex')
+    for (const args of cases) expectFailure(amux(args, { home }), 2, 'AGENT_NOT_FOUND', "'nope'", 'claude, codex')
   })
 
   it('missing session → SESSION_NOT_FOUND naming the id, exit 1', () => {
@@ -159,6 +201,8 @@ describe('errors: one stderr line with the code; exit 1, or 2 for usage', () => 
       expectFailure(r, 1, 'SESSION_NOT_FOUND', "'zz9'", 'codex')
     }
     expectFailure(amux(['sessions', 'diff', 'claude:left', 'codex:right', '--json'], { home }), 1, 'SESSION_NOT_FOUND', "'left'")
+    // a bare id is looked for in every agent
+    expectFailure(amux(['sessions', 'show', 'abc-123'], { home }), 1, 'SESSION_NOT_FOUND', "'abc-123'", 'any agent')
   })
 
   it('bad dates → VALIDATION_ERROR naming the option, exit 2', () => {
@@ -181,7 +225,9 @@ describe('errors: one stderr line with the code; exit 1, or 2 for usage', () => 
       [['cost', 'report', '--group-by', 'week'], "'week'"],
       [['sessions', 'list', 'claude', '--limit', '-3'], '--limit'],
       [['sessions', 'list', 'claude', '--limit', 'ten'], '--limit'],
-      [['sessions', 'diff', 'claude', 'x'], '<agent>:<session-id>'],
+      [['sessions', 'diff', 'claude', 'x'], 'expected 2 sessions, each as <agent>:<id>, <agent> <id>, or a unique prefix'],
+      [['sessions', 'diff', 'claude:a', 'codex:b', 'c'], 'expected 2 sessions'],
+      [['sessions', 'show', 'claude:'], "'claude:' names no session id"],
     ]
     for (const [args, mention] of cases) expectFailure(amux(args, { home }), 2, 'VALIDATION_ERROR', mention)
   })
@@ -191,7 +237,8 @@ describe('errors: one stderr line with the code; exit 1, or 2 for usage', () => 
     expectFailure(amux(['frob'], { home }), 2, 'VALIDATION_ERROR', "'frob'")
     expectFailure(amux(['sessions', 'list', 'claude', '--bogus'], { home }), 2, 'VALIDATION_ERROR', "'--bogus'")
     expectFailure(amux(['sessions', 'list'], { home }), 2, 'VALIDATION_ERROR', "'agent'")
-    expectFailure(amux(['sessions', 'show', 'claude'], { home }), 2, 'VALIDATION_ERROR', "'session-id'")
+    expectFailure(amux(['sessions', 'show', 'claude'], { home }), 2, 'VALIDATION_ERROR', "missing the session-id after 'claude'")
+    expectFailure(amux(['sessions', 'show'], { home }), 2, 'VALIDATION_ERROR', "'session'")
   })
 
   it('resume and fork say the run API is not part of this package, exit 1', () => {
@@ -203,10 +250,12 @@ describe('errors: one stderr line with the code; exit 1, or 2 for usage', () => 
 
 describe('colour', () => {
   const bold = '\x1b[1m'
-  it('only when asked for (FORCE_COLOR) or on a terminal, never with NO_COLOR', () => {
-    expect(amux(['cost', 'report'], { home }).stdout).not.toContain('\x1b[')
-    expect(amux(['cost', 'report'], { home, env: { FORCE_COLOR: '1' } }).stdout).toContain(`${bold}TOTAL`)
-    expect(amux(['cost', 'report'], { home, env: { FORCE_COLOR: '1', NO_COLOR: '1' } }).stdout).not.toContain('\x1b[')
+  it('on a terminal unless NO_COLOR (or FORCE_COLOR=0); never on a pipe, even with FORCE_COLOR', (ctx) => {
+    if (!ptyAvailable) ctx.skip()
+    expect(term(['cost', 'report'], { home }).stdout).toContain(`${bold}TOTAL`)
+    expect(term(['cost', 'report'], { home, env: { NO_COLOR: '1' } }).stdout).not.toContain('\x1b[')
+    expect(term(['cost', 'report'], { home, env: { FORCE_COLOR: '0' } }).stdout).not.toContain('\x1b[')
+    expect(amux(['cost', 'report'], { home, env: { FORCE_COLOR: '1' } }).stdout).not.toContain('\x1b[')
   })
   it('--json output never carries colour', () => {
     const r = amux(['cost', 'report', '--json'], { home, env: { FORCE_COLOR: '1' } })
@@ -238,82 +287,247 @@ describe('the demo home (real content)', () => {
   afterAll(() => {
     if (savedHome !== undefined) process.env.HOME = savedHome
   })
-  const env = { COLUMNS: '100' }
   const ids = (list) => list.map((s) => s.unifiedId)
+  const at = { home: demoHome }
+  const needs = (ctx, pty = false) => {
+    if (!Object.keys(found).length || (pty && !ptyAvailable)) ctx.skip()
+  }
+  const sh = (command) => spawnSync('sh', ['-c', command], { encoding: 'utf8', env: cleanEnv(demoHome, {}), cwd: root })
 
-  it('sessions list --json is the API list; the table fits 100 columns and names every session', async (ctx) => {
-    if (!Object.keys(found).length) ctx.skip()
+  it('sessions list --json is the API list; piped, one tab-separated line per session that cut -f reads', async (ctx) => {
+    needs(ctx)
     for (const [agent, list] of Object.entries(found)) {
-      const json = amux(['sessions', 'list', agent, '--json'], { home: demoHome, env })
+      const json = amux(['sessions', 'list', agent, '--json'], at)
       expect(json.status).toBe(0)
       const parsed = JSON.parse(json.stdout)
       expect(ids(parsed)).toEqual(ids(list))
       expect(parsed[0].createdAt).toBe(list[0].createdAt.toISOString())
-      const human = amux(['sessions', 'list', agent], { home: demoHome, env })
-      expect(human.status).toBe(0)
-      const lines = human.stdout.trimEnd().split('\n')
-      expect(lines[0]).toMatch(/^SESSION\s+UPDATED\s+TURNS\s+MODEL\s+COST\s+TITLE$/)
-      expect(lines).toHaveLength(list.length + 2)
-      for (const line of lines) expect([...line].length).toBeLessThanOrEqual(100)
-      list.forEach((s, i) => {
-        expect(lines[i + 1].startsWith(s.sessionId)).toBe(true)
-        // at 100 columns with 36-character ids the absolute date is the first thing dropped
-        expect(lines[i + 1]).toMatch(/(just now|\d+(m|h|d|w|mo|y) ago)( · \d{4}-\d\d-\d\d \d\d:\d\d)?/)
-        if (s.cost) expect(lines[i + 1]).toContain('$')
-      })
-      expect(lines.at(-1)).toBe(`${list.length} ${agent} session${list.length === 1 ? '' : 's'}`)
+      const piped = amux(['sessions', 'list', agent], at)
+      expect(piped.stderr).toBe('')
+      expect(piped.stdout).not.toContain('\x1b[')
+      expect(piped.stdout.split('\n').slice(0, -1).map((l) => l.split('\t'))).toEqual(
+        list.map((s) => [s.sessionId, s.updatedAt.toISOString(), String(s.turnCount), s.model ?? '', s.cost ? String(Number(s.cost.totalUsd.toFixed(6))) : '', s.title]),
+      )
+    }
+    const [agent, list] = Object.entries(found)[0]
+    const cut = sh(`node bin/amux.js sessions list ${agent} | cut -f1`)
+    expect(cut.stdout).toBe(list.map((s) => `${s.sessionId}\n`).join(''))
+    expect(sh(`node bin/amux.js sessions list ${agent} | wc -l`).stdout.trim()).toBe(String(list.length))
+  })
+
+  it('search piped: one line per hit, agent:id in full, the snippet last', async (ctx) => {
+    needs(ctx)
+    const expected = await api.search({ text: 'kubernetes' })
+    if (!expected.length) ctx.skip()
+    const lines = amux(['sessions', 'search', 'kubernetes'], at).stdout.trimEnd().split('\n')
+    expect(lines.map((l) => l.split('\t')[0])).toEqual(ids(expected))
+    expect(lines.map((l) => l.split('\t').at(-1))).toEqual(expected.map((s) => s.snippet ?? ''))
+    expect(JSON.parse(amux(['sessions', 'search', 'kubernetes', '--json'], at).stdout).map((s) => s.unifiedId)).toEqual(ids(expected))
+  })
+
+  // CJK titles are in gemini, pi and hermes; 80, 100 and 200 columns as people have them.
+  for (const cols of [80, 100, 200]) {
+    it(`on a ${cols}-column terminal: lines fit, ids are short, the title gets every column left`, async (ctx) => {
+      needs(ctx, true)
+      for (const [agent, list] of Object.entries(found)) {
+        const r = term(['sessions', 'list', agent], { ...at, cols })
+        expect(r.status).toBe(0)
+        const lines = strip(r.stdout).trimEnd().split('\n')
+        expect(lines[0]).toMatch(/^SESSION\s+UPDATED\s+TURNS\s+MODEL\s+COST\s+TITLE$/)
+        expect(lines).toHaveLength(list.length + 2)
+        const titleAt = lines[0].indexOf('TITLE')
+        list.forEach((s, i) => {
+          const line = lines[i + 1]
+          expect(width(line)).toBeLessThanOrEqual(cols)
+          const shown = line.split(' ')[0]
+          // the shortest prefix (8 at least) that no other session of the agent starts with
+          expect(shown.length).toBeGreaterThanOrEqual(Math.min(8, s.sessionId.length))
+          expect(s.sessionId.startsWith(shown)).toBe(true)
+          expect(list.filter((o) => o.sessionId.startsWith(shown))).toHaveLength(1)
+          if (s.sessionId.length > 8 && !agent.startsWith('opencode')) expect(shown.length).toBe(8)
+          // whole, or cut with … where the line meets the edge (one column short for a CJK character)
+          const whole = s.title.replace(/\s+/g, ' ').trim()
+          if (line.endsWith(whole)) return
+          expect(line.endsWith('…')).toBe(true)
+          expect(cols - width(line)).toBeLessThanOrEqual(1)
+          const cut = line.slice(0, -1)
+          expect([...Array(whole.length).keys()].some((n) => n > 8 && cut.endsWith(whole.slice(0, n)))).toBe(true)
+        })
+        expect(lines.at(-1)).toBe(`${list.length} ${agent} session${list.length === 1 ? '' : 's'}`)
+      }
+    })
+  }
+
+  it('--wide shows ids in full on a terminal', (ctx) => {
+    needs(ctx, true)
+    const [agent, list] = Object.entries(found)[0]
+    const lines = strip(term(['sessions', 'list', agent, '--wide'], at).stdout).split('\n')
+    list.forEach((s, i) => expect(lines[i + 1].startsWith(`${s.sessionId}  `)).toBe(true))
+    const hits = strip(term(['sessions', 'search', 'kubernetes', '--wide'], at).stdout)
+    const short = strip(term(['sessions', 'search', 'kubernetes'], at).stdout)
+    for (const m of short.matchAll(/^\d+\s+(\w+):(\S+)/gm)) {
+      expect(m[2].length).toBeLessThan(36)
+      expect(hits).toMatch(new RegExp(`^\\d+\\s+${m[1]}:${m[2]}\\S{${36 - m[2].length}}\\s`, 'm'))
     }
   })
 
-  it('sessions show/export print the API export in each format', async (ctx) => {
-    if (!Object.keys(found).length) ctx.skip()
+  it('an id any command printed works in show, export and diff: agent:id, agent id, a unique prefix', async (ctx) => {
+    needs(ctx, true)
     const [agent, list] = Object.entries(found)[0]
-    const id = list[0].sessionId
-    const md = amux(['sessions', 'show', agent, id], { home: demoHome })
-    expect(md.status).toBe(0)
-    expect(md.stdout.trimEnd()).toBe((await api.export(agent, id, 'markdown')).trimEnd())
-    const json = JSON.parse(amux(['sessions', 'export', agent, id], { home: demoHome }).stdout)
-    expect(json.unifiedId).toBe(`${agent}:${id}`)
-    const jsonl = amux(['sessions', 'show', agent, id, '--format', 'jsonl'], { home: demoHome }).stdout.trimEnd().split('\n')
-    expect(jsonl.length).toBe((await api.get(agent, id)).messages.length + 1)
-    for (const line of jsonl) JSON.parse(line)
+    const s = list[0]
+    const short = strip(term(['sessions', 'list', agent], at).stdout).split('\n')[1].split(' ')[0]
+    const hit = strip(term(['sessions', 'search', 'kubernetes'], at).stdout).match(/^1\s+(\S+)/m)[1]
+    const expected = (await api.export(agent, s.sessionId, 'json')).trimEnd()
+    for (const spelling of [[`${agent}:${s.sessionId}`], [agent, s.sessionId], [`${agent}:${short}`], [agent, short], [short]]) {
+      const r = amux(['sessions', 'export', ...spelling], at)
+      expect(r.stderr).toBe('')
+      expect(r.stdout.trimEnd()).toBe(expected)
+    }
+    const [hitAgent, hitShort] = [hit.slice(0, hit.indexOf(':')), hit.slice(hit.indexOf(':') + 1)]
+    const full = (await api.search({ text: 'kubernetes' }))[0]
+    expect(full.unifiedId.startsWith(hit)).toBe(true)
+    expect(amux(['sessions', 'show', hit, '--format', 'json'], at).stdout).toContain(`"unifiedId": "${full.unifiedId}"`)
+    const diff = amux(['sessions', 'diff', hit, agent, short, '--json'], at)
+    expect(diff.status).toBe(0)
+    expect(JSON.parse(diff.stdout).a.unifiedId).toBe(full.unifiedId)
+    expect(JSON.parse(diff.stdout).b.unifiedId).toBe(s.unifiedId)
+    expect(hitAgent).toBe(full.agent)
+    expect(hitShort.length).toBeGreaterThanOrEqual(8)
   })
 
-  it('sessions search kubernetes: --json is the API result; snippets show the hit', async (ctx) => {
-    const expected = api ? await api.search({ text: 'kubernetes' }) : []
-    if (!expected.length) ctx.skip()
-    const json = amux(['sessions', 'search', 'kubernetes', '--json'], { home: demoHome })
-    expect(ids(JSON.parse(json.stdout))).toEqual(ids(expected))
-    const human = amux(['sessions', 'search', 'kubernetes'], { home: demoHome, env })
-    expect(human.status).toBe(0)
-    for (const s of expected) expect(human.stdout).toContain(s.unifiedId)
-    if (expected.some((s) => s.snippet)) expect(human.stdout).toMatch(/>>>kubernetes<<</i)
-    const coloured = amux(['sessions', 'search', 'kubernetes'], { home: demoHome, env: { ...env, FORCE_COLOR: '1' } })
-    if (expected.some((s) => s.snippet)) expect(coloured.stdout).toMatch(/\x1b\[1;33mkubernetes\x1b\[0m/i)
-  })
-
-  it('sessions diff --json is the API diff; the human view states the same counts', async (ctx) => {
+  it('an ambiguous prefix is a command-line error (exit 2) naming every candidate', async (ctx) => {
+    needs(ctx)
+    // the first character shared by the most sessions across all agents
     const all = Object.values(found).flat()
-    if (all.length < 2) ctx.skip()
-    const [a, b] = all
-    const expected = await api.diff({ agent: a.agent, sessionId: a.sessionId }, { agent: b.agent, sessionId: b.sessionId })
-    const json = JSON.parse(amux(['sessions', 'diff', a.unifiedId, b.unifiedId, '--json'], { home: demoHome }).stdout)
-    expect(json.stats).toEqual(expected.stats)
-    expect(json.operations).toHaveLength(expected.operations.length)
-    const human = amux(['sessions', 'diff', a.unifiedId, b.unifiedId], { home: demoHome, env }).stdout
-    const { unchanged, modifications, additions, removals } = expected.stats
-    expect(human).toContain(`${unchanged} unchanged, ${modifications} modified, ${additions} added, ${removals} removed`)
+    const byFirst = {}
+    for (const s of all) (byFirst[s.sessionId[0]] ??= []).push(s)
+    const [prefix, shared] = Object.entries(byFirst).sort((a, b) => b[1].length - a[1].length)[0]
+    expect(shared.length).toBeGreaterThan(1)
+    const r = amux(['sessions', 'show', prefix], at)
+    expectFailure(r, 2, 'VALIDATION_ERROR', `'${prefix}' is ambiguous: ${shared.length} sessions start with it`, ...shared.map((s) => s.unifiedId))
+    // within one agent the same prefix may be unique, or ambiguous among that agent's only
+    const first = shared[0]
+    const mine = shared.filter((s) => s.agent === first.agent)
+    const scoped = amux(['sessions', 'export', first.agent, prefix], at)
+    if (mine.length === 1) expect(JSON.parse(scoped.stdout).unifiedId).toBe(first.unifiedId)
+    else expectFailure(scoped, 2, 'VALIDATION_ERROR', ...mine.map((s) => s.unifiedId))
   })
 
-  it('cost report --group-by agent --json is the API total; the table has one row per agent', async (ctx) => {
-    if (!Object.keys(found).length) ctx.skip()
+  it('show on a terminal is rendered for reading; piped or with --format it is the exact export', async (ctx) => {
+    needs(ctx, true)
+    const s = found.claude?.find((x) => x.title.includes('flaky')) ?? found.claude?.[0]
+    if (!s) ctx.skip()
+    const markdown = await api.export('claude', s.sessionId, 'markdown')
+    expect(amux(['sessions', 'show', s.unifiedId], at).stdout.trimEnd()).toBe(markdown.trimEnd())
+    expect(term(['sessions', 'show', s.unifiedId, '--format', 'markdown'], at).stdout.trimEnd()).toBe(markdown.trimEnd())
+    const session = await api.get('claude', s.sessionId)
+    // Tokyo time, to see that times are local: nine hours after UTC
+    const local = (d) => new Date(d.getTime() + 9 * 3_600_000).toISOString().slice(0, 16).replace('T', ' ')
+    const r = term(['sessions', 'show', s.unifiedId], { ...at, rows: 500, env: { TZ: 'Asia/Tokyo' } })
+    expect(r.status).toBe(0)
+    const text = strip(r.stdout)
+    const lines = text.split('\n')
+    expect(lines[0]).toBe(session.title)
+    expect(lines[2].startsWith(local(session.createdAt))).toBe(true)
+    expect(text).not.toMatch(/\\[_*`#]/)
+    expect(text).not.toContain('### ')
+    expect(text).not.toContain('**')
+    // roles in colour, durations and token counts for people
+    expect(r.stdout).toMatch(/\x1b\[1m\x1b\[32mUser\x1b\[0m/)
+    expect(r.stdout).toMatch(/\x1b\[1m\x1b\[36mAssistant\x1b\[0m/)
+    const call = session.messages.flatMap((m) => m.toolCalls ?? []).find((c) => c.durationMs >= 60_000)
+    if (call) expect(text).toContain(`▸ ${call.toolName} · ${Math.floor(call.durationMs / 60_000)}m ${Math.round((call.durationMs % 60_000) / 1000)}s`)
+    expect(text).toContain(`${session.cost.inputTokens.toLocaleString('en-US')} input`)
+    expect(session.cost.inputTokens).toBeGreaterThan(999)
+    // code kept: a tool's output line for line
+    const output = session.messages.find((m) => m.toolResult)?.content
+    if (output) for (const line of output.trimEnd().split('\n')) expect(text).toContain(`  ${line}`)
+  })
+
+  it('show pages through $PAGER when longer than the screen, and only then', (ctx) => {
+    needs(ctx, true)
+    const s = Object.values(found).flat()[0]
+    const pager = { PAGER: 'sed "s/^/paged: /"' }
+    const short = term(['sessions', 'show', s.unifiedId], { ...at, rows: 10, env: pager }).stdout.trimEnd().split('\n')
+    expect(short.length).toBeGreaterThan(10)
+    expect(short.every((l) => l.startsWith('paged: '))).toBe(true)
+    const tall = term(['sessions', 'show', s.unifiedId], { ...at, rows: 1000, env: pager }).stdout
+    expect(tall).not.toContain('paged: ')
+    // a pager that is not there: the text is shown all the same
+    const missing = term(['sessions', 'show', s.unifiedId], { ...at, rows: 10, env: { PAGER: 'no-such-pager-amux' } })
+    expect(strip(missing.stdout).split('\n')[0]).toBe(s.title)
+  })
+
+  it('diff on a terminal marks the changed words of every modified message; piped, one line per operation', async (ctx) => {
+    needs(ctx, true)
+    const all = Object.values(found).flat()
+    const hits = await api.search({ text: 'kubernetes' })
+    const [a, b] = hits.length >= 2 ? hits : all
+    const expected = await api.diff(a, b)
+    const mods = expected.operations.filter((op) => op.type === 'modification')
+    if (!mods.length) ctx.skip()
+    const json = JSON.parse(amux(['sessions', 'diff', a.unifiedId, b.unifiedId, '--json'], at).stdout)
+    expect(json.stats).toEqual(expected.stats)
+    const piped = amux(['sessions', 'diff', a.unifiedId, b.unifiedId], at).stdout.trimEnd().split('\n')
+    expect(piped.map((l) => l.split('\t')[0])).toEqual(expected.operations.map((op) => op.type))
+    for (const [env, removed, added] of [
+      [{}, /\x1b\[1m\x1b\[31m[^\x1b]+\x1b\[0m/, /\x1b\[1m\x1b\[32m[^\x1b]+\x1b\[0m/],
+      [{ NO_COLOR: '1' }, /\[-.+?-\]/, /\{\+.+?\+\}/],
+    ]) {
+      const out = term(['sessions', 'diff', a.unifiedId, b.unifiedId], { ...at, cols: 100, env }).stdout.split('\n')
+      const { unchanged, modifications, additions, removals } = expected.stats
+      expect(strip(out[2])).toBe(`${unchanged} unchanged, ${modifications} modified, ${additions} added, ${removals} removed`)
+      const rowsA = out.filter((l) => strip(l).startsWith('~'))
+      expect(rowsA).toHaveLength(mods.length)
+      for (const rowA of rowsA) {
+        const rowB = out[out.indexOf(rowA) + 1]
+        expect(rowA).toMatch(removed)
+        expect(rowB).toMatch(added)
+        expect(width(rowA)).toBeLessThanOrEqual(100)
+      }
+    }
+  })
+
+  it('cost report --group-by on a terminal: a bar per group scaled to the largest; piped: tsv, notes on stderr', async (ctx) => {
+    needs(ctx, true)
     const expected = await api.totalCost({ groupBy: 'agent' })
-    const json = JSON.parse(amux(['cost', 'report', '--group-by', 'agent', '--json'], { home: demoHome }).stdout)
+    const json = JSON.parse(amux(['cost', 'report', '--group-by', 'agent', '--json'], at).stdout)
     expect(json).toEqual(JSON.parse(JSON.stringify(expected)))
-    const lines = amux(['cost', 'report', '--group-by', 'agent'], { home: demoHome, env }).stdout.trimEnd().split('\n')
-    const table = lines.filter((l) => !l.startsWith('note: '))
-    // header, one row per agent, TOTAL, the sessions/runs line
-    expect(table).toHaveLength(Object.keys(expected.breakdowns ?? {}).length + 3)
-    for (const key of Object.keys(expected.breakdowns ?? {})) expect(table.some((l) => l.startsWith(`${key} `))).toBe(true)
+    const groups = Object.values(expected.breakdowns).sort((x, y) => y.totalUsd - x.totalUsd || x.key.localeCompare(y.key))
+    const lines = strip(term(['cost', 'report', '--group-by', 'agent'], { ...at, cols: 100 }).stdout).split('\n')
+    const barOf = (line) => width((/[█▏▎▍▌▋▊▉]*$/.exec(line) ?? [''])[0])
+    const rows = groups.map((g) => lines.find((l) => l.startsWith(`${g.key} `)))
+    const bars = rows.map(barOf)
+    expect(bars[0]).toBe(Math.max(...bars))
+    expect(bars[0]).toBeGreaterThanOrEqual(6)
+    groups.forEach((g, i) => {
+      expect(width(rows[i])).toBeLessThanOrEqual(100)
+      // a bar measures its cost against the largest, to an eighth of a column
+      expect(Math.abs(bars[i] - (g.totalUsd / groups[0].totalUsd) * bars[0])).toBeLessThanOrEqual(1)
+      if (g.totalUsd === 0) expect(bars[i]).toBe(0)
+    })
+    expect(barOf(lines.find((l) => l.startsWith('TOTAL')))).toBe(0)
+    const piped = amux(['cost', 'report', '--group-by', 'agent'], at)
+    const tsvRows = piped.stdout.trimEnd().split('\n').map((l) => l.split('\t'))
+    expect(tsvRows.map((r) => r[0])).toEqual([...groups.map((g) => g.key), 'TOTAL'])
+    expect(tsvRows.at(-1)[1]).toBe(String(expected.sessionCount))
+    if (found.cursor) expect(piped.stderr).toMatch(/^note: no token counts were recorded for \d+ sessions? \(cursor\)/)
+  })
+
+  it('the unknown-cost note names every day holding a session without token counts, wrapped at words', async (ctx) => {
+    needs(ctx, true)
+    if (!found.cursor) ctx.skip()
+    const days = [...new Set(found.cursor.map((s) => s.createdAt.toISOString().slice(0, 10)))].sort()
+    for (const cols of [80, 100]) {
+      const out = strip(term(['cost', 'report', '--group-by', 'day'], { ...at, cols }).stdout).trimEnd().split('\n')
+      const from = out.findIndex((l) => l.startsWith('note: no token counts'))
+      expect(from).toBeGreaterThan(0)
+      const note = out.slice(from).filter((l, i) => i === 0 || l.startsWith('      '))
+      for (const line of note) expect(width(line)).toBeLessThanOrEqual(cols)
+      const text = note.map((l) => l.trim()).join(' ')
+      expect(text).toContain(`(cursor) on ${days.join(', ')}, so`)
+      // no word was cut: every day is whole on one line
+      for (const day of days) expect(note.some((l) => l.includes(day))).toBe(true)
+    }
   })
 })

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { repoRoot, demoHome, hostPlatform } from './helpers.mjs'
+import { inTerminal, ptyAvailable } from './tty.mjs'
 
 const require = createRequire(import.meta.url)
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8')
@@ -60,12 +61,18 @@ describe('README', () => {
     }
   })
 
-  it("the main job's output in the README is what the CLI prints (ages aside)", (ctx) => {
+  it("the main job's output in the README is what the CLI prints on a terminal (ages aside)", (ctx) => {
     try { require.resolve(binary) } catch { ctx.skip() }
+    if (!ptyAvailable) ctx.skip()
     const head = readme.slice(0, readme.indexOf('\n## '))
     expect(head).toContain('HOME=examples/demo-home node bin/amux.js sessions search kubernetes')
     const shown = fenced(head, 'text')[0].trimEnd().split('\n')
-    const run = node(['bin/amux.js', 'sessions', 'search', 'kubernetes'], demoEnv({ COLUMNS: '100' }))
+    // at 100 columns without colour, as the README shows it
+    const run = inTerminal(process.execPath, ['bin/amux.js', 'sessions', 'search', 'kubernetes'], {
+      cols: 100,
+      env: demoEnv({ NO_COLOR: '1' }),
+      cwd: repoRoot,
+    })
     expect(run.status).toBe(0)
     const actual = run.stdout.trimEnd().split('\n')
     expect(actual.length).toBe(shown.length)
@@ -80,11 +87,35 @@ describe('README', () => {
     expect(shown.length).toBeGreaterThan(3)
   })
 
+  it("the command-line section's examples are what amux prints on a 100-column terminal (ages aside)", (ctx) => {
+    try { require.resolve(binary) } catch { ctx.skip() }
+    if (!ptyAvailable) ctx.skip()
+    const block = fenced(section('The `amux` command'), 'text').find((b) => b.startsWith('$ amux '))
+    const examples = block.trimEnd().split(/\n\n(?=\$ amux )/)
+    expect(examples.length).toBeGreaterThanOrEqual(4)
+    // ages move with the clock, and with them the width of the date column
+    const normal = (text) =>
+      text
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.replace(/\b(just now|\d+(m|h|d|w|mo|y) ago)\b/g, 'AGE').replace(/ +/g, ' '))
+    for (const example of examples) {
+      const [command, ...shown] = example.split('\n')
+      const line = command.slice(2).replace(/^amux /, 'node bin/amux.js ')
+      const env = demoEnv({ NO_COLOR: '1', PAGER: 'cat' })
+      const run = line.includes('|')
+        ? spawnSync('sh', ['-c', line], { encoding: 'utf8', env, cwd: repoRoot })
+        : inTerminal(process.execPath, line.split(' ').slice(1), { cols: 100, env, cwd: repoRoot })
+      expect(normal(run.stdout + run.stderr), command).toEqual(normal(shown.join('\n')))
+    }
+  })
+
   it('examples/demo.mjs (npm run demo) shows every agent with its real session count, then runs the CLI', async (ctx) => {
     try { require.resolve(binary) } catch { ctx.skip() }
     expect(JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).scripts.demo).toMatch(/node examples\/demo\.mjs$/)
     const run = node(['examples/demo.mjs'], { ...demoEnv(), HOME: '/nonexistent', COLUMNS: '100' })
-    expect(run.stderr).toBe('')
+    // piped, amux prints its tab-separated forms and sends the cost report's notes to stderr
+    expect(run.stderr.split('\n').filter((l) => l && !l.startsWith('note: '))).toEqual([])
     expect(run.status).toBe(0)
     const { createClient, BUILT_IN_AGENTS } = require('../index.js')
     const saved = process.env.HOME

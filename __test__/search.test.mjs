@@ -31,7 +31,10 @@ beforeAll(() => {
   home = copyDemoHome()
   const base = readFileSync(join(home, BASE_DIR, `${BASE_ID}.jsonl`), 'utf8')
   for (const [id, prompt] of Object.entries(EXTRA)) {
-    const text = base.replaceAll(BASE_ID, id).replaceAll(BASE_PROMPT, prompt).replaceAll(BASE_PROMPT.slice(0, 60), prompt.slice(0, 60))
+    const text = base
+      .replaceAll(BASE_ID, id)
+      .replaceAll(BASE_PROMPT, prompt)
+      .replace(/"aiTitle":"[^"]*"/, `"aiTitle":${JSON.stringify(prompt.slice(0, 60))}`)
     writeFileSync(join(home, BASE_DIR, `${id}.jsonl`), text)
   }
   // tags come from agent-mux's run index

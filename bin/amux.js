@@ -3,25 +3,38 @@
 // amux: the command line of @a5c-ai/agent-mux (spec section 7). It is the package's first user and
 // uses nothing but the public API (`require('../index.js')`): every rule about sessions lives there.
 //
-// Output contract: results on stdout (with --json, the API's result as JSON and nothing else);
-// progress and errors on stderr. An error is one line `amux: <CODE>: <message>`; exit status 1,
-// or 2 for usage errors (unknown command or option, bad value, VALIDATION_ERROR from the API).
+// Output contract: results on stdout. On a terminal they are drawn for a person (tables that fit
+// the width, short ids, colour, a pager for long transcripts); piped, they are for scripts (one
+// tab-separated line per row, values in full, no header or footer: bin/lib/tsv.js); with --json,
+// the API's result as JSON and nothing else. Progress, notes on a pipe, and errors go to stderr.
+// Exit status: 0 success (also "nothing matched"); 1 the call failed, with one line
+// `amux: <CODE>: <message>`; 2 the command line was wrong (unknown command, option, agent or
+// value, an ambiguous id prefix), with the same one line.
 
 const { Command, Option } = require('commander')
 const { createClient, AgentMuxError, BUILT_IN_AGENTS } = require('../index.js')
 const { version } = require('../package.json')
 const args = require('./lib/args.js')
-const { colorEnabled, painter, terminalWidth } = require('./lib/format.js')
+const { colorEnabled, painter, terminalWidth, visibleWidth } = require('./lib/format.js')
 const render = require('./lib/render.js')
+const tsv = require('./lib/tsv.js')
+const ids = require('./lib/ids.js')
+const { renderSession, rowsTaken } = require('./lib/transcript.js')
+const { page } = require('./lib/pager.js')
 const { withProgress } = require('./lib/progress.js')
 
 const EXIT_ERROR = 1
 const EXIT_USAGE = 2
 
-function view() {
+// How to draw for stdout: `tty` false means a pipe or a file, which gets the tsv forms.
+function view({ wide = false } = {}) {
+  const tty = Boolean(process.stdout.isTTY)
   return {
+    tty,
+    wide,
     width: terminalWidth(process.stdout),
-    paint: painter(colorEnabled(process.stdout)),
+    height: process.stdout.rows > 0 ? process.stdout.rows : 24,
+    paint: painter(tty && colorEnabled(process.stdout)),
     now: Date.now(),
   }
 }
@@ -36,7 +49,7 @@ function printJson(value) {
 }
 
 // search() and totalCost() answer an unknown agent with "nothing"; at a prompt a typo deserves an
-// error instead, so the CLI checks the name against the built-in agents first.
+// error instead (exit 2, like any mistake on the command line), so the CLI checks names first.
 function knownAgent(agent) {
   if (agent !== undefined && !BUILT_IN_AGENTS.includes(agent)) {
     throw new AgentMuxError('AGENT_NOT_FOUND', `unknown agent '${agent}'`)
@@ -51,6 +64,36 @@ function defined(object) {
 
 const sessionsApi = () => createClient().sessions
 
+/**
+ * What the SESSION column shows on a terminal: each id's shortest unique prefix among all of its
+ * agent's sessions (not only those shown), so it can be pasted into show, export or diff.
+ * `universe` (agent → every id) when the caller already has it, else it is listed.
+ */
+async function shortIds(api, sessions, universe) {
+  universe ??= await ids.idsByAgent(api, sessions.map((s) => s.agent))
+  const short = new Map()
+  for (const [agent, all] of universe) {
+    const own = sessions.filter((s) => s.agent === agent).map((s) => s.sessionId)
+    ids.shortIds(own, [...all, ...own]).forEach((id, i) => short.set(`${agent}:${own[i]}`, id))
+  }
+  return sessions.map((s) => short.get(s.unifiedId))
+}
+
+// The one session that the command-line words name (see ids.parseRefs), or several for diff.
+async function sessionsNamed(api, words, count) {
+  return Promise.all(ids.parseRefs(words, count).map((ref) => ids.resolveRef(api, ref)))
+}
+
+// The matching sessions that recorded no token counts, for the cost report's note.
+async function sessionsWithoutTokens(api, options) {
+  const filters = defined({ since: options.since, until: options.until, model: options.model, tags: options.tags })
+  const agents = options.agent ? [options.agent] : BUILT_IN_AGENTS
+  const lists = await Promise.all(agents.map((agent) => api.list(agent, { ...filters, limit: ids.ALL })))
+  return lists.flat().filter(render.recordedNoTokens)
+}
+
+const SESSION_HELP = `the session: ${ids.SPELLINGS}`
+
 // Option builders shared by several commands, so names, parsers and help read the same everywhere.
 const opt = {
   since: () => new Option('--since <date>', 'only sessions created at or after this date (ISO 8601, local time unless an offset is given; or an age: 7d, 12h)').argParser(args.since),
@@ -60,7 +103,22 @@ const opt = {
   limit: (dflt) => new Option('--limit <n>', `at most this many results (default: ${dflt})`).argParser(args.limit),
   agent: (what) => new Option('--agent <agent>', what),
   json: () => new Option('--json', 'print the result as JSON (and nothing else) on stdout'),
+  wide: () => new Option('--wide', 'show session ids in full (a pipe always gets them in full)'),
 }
+
+const QUERY_HELP = `
+Query language (case is ignored; OR and NOT only in capitals):
+  words       every word must occur, anywhere     amux sessions search flaky test
+  "phrase"    these words, in this order          amux sessions search '"flaky test"'
+  OR          either side                         amux sessions search kubernetes OR docker
+  NOT         the left side, not the right one    amux sessions search test NOT flaky
+  prefix*     words starting with it              amux sessions search 'kube*'
+  CJK         found anywhere, no spaces needed    amux sessions search 大别山
+
+Piped, each hit is one line: agent:id, updated (ISO 8601), score, cost (USD), title, snippet,
+separated by tabs.
+`
+
 
 function build() {
   const program = new Command('amux')
@@ -77,8 +135,8 @@ function build() {
       'after',
       `\nAgents: ${BUILT_IN_AGENTS.join(', ')}\n\nExamples:\n` +
         '  amux sessions list claude --since 7d\n' +
-        '  amux sessions search "flaky test" --agent codex\n' +
-        '  amux sessions show claude <session-id>\n' +
+        '  amux sessions search flaky test --agent codex\n' +
+        '  amux sessions show claude:90c192cf         (or: claude 90c192cf, or just 90c192cf)\n' +
         '  amux cost report --group-by model --since 2025-01-01\n',
     )
 
@@ -94,28 +152,45 @@ function build() {
     .addOption(opt.tag())
     .addOption(opt.limit(100))
     .addOption(new Option('--sort <field>', 'order by').choices(['date', 'cost', 'turns']).default(undefined, 'date'))
+    .addOption(opt.wide())
     .addOption(opt.json())
+    .addHelpText('after', '\nPiped, each session is one line: id, updated (ISO 8601), turns, model, cost (USD), title,\nseparated by tabs.\n')
     .action(async (agent, o) => {
-      const options = defined({ since: o.since, until: o.until, model: o.model, tags: o.tag, limit: o.limit, sort: o.sort })
-      const result = await withProgress(`reading ${agent} sessions`, sessionsApi().list(agent, options))
-      if (o.json) printJson(result)
-      else print(render.sessionList(agent, result, view()))
+      knownAgent(agent)
+      const api = sessionsApi()
+      const filters = defined({ since: o.since, until: o.until, model: o.model, tags: o.tag })
+      const options = defined({ ...filters, limit: o.limit, sort: o.sort })
+      const result = await withProgress(`reading ${agent} sessions`, api.list(agent, options))
+      if (o.json) return printJson(result)
+      const v = view(o)
+      if (!v.tty) return process.stdout.write(tsv.sessionList(result))
+      // Unfiltered and under the limit, the list holds every id there is: no second listing.
+      const complete = Object.keys(filters).length === 0 && result.length < (o.limit ?? 100)
+      const universe = complete ? new Map([[agent, result.map((s) => s.sessionId)]]) : undefined
+      const shown = v.wide ? undefined : await shortIds(api, result, universe)
+      print(render.sessionList(agent, result, v, shown))
     })
 
   sessions
     .command('show')
-    .description('print one session (Markdown transcript by default)')
-    .argument('<agent>', `one of: ${BUILT_IN_AGENTS.join(', ')}`)
-    .argument('<session-id>', "the agent's own session id (as listed)")
-    .addOption(new Option('--format <format>', 'output format').choices(['markdown', 'json', 'jsonl']).default('markdown'))
-    .action(async (agent, id, o) => {
-      print(await withProgress(`reading ${agent}:${id}`, sessionsApi().export(agent, id, o.format)))
+    .description('print one session: on a terminal rendered for reading (through a pager when long), else the Markdown export')
+    .usage('[options] <agent>:<id> | <agent> <id> | <id-prefix>')
+    .argument('<session...>', SESSION_HELP)
+    .addOption(new Option('--format <format>', 'print this export format exactly, even on a terminal').choices(['markdown', 'json', 'jsonl']))
+    .action(async (words, o) => {
+      const api = sessionsApi()
+      const [{ agent, sessionId }] = await sessionsNamed(api, words, 1)
+      const label = `reading ${agent}:${sessionId}`
+      const v = view()
+      if (o.format || !v.tty) return print(await withProgress(label, api.export(agent, sessionId, o.format ?? 'markdown')))
+      const text = renderSession(await withProgress(label, api.get(agent, sessionId)), v)
+      await page(text, { rows: v.height, rowsTaken: rowsTaken(text, v.width, visibleWidth) })
     })
 
   sessions
     .command('search')
     .description('full-text search across the sessions of every agent (or one)')
-    .argument('<query...>', 'words to look for (several words are searched as one phrase)')
+    .argument('<query...>', 'what to look for (the query language is below)')
     .addOption(opt.agent('search only this agent'))
     .addOption(opt.since())
     .addOption(opt.until())
@@ -123,7 +198,9 @@ function build() {
     .addOption(opt.tag())
     .addOption(opt.limit(50))
     .addOption(new Option('--sort <order>', 'order by').choices(['relevance', 'date', 'cost']).default(undefined, 'relevance'))
+    .addOption(opt.wide())
     .addOption(opt.json())
+    .addHelpText('after', QUERY_HELP)
     .action(async (words, o) => {
       const text = words.join(' ')
       const query = defined({
@@ -136,31 +213,42 @@ function build() {
         limit: o.limit,
         sort: o.sort,
       })
-      const result = await withProgress(`searching for "${text}"`, sessionsApi().search(query))
-      if (o.json) printJson(result)
-      else print(render.searchResults(text, result, view()))
+      const api = sessionsApi()
+      const result = await withProgress(`searching for ${render.quoted(text)}`, api.search(query))
+      if (o.json) return printJson(result)
+      const v = view(o)
+      if (!v.tty) return process.stdout.write(tsv.searchResults(result))
+      const shown = v.wide ? undefined : (await shortIds(api, result)).map((id, i) => `${result[i].agent}:${id}`)
+      print(render.searchResults(text, result, v, shown))
     })
 
   sessions
     .command('export')
     .description('write one session to stdout (JSON by default)')
-    .argument('<agent>', `one of: ${BUILT_IN_AGENTS.join(', ')}`)
-    .argument('<session-id>', "the agent's own session id")
+    .usage('[options] <agent>:<id> | <agent> <id> | <id-prefix>')
+    .argument('<session...>', SESSION_HELP)
     .addOption(new Option('--format <format>', 'output format').choices(['json', 'jsonl', 'markdown']).default('json'))
-    .action(async (agent, id, o) => {
-      print(await withProgress(`exporting ${agent}:${id}`, sessionsApi().export(agent, id, o.format)))
+    .action(async (words, o) => {
+      const api = sessionsApi()
+      const [{ agent, sessionId }] = await sessionsNamed(api, words, 1)
+      print(await withProgress(`exporting ${agent}:${sessionId}`, api.export(agent, sessionId, o.format)))
     })
 
   sessions
     .command('diff')
     .description('compare two sessions message by message (same or different agents)')
-    .argument('<a>', 'first session as <agent>:<session-id>', args.sessionRef)
-    .argument('<b>', 'second session as <agent>:<session-id>', args.sessionRef)
+    .usage('[options] <session-a> <session-b>')
+    .argument('<sessions...>', `the two sessions, each as ${ids.SPELLINGS}`)
     .addOption(opt.json())
-    .action(async (a, b, o) => {
-      const result = await withProgress('comparing sessions', sessionsApi().diff(a, b))
-      if (o.json) printJson(result)
-      else print(render.sessionDiff(result, view()))
+    .addHelpText('after', "\nPiped, each message is one line: type (addition, removal, modification, unchanged), index in A,\nindex in B, role, A's text, B's text, separated by tabs.\n")
+    .action(async (words, o) => {
+      const api = sessionsApi()
+      const [a, b] = await sessionsNamed(api, words, 2)
+      const result = await withProgress('comparing sessions', api.diff(a, b))
+      if (o.json) return printJson(result)
+      const v = view()
+      if (!v.tty) return process.stdout.write(tsv.sessionDiff(result, render.gist))
+      print(render.sessionDiff(result, v))
     })
 
   // Resuming or forking starts a new agent run: the run API of the wider agent-mux project, which
@@ -190,8 +278,9 @@ function build() {
     .addOption(opt.until())
     .addOption(opt.model())
     .addOption(opt.tag())
-    .addOption(new Option('--group-by <dimension>', 'break the total down').choices(['agent', 'model', 'day', 'tag']))
+    .addOption(new Option('--group-by <dimension>', 'break the total down (on a terminal with a bar per group)').choices(['agent', 'model', 'day', 'tag']))
     .addOption(opt.json())
+    .addHelpText('after', "\nPiped, each group is one line, then TOTAL: group, sessions, input, output, thinking and cached\ntokens, cost (USD), separated by tabs; notes go to stderr.\n")
     .action(async (o) => {
       const options = defined({
         agent: knownAgent(o.agent),
@@ -201,9 +290,20 @@ function build() {
         tags: o.tag,
         groupBy: o.groupBy,
       })
-      const result = await withProgress('adding up costs', sessionsApi().totalCost(options))
-      if (o.json) printJson(result)
-      else print(render.costReport(result, o.groupBy, view()))
+      const api = sessionsApi()
+      const [result, blind] = await withProgress(
+        'adding up costs',
+        Promise.all([api.totalCost(options), o.json ? [] : sessionsWithoutTokens(api, options)]),
+      )
+      if (o.json) return printJson(result)
+      const v = view()
+      const notes = render.costNotes(result, o.groupBy, blind)
+      if (!v.tty) {
+        process.stdout.write(tsv.costReport(result, render.costGroups(result, o.groupBy)))
+        for (const note of notes) process.stderr.write(`${note}\n`)
+        return
+      }
+      print(render.costReport(result, o.groupBy, v) + render.wrappedNotes(notes, v.width))
     })
 
   return program
@@ -221,7 +321,8 @@ function fail(error) {
   if (code === 'AGENT_NOT_FOUND') message += ` (agents: ${BUILT_IN_AGENTS.join(', ')})`
   process.stderr.write(`amux: ${code}: ${message}\n`)
   if (!known && process.env.AMUX_DEBUG && error && error.stack) process.stderr.write(`${error.stack}\n`)
-  process.exitCode = code === 'VALIDATION_ERROR' ? EXIT_USAGE : EXIT_ERROR
+  // An unknown agent can only come from the command line: the CLI names agents, the API does not.
+  process.exitCode = code === 'VALIDATION_ERROR' || code === 'AGENT_NOT_FOUND' ? EXIT_USAGE : EXIT_ERROR
 }
 
 // `amux sessions list claude | head`: the reader went away, which is not an error of ours.

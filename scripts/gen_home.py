@@ -55,6 +55,21 @@ TOPICS = [
      ("python -m build", "warning: no files found matching 'templates/*.html'")),
 ]
 
+# What Claude Code records as a session's `ai-title`: a short summary the model writes, not the
+# first prompt cut at some length.
+AI_TITLES = {
+    "kubernetes": "Debug Kubernetes API pod restart loop",
+    "flaky test": "Fix flaky checkout flow test on CI",
+    "refactor auth": "Move auth middleware to the token verifier",
+    "sqlite wal": "Concurrent SQLite reads in WAL mode",
+    "rust borrow": "Fix borrow checker error in cache.rs",
+    "docker compose": "Resolve Postgres port clash in Compose",
+    "release notes": "Draft release notes for v2.3",
+    "css grid": "Make dashboard card grid responsive",
+    "大别山": "大别山徒步注意事项清单",
+    "python packaging": "Ship data files in the Python wheel",
+}
+
 MODELS = {
     "claude": ["claude-sonnet-4-5-20250929", "claude-opus-4-1-20250805", "claude-haiku-4-5-20251001"],
     "codex": ["gpt-5-codex", "gpt-5"],
@@ -195,7 +210,7 @@ def write_claude(home, c):
                        "usage": {"input_tokens": 12, "cache_creation_input_tokens": 0,
                                  "cache_read_input_tokens": u["cache_read"], "output_tokens": 60,
                                  "service_tier": "standard"}})
-    lines.append({"type": "ai-title", "sessionId": sid, "aiTitle": c.title})
+    lines.append({"type": "ai-title", "sessionId": sid, "aiTitle": AI_TITLES[c.topic[0]]})
     lines.append({"type": "last-prompt", "lastPrompt": c.turns[-1]["prompt"], "leafUuid": parent, "sessionId": sid})
     path = os.path.join(home, ".claude", "projects", slug_dash(c.cwd), f"{sid}.jsonl")
     write_lines(path, lines)

@@ -49,14 +49,4 @@ function collect(value, previous) {
   return previous ? [...previous, value] : [value]
 }
 
-/** `<agent>:<id>` split on the first colon (native ids may contain colons). */
-function sessionRef(value) {
-  const text = String(value)
-  const colon = text.indexOf(':')
-  if (colon <= 0 || colon === text.length - 1) {
-    throw new InvalidArgumentError(`Expected <agent>:<session-id>, e.g. claude:4f0c…`)
-  }
-  return { agent: text.slice(0, colon), sessionId: text.slice(colon + 1) }
-}
-
-module.exports = { parseDate, since, until, limit, collect, sessionRef }
+module.exports = { parseDate, since, until, limit, collect }

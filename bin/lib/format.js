@@ -14,10 +14,10 @@ function colorEnabled(stream, env = process.env) {
   return Boolean(stream && stream.isTTY)
 }
 
-const SGR = { bold: 1, dim: 2, red: 31, green: 32, yellow: 33, cyan: 36 }
+const SGR = { bold: 1, dim: 2, italic: 3, underline: 4, inverse: 7, red: 31, green: 32, yellow: 33, blue: 34, magenta: 35, cyan: 36 }
 
 function painter(enabled) {
-  const paint = (style, text) => (enabled ? `\x1b[${SGR[style]}m${text}\x1b[0m` : String(text))
+  const paint = (style, text) => (enabled && text !== '' ? `\x1b[${SGR[style]}m${text}\x1b[0m` : String(text))
   paint.enabled = enabled
   return paint
 }
@@ -65,6 +65,30 @@ function bothDates(date, now) {
   return `${relativeDate(date, now)} · ${absoluteDate(date)}`
 }
 
+// Local wall-clock time to the second, for a message in a transcript.
+function clockTime(date) {
+  return `${pad2(date.getHours())}:${pad2(date.getMinutes())}:${pad2(date.getSeconds())}`
+}
+
+// A span as a person says it: 850ms, 12s, 1m 12s, 2h 5m (the two largest units).
+function duration(ms) {
+  if (!Number.isFinite(ms) || ms < 0) return '–'
+  if (ms < 1000) return `${Math.round(ms)}ms`
+  const s = Math.round(ms / 1000)
+  const parts = [
+    [Math.floor(s / 86_400), 'd'],
+    [Math.floor(s / 3600) % 24, 'h'],
+    [Math.floor(s / 60) % 60, 'm'],
+    [s % 60, 's'],
+  ]
+  const first = parts.findIndex(([n]) => n > 0)
+  return parts
+    .slice(first, first + 2)
+    .filter(([n]) => n > 0)
+    .map(([n, unit]) => `${n}${unit}`)
+    .join(' ')
+}
+
 // Dollars: cents when the amount is a cent or more, four places below that so small runs are not "$0.00".
 function usd(amount) {
   if (amount === undefined || amount === null || !Number.isFinite(amount)) return '–'
@@ -105,6 +129,35 @@ const BORDERLESS = {
   right: '', 'right-mid': '', middle: '  ',
 }
 
+/**
+ * `text` broken into lines of at most `width` columns at spaces (a word longer than a line stands
+ * alone on its own); lines after the first start with `indent`.
+ */
+function wrap(text, width, indent = '') {
+  const lines = []
+  let line = ''
+  for (const word of String(text).split(/ +/).filter(Boolean)) {
+    const candidate = line ? `${line} ${word}` : `${lines.length ? indent : ''}${word}`
+    if (line && visibleWidth(candidate) > width) {
+      lines.push(line)
+      line = `${indent}${word}`
+    } else {
+      line = candidate
+    }
+  }
+  if (line) lines.push(line)
+  return lines.join('\n')
+}
+
+const EIGHTHS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉']
+
+/** A horizontal bar `fraction` (0–1) of `width` columns, in eighths of a column; never empty above 0. */
+function bar(fraction, width) {
+  if (!(fraction > 0)) return ''
+  const eighths = Math.max(1, Math.round(Math.min(1, fraction) * width * 8))
+  return '█'.repeat(Math.floor(eighths / 8)) + EIGHTHS[eighths % 8]
+}
+
 /** Did every line of `text` fit in `width` columns? */
 function fits(text, width) {
   return text.split('\n').every((line) => visibleWidth(line) <= width)
@@ -112,9 +165,9 @@ function fits(text, width) {
 
 /**
  * Column widths for an aligned, borderless table that fits `width` columns: every column gets its
- * natural width except `flex` (the title-like one), which takes what is left and truncates with an
- * ellipsis; if even that overflows, columns with `shrink: <min>` give up width down to their minimum.
- * Returns { widths, natural, flexIndex, total }.
+ * natural width, then, while the row is too wide, columns with `shrink: <min>` (a model name) give
+ * up width down to their minimum, and last `flex` (the title) takes what is left, truncated with an
+ * ellipsis, down to its `min`. Returns { widths, natural, flexIndex, total }.
  */
 function layout(columns, rows, width) {
   const gap = 2
@@ -127,15 +180,15 @@ function layout(columns, rows, width) {
   const flexIndex = columns.findIndex((c) => c.flex)
   const widths = natural.slice()
   const sum = () => widths.reduce((a, b) => a + b, 0) + gap * (columns.length - 1)
-  if (flexIndex >= 0) {
-    const min = Math.min(natural[flexIndex], columns[flexIndex].min ?? 10)
-    widths[flexIndex] = Math.max(min, natural[flexIndex] - Math.max(0, sum() - width))
-  }
   columns.forEach((c, i) => {
     if (c.shrink !== undefined && sum() > width) {
       widths[i] = Math.max(Math.min(c.shrink, natural[i]), widths[i] - (sum() - width))
     }
   })
+  if (flexIndex >= 0) {
+    const min = Math.min(natural[flexIndex], columns[flexIndex].min ?? 10)
+    widths[flexIndex] = Math.max(min, natural[flexIndex] - Math.max(0, sum() - width))
+  }
   return { widths, natural, flexIndex, total: sum() }
 }
 
@@ -184,6 +237,8 @@ module.exports = {
   painter,
   terminalWidth,
   absoluteDate,
+  clockTime,
+  duration,
   relativeDate,
   bothDates,
   usd,
@@ -195,4 +250,6 @@ module.exports = {
   roomy,
   table,
   fits,
+  wrap,
+  bar,
 }

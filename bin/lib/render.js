@@ -2,7 +2,8 @@
 // Human renderings of the API's results, one function per command. Each returns the text for
 // stdout; `view` carries the terminal width, the painter and the clock.
 
-const { table, roomy, bothDates, relativeDate, usd, count, oneLine, highlight } = require('./format.js')
+const { table, roomy, layout, bothDates, relativeDate, absoluteDate, usd, count, oneLine, highlight, bar, wrap } = require('./format.js')
+const { wordDiff, sideLine } = require('./words.js')
 
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 
@@ -18,20 +19,24 @@ function fitted(build, view) {
 // up their absolute part.
 const TITLE_WANT = 40
 
-function sessionList(agent, sessions, view) {
+// Model names may give up width before the title does, down to this many columns.
+const MODEL_MIN = 12
+
+/** `ids`: what the SESSION column shows for each session (short on a terminal, full with --wide). */
+function sessionList(agent, sessions, view, ids = sessions.map((s) => s.sessionId)) {
   if (sessions.length === 0) return `No ${agent} sessions found.\n`
   const columns = [
     { head: 'SESSION' },
     { head: 'UPDATED' },
     { head: 'TURNS', align: 'right' },
-    { head: 'MODEL', shrink: 8 },
+    { head: 'MODEL', shrink: MODEL_MIN },
     { head: 'COST', align: 'right' },
     { head: 'TITLE', flex: true, min: 16, want: TITLE_WANT },
   ]
   const draw = (date) => [
     columns,
-    sessions.map((s) => [
-      s.sessionId,
+    sessions.map((s, i) => [
+      ids[i],
       date(s.updatedAt),
       count(s.turnCount),
       s.model ?? '–',
@@ -42,8 +47,12 @@ function sessionList(agent, sessions, view) {
   return `${fitted(draw, view)}${plural(sessions.length, `${agent} session`)}\n`
 }
 
-function searchResults(text, sessions, view) {
-  if (sessions.length === 0) return `No sessions match "${text}".\n`
+// A query as typed, quoted unless it brings its own quotes ('"test flaky"' is not shown ""test flaky"").
+const quoted = (text) => (text.includes('"') ? text : `"${text}"`)
+
+/** `ids`: what the SESSION column shows for each hit (`agent:` and the short or full id). */
+function searchResults(text, sessions, view, ids = sessions.map((s) => s.unifiedId)) {
+  if (sessions.length === 0) return `No sessions match ${quoted(text)}.\n`
   const columns = [
     { head: '#', align: 'right' },
     { head: 'SESSION' },
@@ -57,7 +66,7 @@ function searchResults(text, sessions, view) {
     sessions.forEach((s, i) => {
       rows.push([
         String(i + 1),
-        s.unifiedId,
+        ids[i],
         date(s.updatedAt),
         s.relevanceScore === undefined ? '–' : s.relevanceScore.toFixed(2),
         usd(s.cost?.totalUsd),
@@ -71,9 +80,25 @@ function searchResults(text, sessions, view) {
   return `${fitted(draw, view)}${plural(sessions.length, 'matching session')}\n`
 }
 
-const tokens = (c) => c.inputTokens + c.outputTokens + c.thinkingTokens + c.cachedTokens
+const tokens = (c) => c.inputTokens + c.outputTokens + (c.thinkingTokens ?? 0) + (c.cachedTokens ?? 0)
 
 const GROUP_HEAD = { agent: 'AGENT', model: 'MODEL', day: 'DAY', tag: 'TAG' }
+
+/** The breakdown's groups in reading order: days by the calendar, every other grouping by spend. */
+function costGroups(summary, groupBy) {
+  const groups = Object.values(summary.breakdowns ?? {})
+  return groups.sort((a, b) =>
+    groupBy === 'day' ? a.key.localeCompare(b.key) : b.totalUsd - a.totalUsd || a.key.localeCompare(b.key),
+  )
+}
+
+// Untagged sessions, and usage without a recorded model, are grouped under the empty key.
+const groupLabel = (key, groupBy) =>
+  key !== '' ? key : groupBy === 'tag' ? '(untagged)' : groupBy === 'model' ? '(no model)' : '(none)'
+
+// Bars get at most this many columns, and are left out when fewer than BAR_MIN are free.
+const BAR_MAX = 40
+const BAR_MIN = 6
 
 function costReport(summary, groupBy, view) {
   const line = (key, c) => [
@@ -85,14 +110,8 @@ function costReport(summary, groupBy, view) {
     count(c.cachedTokens),
     usd(c.totalUsd),
   ]
-  const groups = Object.values(summary.breakdowns ?? {})
-  // Days read best in calendar order; every other grouping by spend, largest first.
-  groups.sort((a, b) =>
-    groupBy === 'day' ? a.key.localeCompare(b.key) : b.totalUsd - a.totalUsd || a.key.localeCompare(b.key),
-  )
-  // Untagged sessions, and usage without a recorded model, are grouped under the empty key.
-  const label = (key) => (key !== '' ? key : groupBy === 'tag' ? '(untagged)' : groupBy === 'model' ? '(no model)' : '(none)')
-  const rows = groups.map((g) => line(label(g.key), g))
+  const groups = costGroups(summary, groupBy)
+  const rows = groups.map((g) => line(groupLabel(g.key, groupBy), g))
   rows.push(line(view.paint('bold', 'TOTAL'), summary))
   const columns = [
     { head: groupBy ? GROUP_HEAD[groupBy] : '', flex: true, min: 5 },
@@ -103,21 +122,57 @@ function costReport(summary, groupBy, view) {
     { head: 'CACHED', align: 'right' },
     { head: 'COST', align: 'right' },
   ]
+  // A bar per group beside its cost, scaled to the largest, so a spike is seen at a glance.
+  const barWidth = Math.min(BAR_MAX, view.width - layout(columns, rows, Infinity).total - 2)
+  const largest = Math.max(0, ...groups.map((g) => g.totalUsd))
+  if (groupBy && groups.length && largest > 0 && barWidth >= BAR_MIN) {
+    columns.push({ head: '' })
+    groups.forEach((g, i) => rows[i].push(view.paint('cyan', bar(g.totalUsd / largest, barWidth))))
+    rows[rows.length - 1].push('')
+  }
   let out = table(columns, rows, view)
   // runCount only says more than sessionCount when agent-mux's run index recorded several runs.
   const runs = summary.runCount > summary.sessionCount ? ` (${plural(summary.runCount, 'run')})` : ''
   out += `${plural(summary.sessionCount, 'session')}${runs}, ${usd(summary.totalUsd)} in total\n`
-  // A group of sessions without a single token: the agent did not record usage (Cursor's stores do
-  // not), so its $0.00 means "unknown", not "free".
-  const blind = groups.filter((g) => g.sessionCount > 0 && g.totalUsd === 0 && tokens(g) === 0).map((g) => label(g.key))
-  if (blind.length) {
-    out += `note: no token counts were recorded for ${blind.join(', ')}, so $0.00 there means unknown, not free\n`
-  }
-  if (summary.unpricedModels?.length) {
-    out += `note: no price known for ${summary.unpricedModels.join(', ')}; their tokens count as $0\n`
-  }
   return out
 }
+
+const unique = (values) => [...new Set(values)]
+const WHERE = { day: 'on', model: 'with models', tag: 'with tags' }
+
+/**
+ * Notes under a cost report, one string each (unwrapped). `blind`: the matching sessions that
+ * recorded no token counts (Cursor's stores keep none), whose $0.00 means unknown, not free; the
+ * note names the groups holding them (every day, with --group-by day).
+ */
+function costNotes(summary, groupBy, blind) {
+  const notes = []
+  if (blind.length) {
+    const agents = unique(blind.map((s) => s.agent)).join(', ')
+    const keys =
+      groupBy === 'day'
+        ? unique(blind.map((s) => absoluteDate(s.createdAt).slice(0, 10))).sort()
+        : groupBy === 'model'
+          ? unique(blind.map((s) => groupLabel(s.model ?? '', 'model')))
+          : groupBy === 'tag'
+            ? unique(blind.flatMap((s) => (s.tags.length ? s.tags : [''])).map((t) => groupLabel(t, 'tag')))
+            : []
+    const where = keys.length ? ` ${WHERE[groupBy]} ${keys.join(', ')}` : ''
+    notes.push(
+      `note: no token counts were recorded for ${plural(blind.length, 'session')} (${agents})${where}, so $0.00 there means unknown, not free`,
+    )
+  }
+  if (summary.unpricedModels?.length) {
+    notes.push(`note: no price known for ${summary.unpricedModels.join(', ')}; their tokens count as $0`)
+  }
+  return notes
+}
+
+/** Notes for a terminal: each wrapped at word boundaries to `width`, continuation lines indented. */
+const wrappedNotes = (notes, width) => notes.map((n) => `${wrap(n, width, '      ')}\n`).join('')
+
+/** A session that recorded no token counts: its cost is unknown rather than zero. */
+const recordedNoTokens = (s) => !s.cost || (s.cost.totalUsd === 0 && tokens(s.cost) === 0)
 
 // What a diff row says about one message: its text, else its tool calls or tool result.
 function gist(message) {
@@ -159,10 +214,14 @@ function sessionDiff(diff, view) {
     }
     const colour = (text) => paint(colours[op.type], text)
     if (op.type === 'modification') {
-      // Two lines, A's text over B's, as a unified diff shows a changed line: side by side on one
-      // row, a long A would push B out of sight.
-      rows.push([colour(marks.modification), idx(op.indexA), '', op.messageA.role, paint('red', gist(op.messageA))])
-      rows.push(['', '', idx(op.indexB), op.messageB.role, paint('green', gist(op.messageB))])
+      // Two lines, A's text over B's, as a unified diff shows a changed line, with the changed
+      // words marked and both lines starting just before the first change: however long the
+      // message, the change is in sight.
+      const words = wordDiff(gist(op.messageA), gist(op.messageB))
+      const removed = paint.enabled ? (w) => paint('bold', paint('red', w)) : (w) => `[-${w}-]`
+      const added = paint.enabled ? (w) => paint('bold', paint('green', w)) : (w) => `{+${w}+}`
+      rows.push([colour(marks.modification), idx(op.indexA), '', op.messageA.role, sideLine(words.a, words.head, removed)])
+      rows.push(['', '', idx(op.indexB), op.messageB.role, sideLine(words.b, words.head, added)])
       continue
     }
     const message = op.messageB ?? op.messageA
@@ -186,4 +245,15 @@ function sessionDiff(diff, view) {
 const idx = (n) => (n === undefined || n === null ? '' : String(n))
 const unchangedRow = (op) => [' ', idx(op.indexA), idx(op.indexB), op.messageA?.role ?? '', gist(op.messageA)]
 
-module.exports = { sessionList, searchResults, costReport, sessionDiff }
+module.exports = {
+  sessionList,
+  searchResults,
+  costReport,
+  costGroups,
+  costNotes,
+  wrappedNotes,
+  recordedNoTokens,
+  sessionDiff,
+  gist,
+  quoted,
+}
