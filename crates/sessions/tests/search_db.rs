@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 use agent_mux_sessions::agents;
 use agent_mux_sessions::options::SearchQuery;
-use agent_mux_sessions::search::prefilter::Prefilter;
+use agent_mux_sessions::query::prefilter::Prefilter;
+use agent_mux_sessions::query::Query;
 use agent_mux_sessions::search::score::{analyse, Matcher};
-use agent_mux_sessions::search::Query;
 use rusqlite::Connection;
 use serde_json::{json, Value};
 use sqlite_fixtures::opencode::{add_message, add_project, add_session, ddl};

@@ -3,8 +3,8 @@
 //! hermes.md 4.2), grouped by session the way `session_search` does.
 use std::path::{Path, PathBuf};
 
-use agent_mux_sessions::search::hermes::{route, search_db, snippets, Route};
-use agent_mux_sessions::search::query::{sanitize, Query};
+use agent_mux_sessions::agents::hermes::search::{route, search_db, snippets, Route};
+use agent_mux_sessions::query::{parse::sanitize, Query};
 use rusqlite::Connection;
 
 fn ddl(version: &str) -> Option<String> {

@@ -16,7 +16,6 @@ pub mod gemini;
 pub mod hermes;
 pub mod omp;
 pub mod openclaw;
-pub mod openclaw_db;
 pub mod opencode;
 pub mod pi;
 pub mod pi_family;
@@ -116,7 +115,7 @@ pub trait Agent: Send + Sync {
         &self,
         _ctx: &Context,
         _source: &Source,
-        _filter: &crate::search::RawFilter,
+        _filter: &crate::query::RawFilter,
     ) -> Option<Result<Vec<Session>>> {
         None
     }
@@ -127,8 +126,8 @@ pub trait Agent: Send + Sync {
     fn native_search(
         &self,
         _ctx: &Context,
-        _query: &crate::search::Query,
-    ) -> Option<Result<Vec<crate::search::NativeHit>>> {
+        _query: &crate::query::Query,
+    ) -> Option<Result<Vec<crate::query::NativeHit>>> {
         None
     }
 
@@ -137,7 +136,7 @@ pub trait Agent: Send + Sync {
     fn native_snippets(
         &self,
         _ctx: &Context,
-        _query: &crate::search::Query,
+        _query: &crate::query::Query,
         rows: &[i64],
     ) -> Vec<Option<String>> {
         vec![None; rows.len()]

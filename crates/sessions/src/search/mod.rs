@@ -14,36 +14,13 @@ use crate::list;
 use crate::model::SessionSummary;
 use crate::options::{SearchQuery, SearchSort};
 
-pub mod caseless;
-pub mod hermes;
-pub mod prefilter;
-pub mod query;
-pub mod raw;
 pub mod scan;
 pub mod score;
-pub mod snippet;
-pub mod text;
 
 #[cfg(test)]
 mod tests;
 
-pub use query::Query;
-pub use raw::RawFilter;
-
-/// A session found by an agent's own search engine.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NativeHit {
-    /// The id to report first, then other ids of the same logical session (a compression
-    /// continuation's own id): the first one the agent lists is used.
-    pub session_ids: Vec<String>,
-    /// Higher is better, on the BM25 scale (so it normalises with the file engine's scores).
-    pub raw_score: f64,
-    pub match_count: u64,
-    pub snippet: Option<String>,
-    /// The best matching row, when its snippet is left to `Agent::native_snippets` (made only
-    /// for the results returned).
-    pub snippet_row: Option<i64>,
-}
+pub use crate::query::{NativeHit, Query, RawFilter};
 
 /// The agent that makes a natively found result's snippet, and the row it is made from.
 type SnippetFrom = (&'static dyn Agent, i64);

@@ -2,13 +2,13 @@
 //! cannot match is dropped without parsing; the others are parsed by their adapter and matched.
 use rayon::prelude::*;
 
-use super::prefilter::{Mask, Prefilter};
-use super::query::Query;
-use super::raw::RawFilter;
 use super::score::{analyse, Corpus, Matcher, Stats};
 use crate::agents::{Agent, Source};
 use crate::context::Context;
 use crate::model::SessionSummary;
+use crate::query::parse::Query;
+use crate::query::prefilter::{Mask, Prefilter};
+use crate::query::raw::RawFilter;
 use crate::read::page_cache::install_for;
 
 /// A matching session with its raw (unnormalised) score.

@@ -6,13 +6,13 @@ use serde_json::Value;
 use rayon::prelude::*;
 use std::collections::HashSet;
 
-use super::caseless::Caseless;
-use super::prefilter::Prefilter;
-use super::query::{Expr, Leaf, Query};
-use super::snippet;
+use crate::query::caseless::Caseless;
+use crate::query::parse::{Expr, Leaf, Query};
+use crate::query::prefilter::Prefilter;
+use crate::query::snippet;
 
-use super::text::{folds_differently, is_token_char, Folded};
 use crate::model::{Message, Session};
+use crate::query::text::{folds_differently, is_token_char, Folded};
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;

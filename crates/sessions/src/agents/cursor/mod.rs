@@ -323,7 +323,7 @@ impl Agent for Cursor {
         &self,
         _ctx: &Context,
         source: &Source,
-        filter: &crate::search::RawFilter,
+        filter: &crate::query::RawFilter,
     ) -> Option<Result<Vec<Session>>> {
         let (id, db, t) = resolve(&source.path);
         let db = db?;

@@ -16,6 +16,7 @@ use crate::read::sqlite::open_read_only;
 
 mod content;
 mod messages;
+pub mod search;
 mod summary;
 
 pub struct Hermes;
@@ -112,17 +113,17 @@ impl Agent for Hermes {
     fn native_search(
         &self,
         ctx: &Context,
-        query: &crate::search::Query,
-    ) -> Option<Result<Vec<crate::search::NativeHit>>> {
-        Some(crate::search::hermes::native_search(ctx, query))
+        query: &crate::query::Query,
+    ) -> Option<Result<Vec<crate::query::NativeHit>>> {
+        Some(search::native_search(ctx, query))
     }
 
     fn native_snippets(
         &self,
         ctx: &Context,
-        query: &crate::search::Query,
+        query: &crate::query::Query,
         rows: &[i64],
     ) -> Vec<Option<String>> {
-        crate::search::hermes::native_snippets(ctx, query, rows)
+        search::native_snippets(ctx, query, rows)
     }
 }

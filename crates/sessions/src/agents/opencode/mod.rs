@@ -129,7 +129,7 @@ impl Agent for OpenCode {
         &self,
         _ctx: &Context,
         source: &Source,
-        filter: &crate::search::RawFilter,
+        filter: &crate::query::RawFilter,
     ) -> Option<Result<Vec<Session>>> {
         if is_legacy(&source.path) {
             return None;

@@ -8,11 +8,11 @@ use rusqlite::{params_from_iter, Connection};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::query::{lex, Item, Query};
-use super::text::is_cjk;
-use super::{snippet, NativeHit};
 use crate::context::Context;
 use crate::error::{Error, Result};
+use crate::query::parse::{lex, Item, Query};
+use crate::query::text::is_cjk;
+use crate::query::{snippet, NativeHit};
 use crate::read::sqlite::{columns, has_table, open_read_only};
 
 /// Message hits read per search: sessions are formed from these (Hermes' discover reads 300).

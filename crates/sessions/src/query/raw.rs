@@ -4,8 +4,8 @@
 use std::cell::RefCell;
 use std::path::Path;
 
+use super::parse::Query;
 use super::prefilter::{Mask, Prefilter};
-use super::query::Query;
 
 pub struct RawFilter<'a> {
     pf: &'a Prefilter,
