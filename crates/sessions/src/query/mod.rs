@@ -3,6 +3,8 @@
 //! database adapter feeds its rows to (`raw`), snippets (`snippet`) and a hit an agent's own index
 //! found (`NativeHit`). It sits below `agents/`, so an agent can answer a search without
 //! importing the engine that runs it.
+use std::path::PathBuf;
+
 pub mod caseless;
 pub mod parse;
 pub mod prefilter;
@@ -23,7 +25,14 @@ pub struct NativeHit {
     pub raw_score: f64,
     pub match_count: u64,
     pub snippet: Option<String>,
-    /// The best matching row, when its snippet is left to `Agent::native_snippets` (made only
-    /// for the results returned).
-    pub snippet_row: Option<i64>,
+    /// The best matching row, when its snippet is left to `SearchSupport::native_snippets`
+    /// (made only for the results returned).
+    pub snippet_row: Option<StoreRow>,
+}
+
+/// A row of one of an agent's stores: the store's path and the row's id in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreRow {
+    pub store: PathBuf,
+    pub row: i64,
 }

@@ -47,7 +47,8 @@ fn file_mask(src: &Source, pf: &Prefilter) -> Option<Mask> {
 fn examine(ctx: &Context, a: &dyn Agent, src: &Source, m: &Matcher) -> Outcome {
     let (q, pf) = (m.query(), m.prefilter());
     let filter = RawFilter::new(pf, q);
-    let sessions = match a.load_matching(ctx, src, &filter) {
+    let support = a.search_support();
+    let sessions = match support.and_then(|s| s.load_matching(ctx, src, &filter)) {
         Some(Ok(v)) => v,
         Some(Err(_)) => return Outcome::Failed,
         None => {
@@ -56,8 +57,9 @@ fn examine(ctx: &Context, a: &dyn Agent, src: &Source, m: &Matcher) -> Outcome {
                 Some(_) => {}
                 None => return Outcome::Failed,
             }
-            let needless = |text: &str| m.needless(text);
-            let Ok(v) = a.load_for_search(ctx, src, &needless) else {
+            let needle_free = |text: &str| m.needle_free(text);
+            let read = support.and_then(|s| s.load_for_search(ctx, src, &needle_free));
+            let Ok(v) = read.unwrap_or_else(|| a.load_source(ctx, src)) else {
                 return Outcome::Failed;
             };
             v

@@ -12,10 +12,11 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 use crate::agents::pi_family;
-use crate::agents::{existing_dirs, Agent, Source};
+use crate::agents::{existing_dirs, Agent, SearchSupport, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{ModelUsage, Session, SessionSummary, Tokens};
+use crate::query::RawFilter;
 use crate::read::fs::{files, read_capped, subdirs};
 use crate::read::tree::TreeDoc;
 
@@ -270,13 +271,19 @@ impl Agent for OpenClaw {
         })
     }
 
+    fn search_support(&self) -> Option<&dyn SearchSupport> {
+        Some(self)
+    }
+}
+
+impl SearchSupport for OpenClaw {
     /// A database is searched session by session on its raw event text; files are left to the
     /// file engine.
     fn load_matching(
         &self,
         _ctx: &Context,
         source: &Source,
-        filter: &crate::query::RawFilter,
+        filter: &RawFilter,
     ) -> Option<Result<Vec<Session>>> {
         match kind(&source.path) {
             Kind::Database => Some(db::matching(&source.path, filter)),
