@@ -166,9 +166,7 @@ pub fn find(name: &str) -> Option<&'static dyn Agent> {
     AGENTS.iter().copied().find(|a| a.name() == name)
 }
 
-pub fn is_built_in(name: &str) -> bool {
-    find(name).is_some()
-}
+pub use crate::ids::is_built_in;
 
 /// Every existing directory among `candidates`, in their order and without repeats (several
 /// roots are normal: env override, current default, legacy location).
@@ -196,13 +194,7 @@ mod tests {
     #[test]
     fn registry_has_the_ten_agents_in_spec_order() {
         let names: Vec<_> = all().iter().map(|a| a.name()).collect();
-        assert_eq!(
-            names,
-            [
-                "claude", "codex", "gemini", "copilot", "cursor", "opencode", "pi", "omp",
-                "openclaw", "hermes"
-            ]
-        );
+        assert_eq!(names, crate::ids::AGENT_NAMES);
         assert!(is_built_in("hermes") && !is_built_in("Claude"));
     }
 }
