@@ -30,7 +30,7 @@ pub enum Mode {
     Summary,
     /// Messages as search reads them: no `raw`, and a call's output may be left to the tool
     /// message that carries it (search reads it once, there).
-    Messages,
+    MessagesWithoutRaw,
     /// Everything `get` returns, `raw` included.
     Full,
 }

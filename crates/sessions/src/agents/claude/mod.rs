@@ -52,7 +52,7 @@ impl Agent for Claude {
     }
 
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {
-        Ok(vec![load_path(&source.path, Mode::Messages)?])
+        Ok(vec![load_path(&source.path, Mode::MessagesWithoutRaw)?])
     }
 
     fn search_support(&self) -> Option<&dyn SearchSupport> {
