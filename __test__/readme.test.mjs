@@ -144,9 +144,9 @@ describe('README', () => {
       'Copilot CLI': ['copilot/mod.rs'],
       'Cursor (cursor-agent CLI)': ['cursor/mod.rs'],
       OpenCode: ['opencode/mod.rs'],
-      Pi: ['pi.rs'],
-      'omp (Oh My Pi)': ['omp.rs'],
-      OpenClaw: ['openclaw.rs'],
+      Pi: ['pi/mod.rs'],
+      'omp (Oh My Pi)': ['omp/mod.rs'],
+      OpenClaw: ['openclaw/mod.rs'],
       Hermes: ['hermes/mod.rs'],
     }
     const rows = section('Where sessions are read from')

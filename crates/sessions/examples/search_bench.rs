@@ -7,8 +7,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use agent_mux_sessions::query::{prefilter::Prefilter, Query};
 use agent_mux_sessions::read::fs::walk_files;
-use agent_mux_sessions::search::{prefilter::Prefilter, Query};
 
 const WORDS: &[&str] = &[
     "the",

@@ -1,5 +1,15 @@
 //! Unified session ids: `<agent>:<native id>` (spec section 5).
-use crate::agents::is_built_in;
+
+/// The built-in agents' names, in the spec's order (`BuiltInAgentName`). The registry in
+/// `agents` holds one adapter per name (a test holds them equal); this list sits at the bottom
+/// so ids and options can check a name without importing the adapters.
+pub const AGENT_NAMES: [&str; 10] = [
+    "claude", "codex", "gemini", "copilot", "cursor", "opencode", "pi", "omp", "openclaw", "hermes",
+];
+
+pub fn is_built_in(name: &str) -> bool {
+    AGENT_NAMES.contains(&name)
+}
 
 pub fn unified_id(agent: &str, native_id: &str) -> String {
     format!("{agent}:{native_id}")

@@ -13,6 +13,7 @@ pub mod js_order;
 pub mod list;
 pub mod model;
 pub mod options;
+pub mod query;
 pub mod read;
 pub mod search;
 

@@ -227,7 +227,7 @@ pub struct Message {
     #[serde(skip)]
     pub native_cost_usd: Option<f64>,
     /// Bytes of searchable text a search read left out of this message because no needle was
-    /// in them (`Agent::load_for_search`): they count in the session's length, never as a hit.
+    /// in them (`SearchSupport::load_for_search`): they count in the session's length, never as a hit.
     #[serde(skip)]
     pub elided: u64,
 }

@@ -325,7 +325,7 @@ pub fn client_options(v: &Value) -> Result<ClientOptions> {
         None | Some(Value::Null) => {}
         Some(Value::Object(dirs)) => {
             for (agent, dir) in dirs {
-                if !crate::agents::is_built_in(agent) {
+                if !crate::ids::is_built_in(agent) {
                     return Err(Error::validation(format!(
                         "sessionDirs: unknown agent '{agent}'"
                     )));

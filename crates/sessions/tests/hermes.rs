@@ -7,7 +7,7 @@ mod sqlite_fixtures;
 use std::path::Path;
 
 use agent_mux_sessions::model::{to_iso, Role};
-use agent_mux_sessions::options::ListOptions;
+use agent_mux_sessions::options::{ListOptions, SearchQuery};
 use agent_mux_sessions::{Client, ClientOptions, Env, ErrorCode, SessionSummary};
 use rusqlite::Connection;
 use serde_json::json;
@@ -528,6 +528,14 @@ fn profiles_each_have_their_own_database() {
         .get(env_for(dir.path()), "hermes", "20250401_100000_abcdef")
         .unwrap();
     assert_eq!(s.messages.len(), 1);
+    // Search asks every database list reads: a session only in a profile's is found, with the
+    // snippet its FTS5 row makes.
+    let mut q = SearchQuery::new("item");
+    q.agent = Some("hermes".into());
+    let found = common::client().search(env_for(dir.path()), &q).unwrap();
+    let ids: Vec<&str> = found.iter().map(|s| s.session_id.as_str()).collect();
+    assert_eq!(ids, ["20250401_100000_abcdef"]);
+    assert!(found[0].snippet.as_deref().unwrap().contains("item"));
 }
 
 #[test]
@@ -544,6 +552,11 @@ fn session_dirs_override_replaces_hermes_home() {
         .list(env_for(dir.path()), "hermes", &ListOptions::default())
         .unwrap();
     assert_eq!(v.len(), 5);
+    // Search reads the same databases as list, not HERMES_HOME's.
+    let mut q = SearchQuery::new("refresh");
+    q.agent = Some("hermes".into());
+    let found = client.search(env_for(dir.path()), &q).unwrap();
+    assert!(found.iter().any(|s| s.session_id == ROOT), "{found:?}");
 }
 
 #[test]

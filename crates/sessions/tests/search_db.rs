@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 use agent_mux_sessions::agents;
 use agent_mux_sessions::options::SearchQuery;
-use agent_mux_sessions::search::prefilter::Prefilter;
+use agent_mux_sessions::query::prefilter::Prefilter;
+use agent_mux_sessions::query::Query;
 use agent_mux_sessions::search::score::{analyse, Matcher};
-use agent_mux_sessions::search::Query;
 use rusqlite::Connection;
 use serde_json::{json, Value};
 use sqlite_fixtures::opencode::{add_message, add_project, add_session, ddl};
@@ -198,7 +198,7 @@ fn analysis_shortcuts_give_the_exhaustive_statistics() {
     assert!(matched >= 20, "only {matched} matches");
 }
 
-/// Search reads may leave needle-free text out (`Agent::load_for_search`, Claude's tool
+/// Search reads may leave needle-free text out (`SearchSupport::load_for_search`, Claude's tool
 /// outputs): statistics and snippets stay those of the exhaustive analysis of a full read, for
 /// every session of the demo home and the real Claude captures.
 #[test]
@@ -215,11 +215,15 @@ fn search_reads_that_leave_text_out_give_the_exhaustive_statistics() {
         let q = Query::parse(text).unwrap();
         let pf = Prefilter::new(&q);
         let (fast, reference) = (Matcher::new(&q, &pf), Matcher::exhaustive(&q, &pf));
-        let needless = |t: &str| fast.needless(t);
+        let needle_free = |t: &str| fast.needle_free(t);
         for a in agents::all() {
             for src in a.sources(&ctx) {
                 let full = a.load_source(&ctx, &src).unwrap_or_default();
-                let lean = a.load_for_search(&ctx, &src, &needless).unwrap_or_default();
+                let lean = a
+                    .search_support()
+                    .and_then(|s| s.load_for_search(&ctx, &src, &needle_free))
+                    .unwrap_or_else(|| a.load_source(&ctx, &src))
+                    .unwrap_or_default();
                 assert_eq!(full.len(), lean.len(), "{}", src.path.display());
                 for (f, l) in full.iter().zip(&lean) {
                     let want = analyse(&reference, f);

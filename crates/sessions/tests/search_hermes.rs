@@ -3,8 +3,8 @@
 //! hermes.md 4.2), grouped by session the way `session_search` does.
 use std::path::{Path, PathBuf};
 
-use agent_mux_sessions::search::hermes::{route, search_db, snippets, Route};
-use agent_mux_sessions::search::query::{sanitize, Query};
+use agent_mux_sessions::agents::hermes::search::{route, search_db, snippets, Route};
+use agent_mux_sessions::query::{parse::sanitize, Query};
 use rusqlite::Connection;
 
 fn ddl(version: &str) -> Option<String> {
@@ -408,7 +408,11 @@ fn hermes_results_by_hand() {
     // The snippet is made afterwards, only for results returned, from the best row.
     assert!(hits[0].snippet.is_none());
     let conn = Connection::open(&path).unwrap();
-    let row = hits[0].snippet_row.expect("an FTS hit names its best row");
+    let row = hits[0]
+        .snippet_row
+        .clone()
+        .expect("an FTS hit names its best row")
+        .row;
     let snippet = snippets(&conn, "refresh", &[row]).remove(0).unwrap();
     assert!(snippet.contains(">>>refresh<<<"), "{snippet}");
     // A query FTS5 rejects falls back to LIKE rather than failing.

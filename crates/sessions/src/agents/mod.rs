@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::context::Context;
 use crate::error::Result;
 use crate::model::{Session, SessionSummary};
+use crate::query::{NativeHit, Query, RawFilter, StoreRow};
 use crate::read::fs::{stamp, Stamp};
 
 pub mod claude;
@@ -16,7 +17,6 @@ pub mod gemini;
 pub mod hermes;
 pub mod omp;
 pub mod openclaw;
-pub mod openclaw_db;
 pub mod opencode;
 pub mod pi;
 pub mod pi_family;
@@ -30,7 +30,7 @@ pub enum Mode {
     Summary,
     /// Messages as search reads them: no `raw`, and a call's output may be left to the tool
     /// message that carries it (search reads it once, there).
-    Messages,
+    MessagesWithoutRaw,
     /// Everything `get` returns, `raw` included.
     Full,
 }
@@ -96,50 +96,50 @@ pub trait Agent: Send + Sync {
     /// be left out).
     fn load_source(&self, ctx: &Context, source: &Source) -> Result<Vec<Session>>;
 
+    /// The parts of search this agent answers itself. `None` (the default): the engine
+    /// prefilters the source's files and reads those that may match with `load_source`.
+    fn search_support(&self) -> Option<&dyn SearchSupport> {
+        None
+    }
+}
+
+/// What an agent may add to search; every part is optional and the engine falls back to its
+/// own file scan and `Agent::load_source` where a part answers `None`.
+pub trait SearchSupport: Sync {
     /// Search's read of a source the prefilter kept: `load_source`, except that a text for which
-    /// `needless` holds (no needle in it) may be left out of its message, its length added to
+    /// `needle_free` holds (no needle in it) may be left out of its message, its length added to
     /// `Message::elided` (so a 200 MB session's tool outputs are not all kept to be measured).
-    /// The default reads everything.
     fn load_for_search(
         &self,
-        ctx: &Context,
-        source: &Source,
-        _needless: &dyn Fn(&str) -> bool,
-    ) -> Result<Vec<Session>> {
-        self.load_source(ctx, source)
+        _ctx: &Context,
+        _source: &Source,
+        _needle_free: &dyn Fn(&str) -> bool,
+    ) -> Option<Result<Vec<Session>>> {
+        None
     }
 
     /// Search in a database: parse only the sessions of `source` whose raw text `filter` says
-    /// may match (streaming the text columns instead of building every session). `None` (the
-    /// default): the engine prefilters the source's files, then calls `load_source`.
+    /// may match (streaming the text columns instead of building every session). `None`: the
+    /// engine prefilters the source's files itself.
     fn load_matching(
         &self,
         _ctx: &Context,
         _source: &Source,
-        _filter: &crate::search::RawFilter,
+        _filter: &RawFilter,
     ) -> Option<Result<Vec<Session>>> {
         None
     }
 
     /// Search with the agent's own index instead of the generic file scan (Hermes: FTS5).
-    /// `None` (the default): no native search. `Some(Err)`: the store is unreadable and is
-    /// skipped. Hits name sessions by native id; the engine joins them to `summaries`.
-    fn native_search(
-        &self,
-        _ctx: &Context,
-        _query: &crate::search::Query,
-    ) -> Option<Result<Vec<crate::search::NativeHit>>> {
+    /// `None`: no native search. `Some(Err)`: the store is unreadable and is skipped. Hits name
+    /// sessions by native id; the engine joins them to `summaries`.
+    fn native_search(&self, _ctx: &Context, _query: &Query) -> Option<Result<Vec<NativeHit>>> {
         None
     }
 
     /// Snippets of natively found rows (`NativeHit::snippet_row`), one per row, made only for
     /// the results a search returns.
-    fn native_snippets(
-        &self,
-        _ctx: &Context,
-        _query: &crate::search::Query,
-        rows: &[i64],
-    ) -> Vec<Option<String>> {
+    fn native_snippets(&self, _query: &Query, rows: &[StoreRow]) -> Vec<Option<String>> {
         vec![None; rows.len()]
     }
 }
@@ -166,12 +166,10 @@ pub fn find(name: &str) -> Option<&'static dyn Agent> {
     AGENTS.iter().copied().find(|a| a.name() == name)
 }
 
-pub fn is_built_in(name: &str) -> bool {
-    find(name).is_some()
-}
+pub use crate::ids::is_built_in;
 
-/// The first existing directory among `candidates` (several roots are normal: env override,
-/// current default, legacy location).
+/// Every existing directory among `candidates`, in their order and without repeats (several
+/// roots are normal: env override, current default, legacy location).
 pub fn existing_dirs(candidates: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     for c in candidates {
@@ -196,13 +194,7 @@ mod tests {
     #[test]
     fn registry_has_the_ten_agents_in_spec_order() {
         let names: Vec<_> = all().iter().map(|a| a.name()).collect();
-        assert_eq!(
-            names,
-            [
-                "claude", "codex", "gemini", "copilot", "cursor", "opencode", "pi", "omp",
-                "openclaw", "hermes"
-            ]
-        );
+        assert_eq!(names, crate::ids::AGENT_NAMES);
         assert!(is_built_in("hermes") && !is_built_in("Claude"));
     }
 }

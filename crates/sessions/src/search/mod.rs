@@ -5,7 +5,10 @@
 //! - `raw`: the prefilter as database adapters use it, session by session.
 //! - `scan`: every candidate source of the file-based agents, in parallel.
 //! - `score`: matching one session, BM25-style scoring, snippets (`snippet`).
-//! - `hermes`: Hermes' own FTS5 search, reached through `Agent::native_search`.
+//!
+//! The query language, prefilter and snippets live in `crate::query`, below the agents, so an
+//! agent can answer part of a search itself (`Agent::search_support`: Hermes' FTS5, the
+//! databases' raw-text filter) without importing this engine.
 use std::collections::{HashMap, HashSet};
 
 use crate::agents::Agent;
@@ -14,39 +17,16 @@ use crate::list;
 use crate::model::SessionSummary;
 use crate::options::{SearchQuery, SearchSort};
 
-pub mod caseless;
-pub mod hermes;
-pub mod prefilter;
-pub mod query;
-pub mod raw;
 pub mod scan;
 pub mod score;
-pub mod snippet;
-pub mod text;
 
 #[cfg(test)]
 mod tests;
 
-pub use query::Query;
-pub use raw::RawFilter;
-
-/// A session found by an agent's own search engine.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NativeHit {
-    /// The id to report first, then other ids of the same logical session (a compression
-    /// continuation's own id): the first one the agent lists is used.
-    pub session_ids: Vec<String>,
-    /// Higher is better, on the BM25 scale (so it normalises with the file engine's scores).
-    pub raw_score: f64,
-    pub match_count: u64,
-    pub snippet: Option<String>,
-    /// The best matching row, when its snippet is left to `Agent::native_snippets` (made only
-    /// for the results returned).
-    pub snippet_row: Option<i64>,
-}
+pub use crate::query::{NativeHit, Query, RawFilter, StoreRow};
 
 /// The agent that makes a natively found result's snippet, and the row it is made from.
-type SnippetFrom = (&'static dyn Agent, i64);
+type SnippetFrom = (&'static dyn Agent, StoreRow);
 
 /// A result before normalisation: a summary (priced), its raw score, and the row whose snippet
 /// its agent makes if the result is returned.
@@ -83,7 +63,10 @@ pub fn run(
     let mut found: Vec<Found> = Vec::new();
     let mut scanned: Vec<&'static dyn Agent> = Vec::new();
     for &a in targets {
-        match a.native_search(ctx, &query) {
+        match a
+            .search_support()
+            .and_then(|s| s.native_search(ctx, &query))
+        {
             None => scanned.push(a),
             Some(Ok(hits)) => found.extend(join_native(a, hits, summaries_of, early)),
             // An unreadable store is skipped, as list skips it.
@@ -102,7 +85,7 @@ pub fn run(
     }
     found.retain(|f| list::matches(&f.summary, &q.filters));
     let found = finish(dedupe(found), q);
-    let mut out = with_native_snippets(ctx, &query, found);
+    let mut out = with_native_snippets(&query, found);
     if !price_early {
         price(&mut out);
     }
@@ -111,13 +94,12 @@ pub fn run(
 
 /// Fill in the snippets natively found results left to their agent, one call per agent.
 fn with_native_snippets(
-    ctx: &Context,
     query: &Query,
     found: Vec<(SessionSummary, Option<SnippetFrom>)>,
 ) -> Vec<SessionSummary> {
     let mut out: Vec<SessionSummary> = Vec::with_capacity(found.len());
     // Per agent: (result index, row) of each snippet it owes.
-    type Owed = Vec<(usize, i64)>;
+    type Owed = Vec<(usize, StoreRow)>;
     let mut pending: Vec<(&'static dyn Agent, Owed)> = Vec::new();
     for (i, (summary, from)) in found.into_iter().enumerate() {
         if let Some((a, row)) = from {
@@ -129,9 +111,12 @@ fn with_native_snippets(
         out.push(summary);
     }
     for (a, rows) in pending {
-        let ids: Vec<i64> = rows.iter().map(|r| r.1).collect();
-        for ((i, _), snippet) in rows.iter().zip(a.native_snippets(ctx, query, &ids)) {
-            out[*i].snippet = snippet;
+        let Some(support) = a.search_support() else {
+            continue;
+        };
+        let (at, rows): (Vec<usize>, Vec<StoreRow>) = rows.into_iter().unzip();
+        for (i, snippet) in at.into_iter().zip(support.native_snippets(query, &rows)) {
+            out[i].snippet = snippet;
         }
     }
     out

@@ -2,13 +2,13 @@
 //! cannot match is dropped without parsing; the others are parsed by their adapter and matched.
 use rayon::prelude::*;
 
-use super::prefilter::{Mask, Prefilter};
-use super::query::Query;
-use super::raw::RawFilter;
 use super::score::{analyse, Corpus, Matcher, Stats};
 use crate::agents::{Agent, Source};
 use crate::context::Context;
 use crate::model::SessionSummary;
+use crate::query::parse::Query;
+use crate::query::prefilter::{Mask, Prefilter};
+use crate::query::raw::RawFilter;
 use crate::read::page_cache::install_for;
 
 /// A matching session with its raw (unnormalised) score.
@@ -47,7 +47,8 @@ fn file_mask(src: &Source, pf: &Prefilter) -> Option<Mask> {
 fn examine(ctx: &Context, a: &dyn Agent, src: &Source, m: &Matcher) -> Outcome {
     let (q, pf) = (m.query(), m.prefilter());
     let filter = RawFilter::new(pf, q);
-    let sessions = match a.load_matching(ctx, src, &filter) {
+    let support = a.search_support();
+    let sessions = match support.and_then(|s| s.load_matching(ctx, src, &filter)) {
         Some(Ok(v)) => v,
         Some(Err(_)) => return Outcome::Failed,
         None => {
@@ -56,8 +57,9 @@ fn examine(ctx: &Context, a: &dyn Agent, src: &Source, m: &Matcher) -> Outcome {
                 Some(_) => {}
                 None => return Outcome::Failed,
             }
-            let needless = |text: &str| m.needless(text);
-            let Ok(v) = a.load_for_search(ctx, src, &needless) else {
+            let needle_free = |text: &str| m.needle_free(text);
+            let read = support.and_then(|s| s.load_for_search(ctx, src, &needle_free));
+            let Ok(v) = read.unwrap_or_else(|| a.load_source(ctx, src)) else {
                 return Outcome::Failed;
             };
             v

@@ -6,13 +6,13 @@ use serde_json::Value;
 use rayon::prelude::*;
 use std::collections::HashSet;
 
-use super::caseless::Caseless;
-use super::prefilter::Prefilter;
-use super::query::{Expr, Leaf, Query};
-use super::snippet;
+use crate::query::caseless::Caseless;
+use crate::query::parse::{Expr, Leaf, Query};
+use crate::query::prefilter::Prefilter;
+use crate::query::snippet;
 
-use super::text::{folds_differently, is_token_char, Folded};
 use crate::model::{Message, Session};
+use crate::query::text::{folds_differently, is_token_char, Folded};
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -247,7 +247,7 @@ impl<'a> Matcher<'a> {
     /// leaves it out)? When it holds no needle, no leaf occurs in it, and since needles are single
     /// tokens, neither does a phrase across it and the text beside it (adapters leave out a whole
     /// field, or the last part of one after a space). The reference analysis reads everything.
-    pub fn needless(&self, text: &str) -> bool {
+    pub fn needle_free(&self, text: &str) -> bool {
         self.shortcuts && self.pf.scan_bytes(text.as_bytes()) == 0
     }
 }
@@ -410,7 +410,7 @@ fn analyse_body(a: &Analysis, messages: &[Message]) -> Body {
     let mut body = Body {
         tf: vec![0; q.leaves.len()],
         adjacent: 0,
-        // Text the read left out (`Matcher::needless`) is measured, never matched.
+        // Text the read left out (`Matcher::needle_free`) is measured, never matched.
         length: messages.iter().map(|m| m.elided).sum(),
         best: None,
     };
@@ -420,7 +420,7 @@ fn analyse_body(a: &Analysis, messages: &[Message]) -> Body {
         // Direct matching is one pass and, without a hit, finds nothing to count. Otherwise
         // most fields hold no needle at all: nothing to fold or count there.
         let direct = a.m.direct.as_ref().and_then(|d| d.field(q, pf, text));
-        if direct.is_none() && a.m.needless(text) {
+        if direct.is_none() && a.m.needle_free(text) {
             return;
         }
         let folded = direct.is_none().then(|| Folded::new(text));

@@ -9,7 +9,7 @@
 //! reading them, so they are listed as sessions of their own (their messages marked as subagent).
 use std::path::{Path, PathBuf};
 
-use crate::agents::{existing_dirs, Agent, Mode, Source};
+use crate::agents::{existing_dirs, Agent, Mode, SearchSupport, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::ids::is_safe_native_id;
@@ -52,18 +52,24 @@ impl Agent for Claude {
     }
 
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {
-        Ok(vec![load_path(&source.path, Mode::Messages)?])
+        Ok(vec![load_path(&source.path, Mode::MessagesWithoutRaw)?])
     }
 
+    fn search_support(&self) -> Option<&dyn SearchSupport> {
+        Some(self)
+    }
+}
+
+impl SearchSupport for Claude {
     fn load_for_search(
         &self,
         _ctx: &Context,
         source: &Source,
-        needless: &dyn Fn(&str) -> bool,
-    ) -> Result<Vec<Session>> {
+        needle_free: &dyn Fn(&str) -> bool,
+    ) -> Option<Result<Vec<Session>>> {
         let path = &source.path;
-        let parsed = parse::read_for_search(path, &subagent_files(path), needless)?;
-        Ok(vec![parsed.into_session()])
+        let parsed = parse::read_for_search(path, &subagent_files(path), needle_free);
+        Some(parsed.map(|p| vec![p.into_session()]))
     }
 }
 

@@ -264,7 +264,7 @@ pub(super) struct Parsed {
 struct State<'a> {
     mode: Mode,
     /// Search reads: tool outputs this says hold no needle are left out (`Message::elided`).
-    needless: Option<&'a dyn Fn(&str) -> bool>,
+    needle_free: Option<&'a dyn Fn(&str) -> bool>,
     created: Option<Timestamp>,
     updated: Option<Timestamp>,
     cwd: Option<String>,
@@ -305,15 +305,15 @@ pub(super) fn read(path: &Path, subagents: &[std::path::PathBuf], mode: Mode) ->
     )
 }
 
-/// `Mode::Messages`, leaving out tool outputs for which `needless` holds.
+/// `Mode::MessagesWithoutRaw`, leaving out tool outputs for which `needle_free` holds.
 pub(super) fn read_for_search(
     path: &Path,
     subagents: &[std::path::PathBuf],
-    needless: &dyn Fn(&str) -> bool,
+    needle_free: &dyn Fn(&str) -> bool,
 ) -> Result<Parsed> {
     let st = State {
-        mode: Mode::Messages,
-        needless: Some(needless),
+        mode: Mode::MessagesWithoutRaw,
+        needle_free: Some(needle_free),
         ..Default::default()
     };
     read_with(path, subagents, st)
@@ -805,10 +805,10 @@ impl State<'_> {
     /// neither decoded nor kept. `None`: keep it (a needle may be in it, it is not a string, or
     /// its escapes are not counted exactly).
     fn left_out(&self, content: Option<&RawValue>) -> Option<u64> {
-        let needless = self.needless?;
+        let needle_free = self.needle_free?;
         let raw = content?.get();
         let len = crate::read::json_str::decoded_len(raw)?;
-        needless(raw).then_some(len as u64)
+        needle_free(raw).then_some(len as u64)
     }
 
     fn summary(&self, path: &Path, stem: &str, transcript: &Transcript) -> SessionSummary {

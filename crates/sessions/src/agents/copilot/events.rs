@@ -354,7 +354,7 @@ impl Builder {
 
     fn keep(&self, v: Value) -> Value {
         match self.mode {
-            Mode::Full | Mode::Messages => v,
+            Mode::Full | Mode::MessagesWithoutRaw => v,
             Mode::Summary => Value::Null,
         }
     }

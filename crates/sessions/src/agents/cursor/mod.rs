@@ -12,13 +12,14 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::agents::{existing_dirs, Agent, Source};
+use crate::agents::{existing_dirs, Agent, SearchSupport, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{
     from_epoch_guess, truncate_title, Message, Raw, Role, Session, SessionSummary, Timestamp,
     ToolResult,
 };
+use crate::query::RawFilter;
 use crate::read::fs::{files, read_capped, stamp, subdirs};
 
 mod store;
@@ -316,6 +317,12 @@ impl Agent for Cursor {
         Ok(vec![load_session(&id, db.as_deref(), t.as_deref())?])
     }
 
+    fn search_support(&self) -> Option<&dyn SearchSupport> {
+        Some(self)
+    }
+}
+
+impl SearchSupport for Cursor {
     /// A store.db is judged on its raw meta and blob text plus its side files (`meta.json`, the
     /// transcript; the `-wal` is read through SQLite) and built only when it may match. A
     /// transcript-only session is left to the file engine.
@@ -323,7 +330,7 @@ impl Agent for Cursor {
         &self,
         _ctx: &Context,
         source: &Source,
-        filter: &crate::search::RawFilter,
+        filter: &RawFilter,
     ) -> Option<Result<Vec<Session>>> {
         let (id, db, t) = resolve(&source.path);
         let db = db?;

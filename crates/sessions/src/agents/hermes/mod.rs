@@ -7,15 +7,17 @@
 //! a tokenizer we do not have.
 use std::path::{Path, PathBuf};
 
-use crate::agents::{existing_dirs, Agent, Source};
+use crate::agents::{existing_dirs, Agent, SearchSupport, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary};
+use crate::query::{NativeHit, Query, StoreRow};
 use crate::read::fs::subdirs;
 use crate::read::sqlite::open_read_only;
 
 mod content;
 mod messages;
+pub mod search;
 mod summary;
 
 pub struct Hermes;
@@ -108,21 +110,20 @@ impl Agent for Hermes {
         read_db(&source.path, None)
     }
 
-    /// Hermes' own FTS5 tables answer searches (three-path dispatch, lineage roots).
-    fn native_search(
-        &self,
-        ctx: &Context,
-        query: &crate::search::Query,
-    ) -> Option<Result<Vec<crate::search::NativeHit>>> {
-        Some(crate::search::hermes::native_search(ctx, query))
+    fn search_support(&self) -> Option<&dyn SearchSupport> {
+        Some(self)
+    }
+}
+
+/// Hermes' own FTS5 tables answer searches (three-path dispatch, lineage roots), over the same
+/// databases `sources` lists: the root's and every profile's.
+impl SearchSupport for Hermes {
+    fn native_search(&self, ctx: &Context, query: &Query) -> Option<Result<Vec<NativeHit>>> {
+        let dbs: Vec<PathBuf> = databases(ctx).into_iter().filter(|p| p.is_file()).collect();
+        Some(search::native_search(&dbs, query))
     }
 
-    fn native_snippets(
-        &self,
-        ctx: &Context,
-        query: &crate::search::Query,
-        rows: &[i64],
-    ) -> Vec<Option<String>> {
-        crate::search::hermes::native_snippets(ctx, query, rows)
+    fn native_snippets(&self, query: &Query, rows: &[StoreRow]) -> Vec<Option<String>> {
+        search::native_snippets(query, rows)
     }
 }

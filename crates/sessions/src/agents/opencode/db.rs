@@ -224,7 +224,7 @@ fn messages(conn: &Connection, session_id: &str) -> rusqlite::Result<(Vec<Messag
 /// miss "CAFÉ" for "café".
 pub fn matching(
     conn: &Connection,
-    filter: &crate::search::RawFilter,
+    filter: &crate::query::RawFilter,
 ) -> rusqlite::Result<Vec<Session>> {
     let mut masks: HashMap<String, u64> = HashMap::new();
     // Sessions come from the session table; rows of other ids belong to nothing listed.

@@ -3,10 +3,11 @@
 //! Sub-agent sessions are sessions of their own whose `parent_id` becomes `forkedFrom`.
 use std::path::{Path, PathBuf};
 
-use crate::agents::{existing_dirs, Agent, Source};
+use crate::agents::{existing_dirs, Agent, SearchSupport, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary};
+use crate::query::RawFilter;
 use crate::read::fs::files;
 use crate::read::sqlite::open_read_only;
 
@@ -123,13 +124,19 @@ impl Agent for OpenCode {
         db::sessions(&conn, None).map_err(|e| Error::parse(source.path.display(), e))
     }
 
+    fn search_support(&self) -> Option<&dyn SearchSupport> {
+        Some(self)
+    }
+}
+
+impl SearchSupport for OpenCode {
     /// A database is searched session by session on its raw text; legacy JSON files are left to
     /// the file engine (with their message and part files as side files).
     fn load_matching(
         &self,
         _ctx: &Context,
         source: &Source,
-        filter: &crate::search::RawFilter,
+        filter: &RawFilter,
     ) -> Option<Result<Vec<Session>>> {
         if is_legacy(&source.path) {
             return None;

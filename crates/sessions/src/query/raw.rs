@@ -1,11 +1,11 @@
-//! The prefilter as adapters of databases use it (`Agent::load_matching`): they feed the raw text
+//! The prefilter as adapters of databases use it (`SearchSupport::load_matching`): they feed the raw text
 //! of each session's rows and build only the sessions that may match. Sessions dropped here are
 //! still counted, with the needles they held, in the corpus statistics that rank the others.
 use std::cell::RefCell;
 use std::path::Path;
 
+use super::parse::Query;
 use super::prefilter::{Mask, Prefilter};
-use super::query::Query;
 
 pub struct RawFilter<'a> {
     pf: &'a Prefilter,

@@ -8,37 +8,23 @@ use rusqlite::{params_from_iter, Connection};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::query::{lex, Item, Query};
-use super::text::is_cjk;
-use super::{snippet, NativeHit};
-use crate::context::Context;
 use crate::error::{Error, Result};
+use crate::query::parse::{lex, Item, Query};
+use crate::query::text::is_cjk;
+use crate::query::{snippet, NativeHit, StoreRow};
 use crate::read::sqlite::{columns, has_table, open_read_only};
 
 /// Message hits read per search: sessions are formed from these (Hermes' discover reads 300).
 pub const MESSAGE_LIMIT: usize = 2000;
 
-/// `<sessionDirs.hermes>/state.db`, else `$HERMES_HOME/state.db`, else `~/.hermes/state.db`.
-pub fn db_path(ctx: &Context) -> Option<PathBuf> {
-    if let Some(dir) = ctx.session_dir("hermes") {
-        return Some(if dir.is_file() {
-            dir
-        } else {
-            dir.join("state.db")
-        });
-    }
-    ctx.env
-        .path_var("HERMES_HOME")
-        .or_else(|| ctx.env.home_join(".hermes"))
-        .map(|h| h.join("state.db"))
-}
-
-/// The agent's native search: no database is no results.
-pub fn native_search(ctx: &Context, q: &Query) -> Result<Vec<NativeHit>> {
-    match db_path(ctx) {
-        Some(p) if p.is_file() => search_db(&p, q, MESSAGE_LIMIT),
-        _ => Ok(Vec::new()),
-    }
+/// The agent's native search over `dbs` (each searched on its own, hits kept together); a
+/// database that cannot be read is skipped, as `list` skips it.
+pub fn native_search(dbs: &[PathBuf], q: &Query) -> Result<Vec<NativeHit>> {
+    Ok(dbs
+        .iter()
+        .filter_map(|db| search_db(db, q, MESSAGE_LIMIT).ok())
+        .flatten()
+        .collect())
 }
 
 /// Which of Hermes' three paths a sanitised query takes.
@@ -105,7 +91,7 @@ pub fn search_db(path: &Path, q: &Query, limit: usize) -> Result<Vec<NativeHit>>
     let conn = open_read_only(path)?;
     let (hits, table) =
         message_hits(&conn, &q.sanitized, limit).map_err(|e| Error::parse(path.display(), e))?;
-    Ok(group(&conn, hits, table.is_some()))
+    Ok(group(&conn, hits, table.is_some().then_some(path)))
 }
 
 /// Hermes' `search_messages` rows for a sanitised query (and which FTS table answered, if any).
@@ -316,8 +302,9 @@ fn lineage_root(parents: &HashMap<String, String>, id: &str) -> String {
     current.to_string()
 }
 
-/// Group message hits by lineage root, in the order of each root's first (best) hit.
-fn group(conn: &Connection, hits: Vec<MessageHit>, fts: bool) -> Vec<NativeHit> {
+/// Group message hits by lineage root, in the order of each root's first (best) hit. `fts`: the
+/// database an FTS table answered in (its rows' snippets are made later).
+fn group(conn: &Connection, hits: Vec<MessageHit>, fts: Option<&Path>) -> Vec<NativeHit> {
     let parents = compression_parents(conn);
     let mut order: HashMap<String, usize> = HashMap::new();
     let mut out: Vec<NativeHit> = Vec::new();
@@ -350,7 +337,10 @@ fn group(conn: &Connection, hits: Vec<MessageHit>, fts: bool) -> Vec<NativeHit> 
                     match_count: 1,
                     snippet: h.snippet.map(|s| snippet::make(&s, &[])),
                     // FTS5 makes the snippet of the best row, later, if the result is returned.
-                    snippet_row: fts.then_some(h.id),
+                    snippet_row: fts.map(|db| StoreRow {
+                        store: db.to_path_buf(),
+                        row: h.id,
+                    }),
                 });
             }
         }
@@ -358,16 +348,24 @@ fn group(conn: &Connection, hits: Vec<MessageHit>, fts: bool) -> Vec<NativeHit> 
     out
 }
 
-/// The agent's snippets for rows its search found (FTS5's `snippet`, re-cut to our limit).
-pub fn native_snippets(ctx: &Context, q: &Query, rows: &[i64]) -> Vec<Option<String>> {
-    let none = || vec![None; rows.len()];
-    let Some(path) = db_path(ctx) else {
-        return none();
-    };
-    match open_read_only(&path) {
-        Ok(conn) => snippets(&conn, &q.sanitized, rows),
-        Err(_) => none(),
+/// The agent's snippets for rows its search found (FTS5's `snippet`, re-cut to our limit): each
+/// database is opened once for the rows found in it.
+pub fn native_snippets(q: &Query, rows: &[StoreRow]) -> Vec<Option<String>> {
+    let mut out = vec![None; rows.len()];
+    let mut dbs: Vec<&Path> = rows.iter().map(|r| r.store.as_path()).collect();
+    dbs.sort();
+    dbs.dedup();
+    for db in dbs {
+        let Ok(conn) = open_read_only(db) else {
+            continue;
+        };
+        let at: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].store == db).collect();
+        let ids: Vec<i64> = at.iter().map(|&i| rows[i].row).collect();
+        for (i, s) in at.into_iter().zip(snippets(&conn, &q.sanitized, &ids)) {
+            out[i] = s;
+        }
     }
+    out
 }
 
 /// FTS5 snippets of `rows` for a sanitised query (`None` where there is none): one statement,

@@ -1,6 +1,6 @@
 //! OpenClaw sessions. Three layouts, all read:
 //! - 2026.9+: one SQLite database per agent, `<state>/agents/<agentId>/agent/openclaw-agent.sqlite`
-//!   (`openclaw_db`);
+//!   (`db`);
 //! - up to 2026.4: `<state>/agents/<agentId>/sessions/<sessionId>.jsonl` (Pi's tree format) with a
 //!   `sessions.json` index beside it; `*.trajectory.jsonl` files there are runtime telemetry;
 //! - the spec's layout, last: `<state>/sessions/<channel>/<sessionId>.json(l)`.
@@ -11,14 +11,16 @@
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
-use crate::agents::openclaw_db;
 use crate::agents::pi_family;
-use crate::agents::{existing_dirs, Agent, Source};
+use crate::agents::{existing_dirs, Agent, SearchSupport, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{ModelUsage, Session, SessionSummary, Tokens};
+use crate::query::RawFilter;
 use crate::read::fs::{files, read_capped, subdirs};
 use crate::read::tree::TreeDoc;
+
+mod db;
 
 pub struct OpenClaw;
 
@@ -231,7 +233,7 @@ impl Agent for OpenClaw {
 
     fn summaries(&self, _ctx: &Context, source: &Source) -> Result<Vec<SessionSummary>> {
         Ok(match kind(&source.path) {
-            Kind::Database => openclaw_db::summaries(&source.path)?,
+            Kind::Database => db::summaries(&source.path)?,
             Kind::Transcript => vec![read_transcript(&source.path, false)?.summary],
             Kind::Spec => vec![read_spec_file(&source.path, false)?.summary],
         })
@@ -241,7 +243,7 @@ impl Agent for OpenClaw {
         let states = state_dirs(ctx);
         let mut db_error = None;
         for db in databases(&states) {
-            match openclaw_db::load(&db, session_id) {
+            match db::load(&db, session_id) {
                 Ok(Some(s)) => return Ok(s),
                 Ok(None) => {}
                 Err(e) => db_error = Some(e),
@@ -263,22 +265,28 @@ impl Agent for OpenClaw {
 
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {
         Ok(match kind(&source.path) {
-            Kind::Database => openclaw_db::load_all(&source.path)?,
+            Kind::Database => db::load_all(&source.path)?,
             Kind::Transcript => vec![read_transcript(&source.path, true)?],
             Kind::Spec => vec![read_spec_file(&source.path, true)?],
         })
     }
 
+    fn search_support(&self) -> Option<&dyn SearchSupport> {
+        Some(self)
+    }
+}
+
+impl SearchSupport for OpenClaw {
     /// A database is searched session by session on its raw event text; files are left to the
     /// file engine.
     fn load_matching(
         &self,
         _ctx: &Context,
         source: &Source,
-        filter: &crate::search::RawFilter,
+        filter: &RawFilter,
     ) -> Option<Result<Vec<Session>>> {
         match kind(&source.path) {
-            Kind::Database => Some(openclaw_db::matching(&source.path, filter)),
+            Kind::Database => Some(db::matching(&source.path, filter)),
             _ => None,
         }
     }

@@ -13,7 +13,7 @@
 use std::io::Read;
 
 use super::caseless::Caseless;
-use super::query::{Leaf, Query};
+use super::parse::{Leaf, Query};
 use super::text::{fold_char_into, folds_differently, is_cjk};
 
 /// Which needles were seen, one bit each.
