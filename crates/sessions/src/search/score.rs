@@ -86,14 +86,6 @@ pub struct Stats {
 }
 
 impl Stats {
-    /// Empty statistics for a query of `leaves` leaves.
-    pub fn new(leaves: usize) -> Stats {
-        Stats {
-            tf: vec![[0; FIELDS]; leaves],
-            ..Default::default()
-        }
-    }
-
     pub fn has(&self, leaf: usize) -> bool {
         self.tf[leaf].iter().any(|&n| n > 0)
     }
