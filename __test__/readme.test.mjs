@@ -22,7 +22,8 @@ const VARIABLES = [...envSource.slice(envSource.indexOf('VARIABLES'), envSource.
 function demoEnv(extra = {}) {
   const env = { ...process.env, TZ: 'UTC' }
   for (const name of [...VARIABLES, 'NO_COLOR', 'FORCE_COLOR', 'COLUMNS']) if (name !== 'TZ') delete env[name]
-  return { ...env, HOME: demoHome, ...extra }
+  // Search ranks newer sessions up: the README shows the demo home as seen on this day.
+  return { ...env, HOME: demoHome, AGENT_MUX_NOW: '2026-11-23T00:00:00Z', ...extra }
 }
 
 function node(args, env) {

@@ -4,11 +4,14 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::model::{parse_time_str, Timestamp};
+
 /// Every variable any agent reads. Kept in one place so the snapshot is complete.
 pub const VARIABLES: &[&str] = &[
     "HOME",
     "USERPROFILE",
     "AGENT_MUX_CONFIG_DIR",
+    "AGENT_MUX_NOW",
     "CLAUDE_CONFIG_DIR",
     "CODEX_HOME",
     "GEMINI_CLI_HOME",
@@ -31,6 +34,10 @@ pub const VARIABLES: &[&str] = &[
 #[derive(Debug, Clone, Default)]
 pub struct Env {
     vars: BTreeMap<String, String>,
+    /// The time of the call, for search's recency decay: `AGENT_MUX_NOW` (ISO 8601) when set,
+    /// else the clock. Snapshots built from explicit pairs have none unless pinned (`at`), so
+    /// tests never depend on the wall clock.
+    now: Option<Timestamp>,
 }
 
 impl Env {
@@ -40,7 +47,9 @@ impl Env {
             .iter()
             .filter_map(|k| std::env::var(k).ok().map(|v| (k.to_string(), v)))
             .collect();
-        Env { vars }
+        let env = Env { vars, now: None };
+        let now = env.var("AGENT_MUX_NOW").and_then(parse_time_str);
+        env.at(now.unwrap_or_else(chrono::Utc::now))
     }
 
     /// Build a snapshot from explicit pairs (tests, benchmarks).
@@ -50,7 +59,19 @@ impl Env {
                 .into_iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
+            now: None,
         }
+    }
+
+    /// The same snapshot with its time pinned to `now`.
+    pub fn at(mut self, now: Timestamp) -> Self {
+        self.now = Some(now);
+        self
+    }
+
+    /// When the call was made (`None`: not known, see `now`'s field).
+    pub fn now(&self) -> Option<Timestamp> {
+        self.now
     }
 
     /// A snapshot whose home is `home` and that has no overrides.

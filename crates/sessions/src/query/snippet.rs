@@ -8,10 +8,18 @@ const ELLIPSIS: &str = "...";
 
 /// `hits`: byte ranges of `text`, sorted and not overlapping. Whitespace runs become one space.
 pub fn make(text: &str, hits: &[(usize, usize)]) -> String {
-    let Some(&(first, _)) = hits.first() else {
+    let from = hits.first().map_or(0, |h| h.0);
+    make_from(text, hits, from)
+}
+
+/// `make`, the passage shown starting shortly before `from` (where the densest window of hits
+/// starts) rather than before the first hit.
+pub fn make_from(text: &str, hits: &[(usize, usize)], from: usize) -> String {
+    if hits.is_empty() {
         return cut_plain(text);
-    };
-    // Start up to LEAD characters before the first hit, at a word start when one is near.
+    }
+    let first = from.min(text.len());
+    // Start up to LEAD characters before the window, at a word start when one is near.
     let start_at = text[..first].char_indices().rev().take(LEAD).last();
     let mut start = start_at.map(|(i, _)| i).unwrap_or(first);
     if start > 0 {

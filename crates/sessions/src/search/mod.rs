@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use crate::agents::Agent;
 use crate::context::Context;
 use crate::list;
-use crate::model::SessionSummary;
+use crate::model::{SessionSummary, Timestamp};
 use crate::options::{SearchQuery, SearchSort};
 
 pub mod scan;
@@ -28,11 +28,12 @@ pub use crate::query::{NativeHit, Query, RawFilter, StoreRow};
 /// The agent that makes a natively found result's snippet, and the row it is made from.
 type SnippetFrom = (&'static dyn Agent, StoreRow);
 
-/// A result before normalisation: a summary (priced), its raw score, and the row whose snippet
-/// its agent makes if the result is returned.
+/// A result before normalisation: a summary (priced), its raw text score, how many of the
+/// query's terms it holds, and the row whose snippet its agent makes if the result is returned.
 struct Found {
     summary: SessionSummary,
     raw: f64,
+    terms: usize,
     snippet_from: Option<SnippetFrom>,
 }
 
@@ -60,6 +61,7 @@ pub fn run(
         q.sort == SearchSort::Cost || q.filters.tags.as_ref().is_some_and(|t| !t.is_empty());
     let no_price = |_: &mut [SessionSummary]| {};
     let early: &dyn Fn(&mut [SessionSummary]) = if price_early { price } else { &no_price };
+    let terms = query.positive.iter().filter(|&&p| p).count();
     let mut found: Vec<Found> = Vec::new();
     let mut scanned: Vec<&'static dyn Agent> = Vec::new();
     for &a in targets {
@@ -68,7 +70,8 @@ pub fn run(
             .and_then(|s| s.native_search(ctx, &query))
         {
             None => scanned.push(a),
-            Some(Ok(hits)) => found.extend(join_native(a, hits, summaries_of, early)),
+            // A native engine reports no coverage: its hits count as holding every term.
+            Some(Ok(hits)) => found.extend(join_native(a, hits, summaries_of, early, terms)),
             // An unreadable store is skipped, as list skips it.
             Some(Err(_)) => {}
         }
@@ -80,11 +83,12 @@ pub fn run(
         found.push(Found {
             summary: s,
             raw: h.raw,
+            terms: h.terms,
             snippet_from: None,
         });
     }
     found.retain(|f| list::matches(&f.summary, &q.filters));
-    let found = finish(dedupe(found), q);
+    let found = finish(dedupe(found), q, ctx.env.now());
     let mut out = with_native_snippets(&query, found);
     if !price_early {
         price(&mut out);
@@ -127,6 +131,7 @@ fn join_native(
     hits: Vec<NativeHit>,
     summaries_of: &SummariesOf,
     price: &dyn Fn(&mut [SessionSummary]),
+    terms: usize,
 ) -> Vec<Found> {
     if hits.is_empty() {
         return Vec::new();
@@ -148,6 +153,7 @@ fn join_native(
             Some(Found {
                 summary,
                 raw: h.raw_score,
+                terms,
                 snippet_from: h.snippet_row.map(|row| (a, row)),
             })
         })
@@ -167,14 +173,38 @@ fn dedupe(mut v: Vec<Found>) -> Vec<Found> {
     v
 }
 
-/// Normalise scores to 0..1 (the best result is 1), sort, cut.
-fn finish(found: Vec<Found>, q: &SearchQuery) -> Vec<(SessionSummary, Option<SnippetFrom>)> {
-    let max = found.iter().map(|f| f.raw).fold(0.0_f64, f64::max);
+/// Rank and cut. A result's relevance: coverage first (more of the query's terms), then its
+/// text score times its recency at `now` (when not known: the newest result's time), scaled so
+/// the best result is 1. Coverage tiers stack: a result holding `t` terms scores within
+/// (t - 1, t], so any result with more terms ranks above every result with fewer.
+fn finish(
+    found: Vec<Found>,
+    q: &SearchQuery,
+    now: Option<Timestamp>,
+) -> Vec<(SessionSummary, Option<SnippetFrom>)> {
+    let Some(now) = now.or_else(|| found.iter().map(|f| f.summary.updated_at).max()) else {
+        return Vec::new();
+    };
+    let weighted: Vec<f64> = found
+        .iter()
+        .map(|f| f.raw * score::recency(f.summary.updated_at, now))
+        .collect();
+    let max = weighted.iter().copied().fold(0.0_f64, f64::max);
+    let tiered: Vec<f64> = found
+        .iter()
+        .zip(&weighted)
+        .map(|(f, w)| {
+            let within = if max > 0.0 { w / max } else { 1.0 };
+            f.terms.max(1) as f64 - 1.0 + within
+        })
+        .collect();
+    let top = tiered.iter().copied().fold(0.0_f64, f64::max);
     let mut out: Vec<(SessionSummary, Option<SnippetFrom>)> = found
         .into_iter()
-        .map(|f| {
+        .zip(tiered)
+        .map(|(f, t)| {
             let mut s = f.summary;
-            let score = if max > 0.0 { f.raw / max } else { 1.0 };
+            let score = if top > 0.0 { t / top } else { 1.0 };
             // Rounded so equal scores compare equal whatever the summation order.
             s.relevance_score = Some((score * 1e9).round() / 1e9);
             (s, f.snippet_from)

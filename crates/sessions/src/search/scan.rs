@@ -11,10 +11,12 @@ use crate::query::prefilter::{Mask, Prefilter};
 use crate::query::raw::RawFilter;
 use crate::read::page_cache::install_for;
 
-/// A matching session with its raw (unnormalised) score.
+/// A matching session with its raw (unnormalised) text score and how many of the query's
+/// terms it holds (`Stats::terms`).
 pub struct FileHit {
     pub summary: SessionSummary,
     pub raw: f64,
+    pub terms: usize,
 }
 
 enum Outcome {
@@ -116,12 +118,7 @@ pub fn scan(ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<File
             Outcome::Dropped(_) => {}
             Outcome::Parsed(v, _) => {
                 for (st, _) in v {
-                    corpus.docs += 1;
-                    corpus.measured += 1;
-                    corpus.total_length += st.length;
-                    for l in 0..q.leaves.len() {
-                        corpus.df[l] += st.has(l) as u64;
-                    }
+                    corpus.add(st);
                 }
             }
             Outcome::Failed => {}
@@ -136,6 +133,7 @@ pub fn scan(ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<File
                     summary.snippet = st.snippet.clone();
                     hits.push(FileHit {
                         raw: corpus.score(q, &st),
+                        terms: st.terms(q),
                         summary,
                     });
                 }

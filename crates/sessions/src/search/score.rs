@@ -1,6 +1,8 @@
-//! Matching a query against one session and scoring it. One function for every agent: BM25 term
-//! saturation and inverse document frequency over the whole search, title hits weighted up,
-//! phrases weighted by their length, an implicit-AND query's words found side by side rewarded.
+//! Matching a query against one session and scoring it. One function for every agent (and for
+//! the index, which keeps `Stats` per session): BM25 term saturation and inverse document
+//! frequency over the whole search, computed per field and weighted by where the hit is
+//! (`Field`), phrases weighted by their length, an implicit-AND query's words found side by side
+//! rewarded. The engine then blends in recency (`recency`) and ranks by coverage (`Stats::terms`).
 use serde_json::Value;
 
 use rayon::prelude::*;
@@ -11,43 +13,111 @@ use crate::query::parse::{Expr, Leaf, Query};
 use crate::query::prefilter::Prefilter;
 use crate::query::snippet;
 
-use crate::model::{Message, Session};
+use crate::model::{Message, Role, Session, Timestamp};
 use crate::query::text::{folds_differently, is_token_char, Folded};
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
-const TITLE_WEIGHT: f64 = 3.0;
 const ADJACENT_BONUS: f64 = 0.5;
 
-/// What one session holds for the query, before corpus statistics are known.
+/// Where a text sits in a session. A hit weighs by its field, and term frequency saturates per
+/// field, so a log that repeats a word a thousand times counts for less than a conversation
+/// about it. Earlier fields are also preferred for snippets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Field {
+    Title,
+    /// What the user typed and the assistant wrote.
+    Conversation,
+    /// The model's thinking, and system or injected text.
+    Thinking,
+    /// Tool names and inputs (commands, file paths, edits).
+    ToolInput,
+    /// Tool outputs (logs, file contents, command output).
+    ToolOutput,
+}
+
+pub const FIELDS: usize = 5;
+
+impl Field {
+    pub const ALL: [Field; FIELDS] = [
+        Field::Title,
+        Field::Conversation,
+        Field::Thinking,
+        Field::ToolInput,
+        Field::ToolOutput,
+    ];
+
+    /// The weight of a fully saturated hit here, relative to the conversation's (README, search).
+    pub fn weight(self) -> f64 {
+        match self {
+            Field::Title => 3.0,
+            Field::Conversation => 1.0,
+            Field::Thinking => 0.5,
+            Field::ToolInput => 0.3,
+            Field::ToolOutput => 0.2,
+        }
+    }
+
+    /// The field of a message's `content`.
+    fn of_content(role: Role) -> Field {
+        match role {
+            Role::User | Role::Assistant => Field::Conversation,
+            Role::System => Field::Thinking,
+            Role::Tool => Field::ToolOutput,
+        }
+    }
+}
+
+/// Occurrences of one leaf, per field (indexed by `Field as usize`).
+pub type FieldCounts = [u32; FIELDS];
+
+/// What one session holds for the query, before corpus statistics are known. Everything here
+/// comes from the session model, so the index can keep it and score again.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Stats {
-    /// Occurrences per leaf in the body and in the title.
-    pub body_tf: Vec<u32>,
-    pub title_tf: Vec<u32>,
+    /// Occurrences per leaf, per field.
+    pub tf: Vec<FieldCounts>,
     /// Occurrences of an implicit-AND query's words side by side, in order.
     pub adjacent_tf: u32,
-    /// Bytes of searchable text in the session (document length). Bytes rather than tokens:
-    /// CJK text forms no word tokens but is as much text.
-    pub length: u64,
+    /// Bytes of searchable text per field (field lengths). Bytes rather than tokens: CJK text
+    /// forms no word tokens but is as much text.
+    pub lengths: [u64; FIELDS],
     pub snippet: Option<String>,
 }
 
 impl Stats {
     pub fn has(&self, leaf: usize) -> bool {
-        self.body_tf[leaf] > 0 || self.title_tf[leaf] > 0
+        self.tf[leaf].iter().any(|&n| n > 0)
     }
 
     pub fn matches(&self, q: &Query) -> bool {
         q.eval(&|l| self.has(l))
     }
 
-    /// Hits of the leaves that count (NOT-ed ones do not).
+    /// Occurrences of `leaf` in every field.
+    fn occurrences(&self, leaf: usize) -> u64 {
+        self.tf[leaf].iter().map(|&n| n as u64).sum()
+    }
+
+    /// Hits of the leaves that count (NOT-ed ones do not); each occurrence once.
     pub fn match_count(&self, q: &Query) -> u64 {
         (0..q.leaves.len())
             .filter(|&l| q.positive[l])
-            .map(|l| (self.body_tf[l] + self.title_tf[l]) as u64)
+            .map(|l| self.occurrences(l))
             .sum()
+    }
+
+    /// Coverage: how many of the leaves that count occur (`a OR b OR c` finding all three ranks
+    /// above finding one, whatever the frequencies).
+    pub fn terms(&self, q: &Query) -> usize {
+        (0..q.leaves.len())
+            .filter(|&l| q.positive[l] && self.has(l))
+            .count()
+    }
+
+    /// Bytes of searchable text in the session.
+    pub fn length(&self) -> u64 {
+        self.lengths.iter().sum()
     }
 }
 
@@ -111,40 +181,56 @@ fn occurrences(leaf: &Leaf, f: &Folded) -> Vec<(usize, usize)> {
     }
 }
 
-/// Every searchable text of a session after its title, in order: message content, thinking,
-/// tool names, inputs and outputs. A call's output that a tool message of the session also
-/// carries (`answered`) is read once, there. Tool texts are assembled in `scratch`.
+/// How a text relates to the one read before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Copy {
+    /// A text of its own.
+    New,
+    /// Another rendering of the previous text (a tool message's output, whose content the
+    /// agent also filled with it): only what it holds beyond that text counts.
+    OfPrevious,
+}
+
+/// Every searchable text of a session after its title, in order, with its field: message
+/// content, thinking, tool names and inputs, outputs. Each text is read once: a call's output
+/// that a tool message of the session also carries (`answered`) is read there, and a tool
+/// message's output is read as a copy of its content. Tool texts are assembled in `scratch`.
 fn for_each_field(
     messages: &[Message],
     answered: &HashSet<&str>,
     scratch: &mut String,
-    f: &mut dyn FnMut(&str),
+    f: &mut dyn FnMut(Field, &str, Copy),
 ) {
     for m in messages {
         if !m.content.is_empty() {
-            f(&m.content);
+            f(Field::of_content(m.role), &m.content, Copy::New);
         }
         if let Some(t) = m.thinking.as_deref().filter(|t| !t.is_empty()) {
-            f(t);
+            f(Field::Thinking, t, Copy::New);
         }
         for c in &m.tool_calls {
             scratch.clear();
             scratch.push_str(&c.tool_name);
             push_strings(&c.input, scratch);
+            f(Field::ToolInput, scratch, Copy::New);
             if let Some(o) = c
                 .output
                 .as_ref()
                 .filter(|_| !answered.contains(&*c.tool_call_id))
             {
+                scratch.clear();
                 push_strings(o, scratch);
+                f(Field::ToolOutput, scratch, Copy::New);
             }
-            f(scratch);
         }
         if let Some(r) = &m.tool_result {
             scratch.clear();
             scratch.push_str(&r.tool_name);
             push_strings(&r.output, scratch);
-            f(scratch);
+            // Content first: the previous text is this message's own content, if any.
+            let alone = m.content.is_empty() || m.thinking.is_some() || !m.tool_calls.is_empty();
+            let copy = if alone { Copy::New } else { Copy::OfPrevious };
+            f(Field::ToolOutput, scratch, copy);
         }
     }
 }
@@ -166,31 +252,96 @@ fn push_strings(v: &Value, out: &mut String) {
     }
 }
 
-/// A candidate snippet field: distinct leaves hit, hits, its text, hit ranges in the text.
-type Passage = (usize, usize, String, Vec<(usize, usize)>);
+/// A hit: byte range and the leaf it is of.
+type Hit = (usize, usize, usize);
+
+/// Snippet windows span at most this many bytes, first hit to last, so that a window fits in
+/// the snippet after its lead-in.
+const WINDOW: usize = 120;
+
+/// What makes one field's passage a better snippet than another's: most distinct leaves in its
+/// densest window, then conversation over thinking over tools, then the tighter window, then
+/// more hits. Equal passages: the earlier one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct PassageKey {
+    distinct: usize,
+    field: Field,
+    /// Of the densest window, when it holds more than one leaf (else 0).
+    span: usize,
+    hits: usize,
+}
+
+impl PassageKey {
+    fn beats(&self, other: &PassageKey) -> bool {
+        use std::cmp::Reverse;
+        let key = |k: &PassageKey| (k.distinct, Reverse(k.field), Reverse(k.span), k.hits);
+        key(self) > key(other)
+    }
+}
+
+/// A candidate snippet: its field's text, hit ranges (original bytes, sorted, merged) and where
+/// its densest window starts.
+struct Passage {
+    key: PassageKey,
+    text: String,
+    ranges: Vec<(usize, usize)>,
+    from: usize,
+}
+
+/// The densest window of a field's hits, sorted by start: most distinct leaves, then shortest,
+/// then first. Returns (distinct leaves, span, start).
+fn densest_window(hits: &[Hit], leaves: usize) -> (usize, usize, usize) {
+    let mut count = vec![0u32; leaves];
+    let mut distinct = 0;
+    let mut first = 0;
+    let mut best = (0, usize::MAX, 0);
+    for (j, &(_, end, leaf)) in hits.iter().enumerate() {
+        if count[leaf] == 0 {
+            distinct += 1;
+        }
+        count[leaf] += 1;
+        // Drop hits on the left while the window is too wide or their leaf recurs further on.
+        while first < j {
+            let (start, _, l) = hits[first];
+            if end - start <= WINDOW && count[l] == 1 {
+                break;
+            }
+            count[l] -= 1;
+            if count[l] == 0 {
+                distinct -= 1;
+            }
+            first += 1;
+        }
+        let span = end - hits[first].0;
+        if distinct > best.0 || (distinct == best.0 && span < best.1) {
+            best = (distinct, span, hits[first].0);
+        }
+    }
+    best
+}
 
 /// The body part of `Stats` for a run of messages, with its best passage.
 struct Body {
-    tf: Vec<u32>,
+    tf: Vec<FieldCounts>,
     adjacent: u32,
-    length: u64,
+    lengths: [u64; FIELDS],
     best: Option<Passage>,
 }
 
 impl Body {
-    /// Best passage: most distinct leaves, then most hits, then earliest (`self` comes first).
+    /// Sums, and the better passage (`self`'s on a tie: it comes first).
     fn merge(mut self, other: Body) -> Body {
         for (a, b) in self.tf.iter_mut().zip(&other.tf) {
-            *a += b;
+            for (a, b) in a.iter_mut().zip(b) {
+                *a += b;
+            }
         }
         self.adjacent += other.adjacent;
-        self.length += other.length;
+        for (a, b) in self.lengths.iter_mut().zip(other.lengths) {
+            *a += b;
+        }
         if let Some(o) = other.best {
-            let better = match &self.best {
-                None => true,
-                Some((d, h, _, _)) => (o.0, o.1) > (*d, *h),
-            };
-            if better {
+            if self.best.as_ref().is_none_or(|b| o.key.beats(&b.key)) {
                 self.best = Some(o);
             }
         }
@@ -261,8 +412,8 @@ struct Direct {
     serves: Vec<Vec<(usize, bool)>>,
 }
 
-/// Per field: occurrences per leaf, hit ranges (positive leaves), positive leaves hit.
-type FieldHits = (Vec<u32>, Vec<(usize, usize)>, usize);
+/// Per field: occurrences per leaf, hits (positive leaves), positive leaves hit.
+type FieldHits = (Vec<u32>, Vec<Hit>, usize);
 
 impl Direct {
     fn new(q: &Query) -> Option<Direct> {
@@ -324,7 +475,7 @@ impl Direct {
                 };
                 tf[l] += 1;
                 if q.positive[l] {
-                    hits.push((m.start, end));
+                    hits.push((m.start, end, l));
                 }
             }
             true
@@ -337,7 +488,7 @@ impl Direct {
     }
 }
 
-/// The folded way for one field: occurrences per leaf, hit ranges in the folded text (positive
+/// The folded way for one field: occurrences per leaf, hits in the folded text (positive
 /// leaves), positive leaves hit.
 fn folded_hits(q: &Query, f: &Folded) -> FieldHits {
     let mut tf = vec![0u32; q.leaves.len()];
@@ -346,7 +497,7 @@ fn folded_hits(q: &Query, f: &Folded) -> FieldHits {
         let occ = occurrences(leaf, f);
         tf[l] = occ.len() as u32;
         if q.positive[l] {
-            hits.extend(occ);
+            hits.extend(occ.into_iter().map(|(s, e)| (s, e, l)));
         }
     }
     let distinct = positive_leaves_hit(q, &tf);
@@ -407,49 +558,88 @@ fn analyse_body(a: &Analysis, messages: &[Message]) -> Body {
             .reduce_with(Body::merge)
             .expect("at least one part");
     }
+    let mut lengths = [0; FIELDS];
+    // Text the read left out (`Matcher::needle_free`, tool outputs) is measured, never matched.
+    lengths[Field::ToolOutput as usize] = messages.iter().map(|m| m.elided).sum();
     let mut body = Body {
-        tf: vec![0; q.leaves.len()],
+        tf: vec![[0; FIELDS]; q.leaves.len()],
         adjacent: 0,
-        // Text the read left out (`Matcher::needle_free`) is measured, never matched.
-        length: messages.iter().map(|m| m.elided).sum(),
+        lengths,
         best: None,
     };
+    // The previous text's length, occurrences and side-by-side pairs, for its copy.
+    let mut previous = (0u64, vec![0u32; q.leaves.len()], 0u32);
     let mut scratch = String::new();
-    for_each_field(messages, &a.answered, &mut scratch, &mut |text| {
-        body.length += text.len() as u64;
-        // Direct matching is one pass and, without a hit, finds nothing to count. Otherwise
-        // most fields hold no needle at all: nothing to fold or count there.
-        let direct = a.m.direct.as_ref().and_then(|d| d.field(q, pf, text));
-        if direct.is_none() && a.m.needle_free(text) {
-            return;
-        }
-        let folded = direct.is_none().then(|| Folded::new(text));
-        let (tf, hits, distinct) = match (direct, &folded) {
-            (Some(found), _) => found,
-            (None, Some(f)) => {
-                if let Some(a) = adjacency {
-                    body.adjacent += occurrences(a, f).len() as u32;
-                }
-                folded_hits(q, f)
-            }
-            (None, None) => unreachable!("folded when not direct"),
-        };
-        for (sum, n) in body.tf.iter_mut().zip(&tf) {
-            *sum += n;
-        }
-        let better = match &body.best {
-            None => distinct > 0,
-            Some((d, h, _, _)) => (distinct, hits.len()) > (*d, *h),
-        };
-        if better {
-            let n = hits.len();
-            let orig = match &folded {
-                Some(f) => to_original(f, text, hits),
-                None => merge(hits),
+    for_each_field(
+        messages,
+        &a.answered,
+        &mut scratch,
+        &mut |field, text, copy| {
+            let k = field as usize;
+            let len = text.len() as u64;
+            // A copy counts only what it holds beyond the text it copies.
+            let beyond = |n: u64, seen: u64| match copy {
+                Copy::New => n,
+                Copy::OfPrevious => n.saturating_sub(seen),
             };
-            body.best = Some((distinct, n, text.to_string(), orig));
-        }
-    });
+            body.lengths[k] += beyond(len, previous.0);
+            previous.0 = len;
+            // Direct matching is one pass and, without a hit, finds nothing to count. Otherwise
+            // most fields hold no needle at all: nothing to fold or count there.
+            let direct = a.m.direct.as_ref().and_then(|d| d.field(q, pf, text));
+            if direct.is_none() && a.m.needle_free(text) {
+                previous.1.fill(0);
+                previous.2 = 0;
+                return;
+            }
+            let folded = direct.is_none().then(|| Folded::new(text));
+            let mut adjacent = 0;
+            let (tf, mut hits, distinct) = match (direct, &folded) {
+                (Some(found), _) => found,
+                (None, Some(f)) => {
+                    if let Some(a) = adjacency {
+                        adjacent = occurrences(a, f).len() as u32;
+                    }
+                    folded_hits(q, f)
+                }
+                (None, None) => unreachable!("folded when not direct"),
+            };
+            body.adjacent += beyond(adjacent as u64, previous.2 as u64) as u32;
+            for (l, &n) in tf.iter().enumerate() {
+                body.tf[l][k] += beyond(n as u64, previous.1[l] as u64) as u32;
+            }
+            previous.1 = tf;
+            previous.2 = adjacent;
+            if distinct == 0 {
+                return;
+            }
+            hits.sort_unstable();
+            let (distinct, span, from) = densest_window(&hits, q.leaves.len());
+            let key = PassageKey {
+                distinct,
+                field,
+                span: if distinct > 1 { span } else { 0 },
+                hits: hits.len(),
+            };
+            if body.best.as_ref().is_some_and(|b| !key.beats(&b.key)) {
+                return;
+            }
+            let ranges = hits.iter().map(|&(s, e, _)| (s, e)).collect();
+            let (ranges, from) = match &folded {
+                Some(f) => (
+                    to_original(f, text, ranges),
+                    f.original_offset(from, text.len()),
+                ),
+                None => (merge(ranges), from),
+            };
+            body.best = Some(Passage {
+                key,
+                text: text.to_string(),
+                ranges,
+                from,
+            });
+        },
+    );
     body
 }
 
@@ -457,12 +647,6 @@ fn analyse_body(a: &Analysis, messages: &[Message]) -> Body {
 /// for a match. Fields the search's prefilter rules out are only measured.
 pub fn analyse(m: &Matcher, s: &Session) -> Stats {
     let q = m.q;
-    let title = Folded::new(&s.summary.title);
-    let (title_tf, title_hits, _) = folded_hits(q, &title);
-    let mut st = Stats {
-        title_tf,
-        ..Default::default()
-    };
     let answered = s
         .messages
         .iter()
@@ -472,17 +656,28 @@ pub fn analyse(m: &Matcher, s: &Session) -> Stats {
         .collect();
     let a = Analysis { m, answered };
     let body = analyse_body(&a, &s.messages);
-    st.body_tf = body.tf;
-    st.adjacent_tf = body.adjacent;
-    st.length = s.summary.title.len() as u64 + body.length;
+    let title = Folded::new(&s.summary.title);
+    let (title_tf, title_hits, _) = folded_hits(q, &title);
+    let mut st = Stats {
+        tf: body.tf,
+        adjacent_tf: body.adjacent,
+        lengths: body.lengths,
+        snippet: None,
+    };
+    let t = Field::Title as usize;
+    for (counts, n) in st.tf.iter_mut().zip(title_tf) {
+        counts[t] = n;
+    }
+    st.lengths[t] = s.summary.title.len() as u64;
     if !st.matches(q) {
         return st;
     }
     st.snippet = match body.best {
-        Some((_, _, text, hits)) => Some(snippet::make(&text, &hits)),
+        Some(p) => Some(snippet::make_from(&p.text, &p.ranges, p.from)),
         None if !title_hits.is_empty() => {
-            let hits = to_original(&title, &s.summary.title, title_hits);
-            Some(snippet::make(&s.summary.title, &hits))
+            let ranges = title_hits.iter().map(|&(s, e, _)| (s, e)).collect();
+            let ranges = to_original(&title, &s.summary.title, ranges);
+            Some(snippet::make(&s.summary.title, &ranges))
         }
         None => None,
     };
@@ -522,29 +717,48 @@ pub struct Corpus {
     pub docs: u64,
     /// Documents containing each leaf.
     pub df: Vec<u64>,
-    pub total_length: u64,
+    /// Bytes per field over the measured (parsed) documents.
+    pub total_lengths: [u64; FIELDS],
     pub measured: u64,
 }
 
 impl Corpus {
+    /// Count a parsed session in.
+    pub fn add(&mut self, st: &Stats) {
+        self.docs += 1;
+        self.measured += 1;
+        for (total, n) in self.total_lengths.iter_mut().zip(st.lengths) {
+            *total += n;
+        }
+        for (df, l) in self.df.iter_mut().zip(0..) {
+            *df += st.has(l) as u64;
+        }
+    }
+
     fn idf(&self, leaf: usize) -> f64 {
         let n = self.docs.max(1) as f64;
         let df = self.df[leaf].min(self.docs) as f64;
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
     }
 
-    fn avg_length(&self) -> f64 {
+    /// Average length of the given bytes per measured document.
+    fn avg(&self, total: u64) -> f64 {
         if self.measured == 0 {
             1.0
         } else {
-            (self.total_length as f64 / self.measured as f64).max(1.0)
+            (total as f64 / self.measured as f64).max(1.0)
         }
     }
 
-    /// The raw (unnormalised) score of a matching session.
+    /// The raw (unnormalised) text score of a matching session: per leaf and field, BM25
+    /// saturation against that field's length, times the field's weight.
     pub fn score(&self, q: &Query, st: &Stats) -> f64 {
-        let norm = K1 * (1.0 - B + B * st.length as f64 / self.avg_length());
-        let sat = |tf: f64| tf * (K1 + 1.0) / (tf + norm);
+        let norm = |len: u64, total: u64| K1 * (1.0 - B + B * len as f64 / self.avg(total));
+        let sat = |tf: f64, norm: f64| tf * (K1 + 1.0) / (tf + norm);
+        let norms = Field::ALL.map(|f| {
+            let k = f as usize;
+            norm(st.lengths[k], self.total_lengths[k])
+        });
         let mut score = 0.0;
         let mut adjacent_weight = 0.0;
         for (l, leaf) in q.leaves.iter().enumerate() {
@@ -557,16 +771,33 @@ impl Corpus {
             } as f64;
             let weight = self.idf(l) * width;
             adjacent_weight += weight;
-            let tf = st.body_tf[l] as f64 + TITLE_WEIGHT * st.title_tf[l] as f64;
-            if tf > 0.0 {
-                score += weight * sat(tf);
+            for f in Field::ALL {
+                let n = st.tf[l][f as usize];
+                if n > 0 {
+                    score += weight * f.weight() * sat(n as f64, norms[f as usize]);
+                }
             }
         }
         if st.adjacent_tf > 0 {
-            score += ADJACENT_BONUS * adjacent_weight * sat(st.adjacent_tf as f64);
+            let whole = norm(st.length(), self.total_lengths.iter().sum());
+            score += ADJACENT_BONUS * adjacent_weight * sat(st.adjacent_tf as f64, whole);
         }
         score
     }
+}
+
+/// Half-life of the recency decay, in days (README, search).
+pub const HALF_LIFE_DAYS: f64 = 90.0;
+
+/// The part of a score that does not decay with age, so that a clearly stronger old match still
+/// beats a passing mention last week, while a much newer session beats a slightly stronger one.
+pub const TIMELESS: f64 = 0.5;
+
+/// The factor a session's score is multiplied by for its age at `now`: 1 when new, halfway to
+/// `TIMELESS` after `HALF_LIFE_DAYS`. A session dated after `now` counts as new.
+pub fn recency(updated: Timestamp, now: Timestamp) -> f64 {
+    let days = (now - updated).num_seconds().max(0) as f64 / 86_400.0;
+    TIMELESS + (1.0 - TIMELESS) * 0.5f64.powf(days / HALF_LIFE_DAYS)
 }
 
 #[cfg(test)]
@@ -574,10 +805,14 @@ mod tests {
     use super::*;
 
     /// The folded way for one field: occurrences per leaf, merged original ranges, distinct.
-    fn by_folding(q: &Query, text: &str) -> FieldHits {
+    fn by_folding(q: &Query, text: &str) -> (Vec<u32>, Vec<(usize, usize)>, usize) {
         let f = Folded::new(text);
         let (tf, hits, distinct) = folded_hits(q, &f);
-        (tf, to_original(&f, text, hits), distinct)
+        (tf, to_original(&f, text, ranges(&hits)), distinct)
+    }
+
+    fn ranges(hits: &[Hit]) -> Vec<(usize, usize)> {
+        hits.iter().map(|&(s, e, _)| (s, e)).collect()
     }
 
     #[test]
@@ -609,7 +844,11 @@ mod tests {
                 let want = by_folding(&q, text);
                 if let Some((tf, hits, distinct)) = d.field(&q, &pf, text) {
                     direct_used += 1;
-                    assert_eq!((tf, merge(hits), distinct), want, "{qs:?} in {text:?}");
+                    assert_eq!(
+                        (tf, merge(ranges(&hits)), distinct),
+                        want,
+                        "{qs:?} in {text:?}"
+                    );
                 }
             }
         }

@@ -760,11 +760,10 @@ impl State<'_> {
                 .or(line.source_tool_use_id.non_empty())
                 .unwrap_or("")
                 .to_string();
-            // Content and output are the same text; search reads both (score.rs), so both
-            // lengths are kept when it is left out.
+            // Content and output are the same text, which search reads once (score.rs).
             let (text, output) = match self.left_out(block.content) {
                 Some(len) => {
-                    m.elided = 2 * len;
+                    m.elided = len;
                     (String::new(), Value::String(String::new()))
                 }
                 None => tool_output(native(block.content)),
