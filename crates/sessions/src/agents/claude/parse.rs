@@ -26,7 +26,7 @@ use crate::agents::transcript::Transcript;
 use crate::agents::Mode;
 use crate::error::{Error, Result};
 use crate::model::{
-    add_usage, merge_usage, parse_time_str, truncate_title, Message, ModelUsage, Raw, Role,
+    add_usage_at, merge_usage, parse_time_str, truncate_title, Message, ModelUsage, Raw, Role,
     Session, SessionSummary, Timestamp, Tokens, ToolCall, ToolResult,
 };
 use crate::read::jsonl::{for_each_line, parse_borrowed};
@@ -249,6 +249,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
 /// One API response: its usage counted once, on the first message that showed it.
 struct Response {
     model: String,
+    /// The time of the response's first line (ccusage counts a response once, at that line).
+    at: Option<Timestamp>,
     tokens: Tokens,
     cost: Option<f64>,
     owner: (usize, usize), // (file number, message index)
@@ -599,6 +601,7 @@ impl State<'_> {
                             .insert(id.to_string(), self.responses.len());
                         self.responses.push(Response {
                             model: model.unwrap_or_default().to_string(),
+                            at: ts,
                             tokens: Tokens::default(),
                             cost: None,
                             owner: (f.number, idx),
@@ -617,7 +620,13 @@ impl State<'_> {
                 }
             }
             None => {
-                add_usage(&mut self.loose, model.unwrap_or_default(), &tokens, cost);
+                add_usage_at(
+                    &mut self.loose,
+                    model.unwrap_or_default(),
+                    &tokens,
+                    cost,
+                    ts,
+                );
                 if let Some(m) = f.transcript.get_mut(idx) {
                     m.tokens.get_or_insert_with(Tokens::default).add(&tokens);
                     if let Some(c) = cost {
@@ -830,7 +839,7 @@ impl State<'_> {
         s.cwd = self.cwd.clone();
         s.forked_from = self.forked_from.clone();
         for r in &self.responses {
-            add_usage(&mut s.usage, &r.model, &r.tokens, r.cost);
+            add_usage_at(&mut s.usage, &r.model, &r.tokens, r.cost, r.at);
         }
         for u in &self.loose {
             merge_usage(&mut s.usage, u);

@@ -28,7 +28,7 @@ use crate::agents::transcript::Transcript;
 use crate::agents::Mode;
 use crate::error::{Error, Result};
 use crate::model::{
-    add_usage, parse_time_str, truncate_title, Message, ModelUsage, Raw, Role, Session,
+    add_usage_at, parse_time_str, truncate_title, Message, ModelUsage, Raw, Role, Session,
     SessionSummary, Timestamp, Tokens, ToolCall, ToolResult,
 };
 use crate::read::jsonl::{for_each_line, parse_borrowed, parse_line};
@@ -487,7 +487,7 @@ impl State {
         let Some(total) = info.total_token_usage.0.map(|u| u.counts()) else {
             // Legacy builds without totals: each event is its own usage.
             if let Some(l) = last {
-                self.add_tokens(l.tokens());
+                self.add_tokens(l.tokens(), ts);
             }
             return;
         };
@@ -503,16 +503,16 @@ impl State {
         };
         self.prev_total = Some(total);
         if let Some(d) = delta {
-            self.add_tokens(d.tokens());
+            self.add_tokens(d.tokens(), ts);
         }
     }
 
-    fn add_tokens(&mut self, t: Tokens) {
+    fn add_tokens(&mut self, t: Tokens, at: Option<Timestamp>) {
         if t.is_zero() {
             return;
         }
         let model = self.model.clone().unwrap_or_default();
-        add_usage(&mut self.usage, &model, &t, None);
+        add_usage_at(&mut self.usage, &model, &t, None, at);
         if !self.full() {
             return;
         }

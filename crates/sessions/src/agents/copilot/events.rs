@@ -18,8 +18,8 @@ use std::path::Path;
 
 use crate::error::Result;
 use crate::model::{
-    add_total, add_usage, merge_usage, parse_timestamp, truncate_title, Message, ModelUsage, Raw,
-    Role, Session, SessionSummary, Timestamp, Tokens, ToolCall, ToolResult,
+    add_total, add_usage_at, merge_usage, parse_timestamp, truncate_title, Message, ModelUsage,
+    Raw, Role, Session, SessionSummary, Timestamp, Tokens, ToolCall, ToolResult,
 };
 use crate::read::jsonl;
 
@@ -135,21 +135,23 @@ impl Builder {
             "tool.execution_complete" => self.tool_complete(d, ts),
             "assistant.usage" => {
                 let model = str_of(d, "model").or_else(|| self.model.clone());
-                add_usage(
+                add_usage_at(
                     &mut self.segment.per_call,
                     model.as_deref().unwrap_or(""),
                     &usage_tokens(d),
                     None,
+                    ts,
                 );
             }
             "session.compaction_complete" => {
                 if let Some(u) = d.get("compactionTokensUsed").and_then(Value::as_object) {
                     let model = str_of(u, "model").or_else(|| self.model.clone());
-                    add_usage(
+                    add_usage_at(
                         &mut self.segment.compaction,
                         model.as_deref().unwrap_or(""),
                         &usage_tokens(u),
                         None,
+                        ts,
                     );
                 }
             }
@@ -216,11 +218,12 @@ impl Builder {
             };
             if !t.is_zero() {
                 m.tokens = Some(t);
-                add_usage(
+                add_usage_at(
                     &mut self.segment.per_message,
                     model.as_deref().unwrap_or(""),
                     &t,
                     None,
+                    ts,
                 );
             }
         }
