@@ -61,6 +61,16 @@ pub fn build(
             "no session records (empty)".to_string()
         });
     }
+    // Every record of the format has a `type`: without a header or any typed entry, the file
+    // holds none (see `agents::not_a_session`).
+    if doc.header.is_none()
+        && !doc
+            .entries
+            .iter()
+            .any(|e| e.get("type").is_some_and(Value::is_string))
+    {
+        return Err(format!("holds no {agent} record, so it is not a session"));
+    }
     let header = doc.header.as_ref();
     let id = doc
         .header_str("id")

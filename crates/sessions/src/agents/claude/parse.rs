@@ -330,7 +330,7 @@ fn read_with(path: &Path, subagents: &[std::path::PathBuf], mut st: State) -> Re
     let main =
         read_file(&mut st, path, 0, None, &stem).map_err(|e| Error::parse(path.display(), e))?;
     if main.1 == 0 {
-        return Err(Error::parse(path.display(), "no readable JSON line"));
+        return Err(crate::agents::not_a_session(path, super::NAME));
     }
     let mut main = main.0;
     let mut subs = Vec::new();
@@ -387,7 +387,8 @@ fn insertion_point(parent: &Transcript, sub: &Transcript) -> usize {
     }
 }
 
-/// Read one file; returns its state and how many lines parsed.
+/// Read one file; returns its state and how many of its lines are Claude Code records (JSON
+/// with a `type`).
 fn read_file(
     st: &mut State,
     path: &Path,
@@ -412,7 +413,7 @@ fn read_file(
         let Some(line) = parse_borrowed::<Line>(bytes, &mut scratch) else {
             return true;
         };
-        parsed += 1;
+        parsed += line.kind.as_str().is_some() as usize;
         st.line(&mut f, &line);
         if st.mode.raw() {
             st.raw.push(Raw::line(bytes));

@@ -189,6 +189,8 @@ pub(super) struct Parsed {
 
 #[derive(Default)]
 struct State {
+    /// Lines that are Codex records (an envelope with a `type`, or a legacy header or item).
+    records: usize,
     created: Option<Timestamp>,
     updated: Option<Timestamp>,
     meta_time: Option<Timestamp>,
@@ -260,6 +262,9 @@ pub(super) fn read(path: &Path, id: &str, mode: Mode) -> Result<Parsed> {
     .map_err(|e| Error::parse(path.display(), e))?;
     if parsed == 0 {
         return Err(Error::parse(path.display(), "no readable JSON line"));
+    }
+    if st.records == 0 {
+        return Err(crate::agents::not_a_session(path, "codex"));
     }
     let summary = st.summary(path, id);
     Ok(Parsed {
@@ -411,9 +416,12 @@ impl State {
             (None, Some(p)) if p.kind.as_str().is_none() && p.id.as_str().is_some() => {
                 (Some("session_meta"), p, value)
             }
-            (None, Some(p)) => (Some("response_item"), p, value),
-            (None, None) => return,
+            (None, Some(p)) if p.kind.as_str().is_some() => (Some("response_item"), p, value),
+            _ => return,
         };
+        if kind.is_some() {
+            self.records += 1;
+        }
         match kind {
             Some("session_meta") => self.session_meta(payload, ts),
             Some("turn_context") => {

@@ -28,12 +28,15 @@ use crate::agents::Mode;
 
 pub fn parse_events(path: &Path, mode: Mode, fallback_id: &str, ws: &Workspace) -> Result<Session> {
     let mut b = Builder::new(mode);
-    jsonl::read_values(path, "events", |ev, bytes| {
+    jsonl::read_values(path, "copilot", "events", |ev, bytes| {
+        // Every Copilot event has a `type`.
+        let known = ev.get("type").is_some_and(Value::is_string);
         b.apply(ev);
         if b.mode.raw() {
             // The event's text, not its parsed tree: a quarter of the memory.
             b.raw.push(Raw::line(bytes));
         }
+        known
     })?;
     Ok(b.finish(path, fallback_id, ws))
 }
