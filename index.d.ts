@@ -203,15 +203,46 @@ export interface ModelPricing {
   cacheWrite?: number
 }
 
+/**
+ * The spec's retry policy (core-types.md 5.1.1). Validated by `createClient`; see `ClientOptions`.
+ */
+export interface RetryPolicy {
+  /** Integer >= 1. Default 3. */
+  maxAttempts?: number
+  /** Integer >= 0 (ms). Default 1000. */
+  baseDelayMs?: number
+  /** Integer >= baseDelayMs (the given one, else 1000) (ms). Default 30000. */
+  maxDelayMs?: number
+  /** From 0 to 1. Default 0.1. */
+  jitterFactor?: number
+  /** `ErrorCode` values. Default ['RATE_LIMITED', 'AGENT_CRASH', 'TIMEOUT']. */
+  retryOn?: ErrorCode[]
+}
+
+/**
+ * Options of `createClient`. Every value is checked when the client is made: a bad one throws
+ * `AgentMuxError` `VALIDATION_ERROR` synchronously, its message starting with the field's name.
+ *
+ * `defaultAgent`, `defaultModel`, `approvalMode`, `timeout`, `inactivityTimeout`, `retryPolicy`,
+ * `stream`, `projectConfigDir` and `debug` configure runs. This package only reads sessions and
+ * starts no runs, so these are accepted and kept but change nothing here.
+ */
 export interface ClientOptions {
+  /** A string (agents registered later by plugins are not known here). */
   defaultAgent?: AgentName
   defaultModel?: string
+  /** Default 'prompt'. */
   approvalMode?: 'yolo' | 'prompt' | 'deny'
+  /** Integer >= 0 (ms); 0 means none. Default 0. */
   timeout?: number
+  /** Integer >= 0 (ms); 0 means none. Default 0. */
   inactivityTimeout?: number
+  retryPolicy?: RetryPolicy
+  /** Default 'auto'. */
   stream?: boolean | 'auto'
   /** Where the run index is read from (absolute). Default: `AGENT_MUX_CONFIG_DIR`, else `~/.agent-mux`. */
   configDir?: string
+  /** An absolute path. */
   projectConfigDir?: string
   debug?: boolean
   /** Beyond the spec: read one agent's sessions from this directory (absolute) instead of its defaults. */

@@ -127,6 +127,70 @@ describe('error codes', () => {
       expect(e.message).toContain('configDir')
     }
   })
+
+  it('createClient validates every run option of the spec, naming the field', () => {
+    const invalid = [
+      ['timeout', { timeout: -1 }],
+      ['timeout', { timeout: 1.5 }],
+      ['timeout', { timeout: NaN }],
+      ['timeout', { timeout: Infinity }],
+      ['timeout', { timeout: '100' }],
+      ['inactivityTimeout', { inactivityTimeout: -5 }],
+      ['inactivityTimeout', { inactivityTimeout: 0.25 }],
+      ['inactivityTimeout', { inactivityTimeout: true }],
+      ['approvalMode', { approvalMode: 'auto' }],
+      ['approvalMode', { approvalMode: 'YOLO' }],
+      ['approvalMode', { approvalMode: 1 }],
+      ['stream', { stream: 'yes' }],
+      ['stream', { stream: 1 }],
+      ['stream', { stream: 'AUTO' }],
+      ['projectConfigDir', { projectConfigDir: 'relative/dir' }],
+      ['projectConfigDir', { projectConfigDir: 42 }],
+      ['retryPolicy', { retryPolicy: 3 }],
+      ['retryPolicy.maxAttempts', { retryPolicy: { maxAttempts: 0 } }],
+      ['retryPolicy.maxAttempts', { retryPolicy: { maxAttempts: 2.5 } }],
+      ['retryPolicy.baseDelayMs', { retryPolicy: { baseDelayMs: -1 } }],
+      ['retryPolicy.baseDelayMs', { retryPolicy: { baseDelayMs: 'x' } }],
+      ['retryPolicy.maxDelayMs', { retryPolicy: { baseDelayMs: 500, maxDelayMs: 499 } }],
+      ['retryPolicy.maxDelayMs', { retryPolicy: { maxDelayMs: 999 } }], // default base 1000
+      ['retryPolicy.maxDelayMs', { retryPolicy: { maxDelayMs: 1e3 + 0.5 } }],
+      ['retryPolicy.jitterFactor', { retryPolicy: { jitterFactor: -0.1 } }],
+      ['retryPolicy.jitterFactor', { retryPolicy: { jitterFactor: 1.01 } }],
+      ['retryPolicy.jitterFactor', { retryPolicy: { jitterFactor: '0.5' } }],
+      ['retryPolicy.retryOn', { retryPolicy: { retryOn: 'TIMEOUT' } }],
+      ['retryPolicy.retryOn', { retryPolicy: { retryOn: ['TIMEOUT', 'SOMETIMES'] } }],
+      ['retryPolicy.retryOn', { retryPolicy: { retryOn: [7] } }],
+      ['defaultAgent', { defaultAgent: 7 }],
+      ['defaultModel', { defaultModel: {} }],
+      ['debug', { debug: 'yes' }],
+    ]
+    for (const [field, options] of invalid) {
+      let thrown
+      try {
+        createClient(options)
+      } catch (e) {
+        thrown = e
+      }
+      expect(thrown, JSON.stringify(options)).toBeInstanceOf(AgentMuxError)
+      expect(thrown.code).toBe('VALIDATION_ERROR')
+      expect(thrown.message.startsWith(field), thrown.message).toBe(true)
+    }
+    // Valid values, at the edges of their ranges, are accepted.
+    const ok = createClient({
+      defaultAgent: 'codex',
+      defaultModel: 'gpt-5',
+      approvalMode: 'yolo',
+      timeout: 0,
+      inactivityTimeout: 120000,
+      stream: 'auto',
+      projectConfigDir: join(home, 'project', '.agent-mux'),
+      debug: false,
+      retryPolicy: { maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0, jitterFactor: 0, retryOn: ['RATE_LIMITED'] },
+    })
+    expect(typeof ok.sessions.list).toBe('function')
+    for (const stream of [true, false]) expect(() => createClient({ stream })).not.toThrow()
+    for (const approvalMode of ['prompt', 'deny']) expect(() => createClient({ approvalMode })).not.toThrow()
+  })
 })
 
 describe('empty and missing stores', () => {

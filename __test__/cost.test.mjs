@@ -144,7 +144,8 @@ describe('totalCost groupings over the demo home and a run index', () => {
   })
 
   it('groups by day (UTC), the orphan on its own day', async () => {
-    const want = sumBy((s) => s.day)
+    // Each usage record goes on its own day: B's cost is its run's record, of 2026-10-03.
+    const want = sumBy((s) => (s === b ? '2026-10-03' : s.day))
     want['2026-09-15'] = 0.5
     const c = await cost({ groupBy: 'day' })
     expectBreakdowns(c.breakdowns, want)

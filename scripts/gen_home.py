@@ -110,11 +110,21 @@ class Conversation:
         self.model = rng.choice(MODELS[agent])
         self.cwd = "/home/dev/src/" + rng.choice(["shop", "api", "infra", "docs", "agent-mux"])
         self.start = BASE_TIME + timedelta(minutes=rng.randrange(0, 60 * 24 * 50), seconds=rng.randrange(60))
+        # One session in ten runs past midnight UTC: it starts 1 to 5 minutes before a midnight
+        # and its second turn comes after it, so its usage falls on two days.
+        midnight = None
+        if index % 10 == 5:
+            midnight = self.start.replace(hour=0, minute=0, second=0) + timedelta(days=1)
+            self.start = midnight - timedelta(seconds=rng.randrange(60, 300))
         self.title = self.topic[1][:60]
         n_turns = 1 + rng.randrange(2) + (scale // 4 if scale > 1 else 0)
+        if midnight:
+            n_turns = max(n_turns, 2)
         self.turns = []
         t = self.start
         for k in range(n_turns):
+            if k == 1 and midnight:
+                t = max(t, midnight) + timedelta(seconds=rng.randrange(30, 600))
             key, prompt, answer, (cmd, out) = self.topic
             if k > 0:
                 prompt = rng.choice(["Now run the tests again.", "Also check the logs for errors.",

@@ -14,6 +14,35 @@ pub struct ClientOptions {
     pub session_dirs: BTreeMap<String, PathBuf>,
     /// `ClientOptions.pricing`: per-model price overrides, as given (validated by the cost engine).
     pub pricing: Option<serde_json::Value>,
+    /// The spec's run defaults, validated and kept. This package starts no runs, so nothing here
+    /// reads them.
+    pub run_defaults: RunDefaults,
+}
+
+/// `ClientOptions` fields that configure runs (core-types.md 5.1.1); `None` when not given.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunDefaults {
+    pub default_agent: Option<String>,
+    pub default_model: Option<String>,
+    /// 'yolo', 'prompt' or 'deny'.
+    pub approval_mode: Option<String>,
+    pub timeout_ms: Option<u64>,
+    pub inactivity_timeout_ms: Option<u64>,
+    pub retry_policy: Option<RetryPolicy>,
+    /// `Some(true)`/`Some(false)`, or `None` for 'auto' (and when not given).
+    pub stream: Option<bool>,
+    pub project_config_dir: Option<PathBuf>,
+    pub debug: Option<bool>,
+}
+
+/// The spec's `RetryPolicy`; `None` when not given.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RetryPolicy {
+    pub max_attempts: Option<u64>,
+    pub base_delay_ms: Option<u64>,
+    pub max_delay_ms: Option<u64>,
+    pub jitter_factor: Option<f64>,
+    pub retry_on: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone)]

@@ -23,6 +23,34 @@ impl ErrorCode {
     }
 }
 
+/// Every `ErrorCode` of the spec (core-types.md 3.1), for validating options that name codes.
+pub const SPEC_ERROR_CODES: [&str; 24] = [
+    "CAPABILITY_ERROR",
+    "VALIDATION_ERROR",
+    "AUTH_ERROR",
+    "AGENT_NOT_FOUND",
+    "AGENT_NOT_INSTALLED",
+    "AGENT_CRASH",
+    "SPAWN_ERROR",
+    "TIMEOUT",
+    "INACTIVITY_TIMEOUT",
+    "PARSE_ERROR",
+    "CONFIG_ERROR",
+    "CONFIG_LOCK_ERROR",
+    "SESSION_NOT_FOUND",
+    "PROFILE_NOT_FOUND",
+    "PLUGIN_ERROR",
+    "RATE_LIMITED",
+    "CONTEXT_EXCEEDED",
+    "ABORTED",
+    "RUN_NOT_ACTIVE",
+    "STDIN_NOT_AVAILABLE",
+    "NO_PENDING_INTERACTION",
+    "INVALID_STATE_TRANSITION",
+    "PTY_NOT_AVAILABLE",
+    "INTERNAL",
+];
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Error {
     pub code: ErrorCode,

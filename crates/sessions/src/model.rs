@@ -54,6 +54,17 @@ impl Tokens {
         self.reasoning += other.reasoning;
         self.cache_write_1h += other.cache_write_1h;
     }
+    /// `self` less `other`, bucket by bucket (never below zero).
+    pub fn minus(&self, other: &Tokens) -> Tokens {
+        Tokens {
+            input: self.input.saturating_sub(other.input),
+            output: self.output.saturating_sub(other.output),
+            cache_read: self.cache_read.saturating_sub(other.cache_read),
+            cache_write: self.cache_write.saturating_sub(other.cache_write),
+            reasoning: self.reasoning.saturating_sub(other.reasoning),
+            cache_write_1h: self.cache_write_1h.saturating_sub(other.cache_write_1h),
+        }
+    }
 }
 
 /// Prompt sizes at which providers switch to long-context prices ("above 200k tokens": every
@@ -71,18 +82,88 @@ pub struct ModelUsage {
     /// `long_prompt[i]`: the part of `tokens` from requests whose prompt was larger than
     /// `LONG_PROMPT_BANDS[i]` but not larger than the next band. Filled by `add_usage`.
     pub long_prompt: [Tokens; LONG_PROMPT_BANDS.len()],
+    /// The same usage split by when it was spent (`UsageSlice`), for cost per local day. Empty
+    /// when nothing filled it (a `ModelUsage` built by hand): then all of it is untimed.
+    pub slices: Vec<UsageSlice>,
 }
 
-/// Add one request's `tokens` (and a native cost) for `model` to a per-model usage list. Call it
-/// once per request (message), not with running totals: the prompt size of each call decides
-/// whether long-context prices apply.
-pub fn add_usage(
-    usage: &mut Vec<ModelUsage>,
-    model: &str,
-    tokens: &Tokens,
-    native_cost: Option<f64>,
-) {
-    let entry = match usage.iter_mut().position(|u| u.model == model) {
+/// Part of a model's usage: the requests of one quarter hour (UTC) that fall in one long-prompt
+/// band. A quarter hour is the unit because every time zone in use is offset from UTC by a
+/// whole number of quarter hours, so no local midnight falls inside one.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UsageSlice {
+    /// Quarter hours since the Unix epoch; `None` when the time is not known (a session-level
+    /// total), which puts the slice on the session's first day.
+    pub quarter: Option<i64>,
+    /// Index into `LONG_PROMPT_BANDS` of every request here; `None`: below every band.
+    pub band: Option<usize>,
+    pub tokens: Tokens,
+    pub native_cost_usd: Option<f64>,
+}
+
+impl UsageSlice {
+    /// The first moment of the slice's quarter hour.
+    pub fn start(&self) -> Option<Timestamp> {
+        self.quarter
+            .and_then(|q| DateTime::from_timestamp(q * QUARTER_SECS, 0))
+    }
+}
+
+const QUARTER_SECS: i64 = 15 * 60;
+
+impl ModelUsage {
+    /// `slices`, or for a usage that has none, the slices its totals make (all untimed).
+    pub fn slices(&self) -> Vec<UsageSlice> {
+        if !self.slices.is_empty() {
+            return self.slices.clone();
+        }
+        let mut out = Vec::new();
+        let mut rest = self.tokens;
+        for (band, t) in self.long_prompt.iter().enumerate() {
+            if !t.is_zero() {
+                out.push(UsageSlice {
+                    band: Some(band),
+                    tokens: *t,
+                    ..Default::default()
+                });
+                rest = rest.minus(t);
+            }
+        }
+        out.push(UsageSlice {
+            quarter: None,
+            band: None,
+            tokens: rest,
+            native_cost_usd: self.native_cost_usd,
+        });
+        out
+    }
+
+    /// Before a slice is added: make slices of totals that have none (a usage built by hand), so
+    /// that non-empty `slices` always cover the whole usage.
+    fn cover_with_slices(&mut self) {
+        if self.slices.is_empty() && (!self.tokens.is_zero() || self.native_cost_usd.is_some()) {
+            self.slices = self.slices();
+        }
+    }
+
+    /// Add slice `s` to the slice of the same quarter hour and band.
+    fn add_slice(&mut self, s: &UsageSlice) {
+        let same = |x: &UsageSlice| x.quarter == s.quarter && x.band == s.band;
+        // Requests come mostly in time order: the matching slice is usually the last one.
+        match self.slices.iter_mut().rev().find(|x| same(x)) {
+            Some(x) => {
+                x.tokens.add(&s.tokens);
+                if let Some(c) = s.native_cost_usd {
+                    *x.native_cost_usd.get_or_insert(0.0) += c;
+                }
+            }
+            None => self.slices.push(s.clone()),
+        }
+    }
+}
+
+fn entry<'a>(usage: &'a mut Vec<ModelUsage>, model: &str) -> &'a mut ModelUsage {
+    match usage.iter().position(|u| u.model == model) {
         Some(i) => &mut usage[i],
         None => {
             usage.push(ModelUsage {
@@ -91,33 +172,65 @@ pub fn add_usage(
             });
             usage.last_mut().expect("just pushed")
         }
-    };
+    }
+}
+
+/// Add one request's `tokens` (and a native cost) for `model` to a per-model usage list. Call it
+/// once per request (message), not with running totals: the prompt size of each call decides
+/// whether long-context prices apply. A request with no time is counted on the session's first
+/// day (`add_usage_at` with the request's time puts it on its own day).
+pub fn add_usage(
+    usage: &mut Vec<ModelUsage>,
+    model: &str,
+    tokens: &Tokens,
+    native_cost: Option<f64>,
+) {
+    add_usage_at(usage, model, tokens, native_cost, None);
+}
+
+/// `add_usage` for a request made at `at`.
+pub fn add_usage_at(
+    usage: &mut Vec<ModelUsage>,
+    model: &str,
+    tokens: &Tokens,
+    native_cost: Option<f64>,
+    at: Option<Timestamp>,
+) {
+    let entry = entry(usage, model);
+    entry.cover_with_slices();
     entry.tokens.add(tokens);
     let prompt = tokens.prompt();
-    if let Some(band) = LONG_PROMPT_BANDS.iter().rposition(|b| prompt > *b) {
+    let band = LONG_PROMPT_BANDS.iter().rposition(|b| prompt > *b);
+    if let Some(band) = band {
         entry.long_prompt[band].add(tokens);
     }
     if let Some(c) = native_cost {
         *entry.native_cost_usd.get_or_insert(0.0) += c;
     }
+    entry.add_slice(&UsageSlice {
+        quarter: at.map(|t| t.timestamp().div_euclid(QUARTER_SECS)),
+        band,
+        tokens: *tokens,
+        native_cost_usd: native_cost,
+    });
 }
 
 /// Add `u` (a model's usage already summed over requests, e.g. a subagent's or another file's)
-/// to a usage list, keeping its long-prompt bands. Re-adding such a sum with `add_usage` would
-/// band it by the size of all its prompts together and price ordinary requests at long-context
-/// rates.
+/// to a usage list, keeping its long-prompt bands and its slices. Re-adding such a sum with
+/// `add_usage` would band it by the size of all its prompts together and price ordinary requests
+/// at long-context rates.
 pub fn merge_usage(usage: &mut Vec<ModelUsage>, u: &ModelUsage) {
-    match usage.iter_mut().find(|e| e.model == u.model) {
-        Some(e) => {
-            e.tokens.add(&u.tokens);
-            for (band, t) in e.long_prompt.iter_mut().zip(&u.long_prompt) {
-                band.add(t);
-            }
-            if let Some(c) = u.native_cost_usd {
-                *e.native_cost_usd.get_or_insert(0.0) += c;
-            }
-        }
-        None => usage.push(u.clone()),
+    let e = entry(usage, &u.model);
+    e.cover_with_slices();
+    e.tokens.add(&u.tokens);
+    for (band, t) in e.long_prompt.iter_mut().zip(&u.long_prompt) {
+        band.add(t);
+    }
+    if let Some(c) = u.native_cost_usd {
+        *e.native_cost_usd.get_or_insert(0.0) += c;
+    }
+    for s in u.slices() {
+        e.add_slice(&s);
     }
 }
 
@@ -136,7 +249,7 @@ pub fn add_total(
             model: model.to_string(),
             tokens: *tokens,
             native_cost_usd: native_cost,
-            long_prompt: Default::default(),
+            ..Default::default()
         },
     );
 }
@@ -459,12 +572,10 @@ impl Session {
         }
         if s.usage.is_empty() {
             for m in &self.messages {
-                if let Some(t) = &m.tokens {
+                if m.tokens.is_some() || m.native_cost_usd.is_some() {
                     let model = m.model.as_deref().or(s.model.as_deref()).unwrap_or("");
-                    add_usage(&mut s.usage, model, t, m.native_cost_usd);
-                } else if let Some(c) = m.native_cost_usd {
-                    let model = m.model.as_deref().or(s.model.as_deref()).unwrap_or("");
-                    add_usage(&mut s.usage, model, &Tokens::default(), Some(c));
+                    let tokens = m.tokens.unwrap_or_default();
+                    add_usage_at(&mut s.usage, model, &tokens, m.native_cost_usd, m.timestamp);
                 }
             }
         }

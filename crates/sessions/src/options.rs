@@ -4,8 +4,8 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::context::ClientOptions;
-use crate::error::{Error, Result};
+use crate::context::{ClientOptions, RetryPolicy, RunDefaults};
+use crate::error::{Error, Result, SPEC_ERROR_CODES};
 use crate::model::{from_epoch_guess, Timestamp};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -352,6 +352,128 @@ pub fn client_options(v: &Value) -> Result<ClientOptions> {
         config_dir,
         session_dirs,
         pricing,
+        run_defaults: run_defaults(m)?,
+    })
+}
+
+/// A non-negative integer (milliseconds, counts): `None` when not given.
+fn opt_uint(m: &Map<String, Value>, key: &str, name: &str, min: u64) -> Result<Option<u64>> {
+    match m.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(x) if x.is_finite() && x.fract() == 0.0 && x >= min as f64 => Ok(Some(x as u64)),
+            _ => Err(Error::validation(format!(
+                "{name} must be an integer >= {min}, got {n}"
+            ))),
+        },
+        Some(v) => Err(Error::validation(format!(
+            "{name} must be an integer >= {min}, got {v}"
+        ))),
+    }
+}
+
+fn opt_bool(m: &Map<String, Value>, key: &str) -> Result<Option<bool>> {
+    match m.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(v) => Err(Error::validation(format!(
+            "{key} must be a boolean, got {v}"
+        ))),
+    }
+}
+
+/// The spec's run options (5.1.1): checked against their valid ranges, then kept.
+fn run_defaults(m: &Map<String, Value>) -> Result<RunDefaults> {
+    let approval_mode = match m.get("approvalMode") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if ["yolo", "prompt", "deny"].contains(&s.as_str()) => {
+            Some(s.clone())
+        }
+        Some(v) => {
+            return Err(Error::validation(format!(
+                "approvalMode must be one of 'yolo', 'prompt', 'deny', got {v}"
+            )))
+        }
+    };
+    let stream = match m.get("stream") {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(b)) => Some(*b),
+        Some(Value::String(s)) if s == "auto" => None,
+        Some(v) => {
+            return Err(Error::validation(format!(
+                "stream must be true, false or 'auto', got {v}"
+            )))
+        }
+    };
+    let project_config_dir = match m.get("projectConfigDir") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(absolute_path(v, "projectConfigDir")?),
+    };
+    let retry_policy = match m.get("retryPolicy") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(p)) => Some(retry_policy(p)?),
+        Some(v) => {
+            return Err(Error::validation(format!(
+                "retryPolicy must be an object, got {v}"
+            )))
+        }
+    };
+    Ok(RunDefaults {
+        default_agent: opt_string(m, "defaultAgent")?,
+        default_model: opt_string(m, "defaultModel")?,
+        approval_mode,
+        timeout_ms: opt_uint(m, "timeout", "timeout", 0)?,
+        inactivity_timeout_ms: opt_uint(m, "inactivityTimeout", "inactivityTimeout", 0)?,
+        retry_policy,
+        stream,
+        project_config_dir,
+        debug: opt_bool(m, "debug")?,
+    })
+}
+
+/// `RetryPolicy` per its table: `maxDelayMs` is compared with the `baseDelayMs` in effect
+/// (given, else its default 1000).
+fn retry_policy(p: &Map<String, Value>) -> Result<RetryPolicy> {
+    let max_attempts = opt_uint(p, "maxAttempts", "retryPolicy.maxAttempts", 1)?;
+    let base_delay_ms = opt_uint(p, "baseDelayMs", "retryPolicy.baseDelayMs", 0)?;
+    let base = base_delay_ms.unwrap_or(1000);
+    let max_delay_ms = opt_uint(p, "maxDelayMs", "retryPolicy.maxDelayMs", base)?;
+    let jitter_factor = match p.get("jitterFactor") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) if n.as_f64().is_some_and(|x| (0.0..=1.0).contains(&x)) => {
+            n.as_f64()
+        }
+        Some(v) => {
+            return Err(Error::validation(format!(
+                "retryPolicy.jitterFactor must be a number from 0 to 1, got {v}"
+            )))
+        }
+    };
+    let retry_on = match p.get("retryOn") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(codes)) => Some(
+            codes
+                .iter()
+                .map(|c| match c.as_str() {
+                    Some(code) if SPEC_ERROR_CODES.contains(&code) => Ok(code.to_string()),
+                    _ => Err(Error::validation(format!(
+                        "retryPolicy.retryOn must list ErrorCode values, got {c}"
+                    ))),
+                })
+                .collect::<Result<Vec<_>>>()?,
+        ),
+        Some(v) => {
+            return Err(Error::validation(format!(
+                "retryPolicy.retryOn must be an array of ErrorCode values, got {v}"
+            )))
+        }
+    };
+    Ok(RetryPolicy {
+        max_attempts,
+        base_delay_ms,
+        max_delay_ms,
+        jitter_factor,
+        retry_on,
     })
 }
 
@@ -401,6 +523,60 @@ mod tests {
         assert!(client_options(&json!({"configDir": "rel/dir"})).is_err());
         assert!(client_options(&json!({"sessionDirs": {"nope": "/x"}})).is_err());
         assert!(export_format(&json!("yaml")).is_err());
+    }
+
+    #[test]
+    fn client_run_options_are_validated_and_kept() {
+        let o = client_options(&json!({
+            "defaultAgent": "codex", "defaultModel": "m", "approvalMode": "deny",
+            "timeout": 0, "inactivityTimeout": 5000, "stream": "auto", "debug": true,
+            "projectConfigDir": "/p/.agent-mux",
+            "retryPolicy": {"maxAttempts": 1, "baseDelayMs": 0, "maxDelayMs": 0,
+                            "jitterFactor": 1, "retryOn": ["TIMEOUT"]}
+        }))
+        .unwrap();
+        let r = &o.run_defaults;
+        assert_eq!(r.approval_mode.as_deref(), Some("deny"));
+        assert_eq!(
+            (r.timeout_ms, r.inactivity_timeout_ms),
+            (Some(0), Some(5000))
+        );
+        assert_eq!((r.stream, r.debug), (None, Some(true)));
+        assert_eq!(r.project_config_dir, Some(PathBuf::from("/p/.agent-mux")));
+        let p = r.retry_policy.as_ref().unwrap();
+        assert_eq!((p.max_attempts, p.max_delay_ms), (Some(1), Some(0)));
+        assert_eq!(p.retry_on, Some(vec!["TIMEOUT".to_string()]));
+        let o = client_options(&json!({"stream": false})).unwrap();
+        assert_eq!(o.run_defaults.stream, Some(false));
+        for (bad, field) in [
+            (json!({"timeout": -1}), "timeout"),
+            (json!({"timeout": 1.5}), "timeout"),
+            (json!({"inactivityTimeout": "5"}), "inactivityTimeout"),
+            (json!({"approvalMode": "auto"}), "approvalMode"),
+            (json!({"stream": "yes"}), "stream"),
+            (json!({"projectConfigDir": "rel"}), "projectConfigDir"),
+            (
+                json!({"retryPolicy": {"maxAttempts": 0}}),
+                "retryPolicy.maxAttempts",
+            ),
+            // The default baseDelayMs is 1000.
+            (
+                json!({"retryPolicy": {"maxDelayMs": 999}}),
+                "retryPolicy.maxDelayMs",
+            ),
+            (
+                json!({"retryPolicy": {"jitterFactor": 1.5}}),
+                "retryPolicy.jitterFactor",
+            ),
+            (
+                json!({"retryPolicy": {"retryOn": ["NOPE"]}}),
+                "retryPolicy.retryOn",
+            ),
+        ] {
+            let e = client_options(&bad).unwrap_err();
+            assert_eq!(e.code, ErrorCode::ValidationError, "{bad}");
+            assert!(e.message.starts_with(field), "{bad}: {}", e.message);
+        }
     }
 
     #[test]

@@ -7,7 +7,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use agent_mux_sessions::cost::{self, CostSummary};
-use agent_mux_sessions::model::{add_usage, parse_time_str, Message, Role, Session, Tokens};
+use agent_mux_sessions::model::{
+    add_total, add_usage, add_usage_at, merge_usage, parse_time_str, Message, ModelUsage, Role,
+    Session, Tokens,
+};
 use agent_mux_sessions::options::{self, CostOptions, Filters, GroupBy};
 use agent_mux_sessions::{ClientOptions, Context, Env, ErrorCode, SessionSummary};
 use serde_json::json;
@@ -223,6 +226,203 @@ fn group_by_day_uses_the_local_calendar() {
             ("2025-03-04".into(), 1.0, 0),
         ]
     );
+}
+
+/// Sessions whose requests cross midnight, in UTC and in a zone half an hour off the hour.
+/// X (claude, created Mar 6 18:20Z): m-a 1M input at 18:20Z ($1), m-a 1M output at 18:40Z ($2),
+///   m-b 0.1M input at 23:55Z ($1), m-b 0.05M output at Mar 7 00:05Z ($1); a subagent's m-a
+///   usage (0.5M input, $0.5) at Mar 7 01:00Z, merged in; a session-level total of m-b
+///   (0.1M input, $1) with no time: the session's first day.
+/// Y (codex, created Mar 6 23:59Z): m-a with a native cost: $0.25 at 23:59Z, $0.5 at Mar 7
+///   00:01Z, and a request without one (free: the model is priced by its native cost).
+/// Z (codex, created Mar 7 12:00Z): no usage at all; counts on its day with $0.
+fn crossing() -> Vec<SessionSummary> {
+    let at = |t: &str| parse_time_str(t);
+    let mut x = summary("claude", "x", "2025-03-06T18:20:00Z", "m-a");
+    add_usage_at(
+        &mut x.usage,
+        "m-a",
+        &tok(1_000_000, 0, 0, 0, 0),
+        None,
+        at("2025-03-06T18:20:00Z"),
+    );
+    add_usage_at(
+        &mut x.usage,
+        "m-a",
+        &tok(0, 1_000_000, 0, 0, 0),
+        None,
+        at("2025-03-06T18:40:00Z"),
+    );
+    add_usage_at(
+        &mut x.usage,
+        "m-b",
+        &tok(100_000, 0, 0, 0, 0),
+        None,
+        at("2025-03-06T23:55:00Z"),
+    );
+    add_usage_at(
+        &mut x.usage,
+        "m-b",
+        &tok(0, 50_000, 0, 0, 0),
+        None,
+        at("2025-03-07T00:05:00Z"),
+    );
+    let mut sub = Vec::new();
+    add_usage_at(
+        &mut sub,
+        "m-a",
+        &tok(500_000, 0, 0, 0, 0),
+        None,
+        at("2025-03-07T01:00:00Z"),
+    );
+    merge_usage(&mut x.usage, &sub[0]);
+    add_total(&mut x.usage, "m-b", &tok(100_000, 0, 0, 0, 0), None);
+    x.updated_at = at("2025-03-07T01:00:00Z").unwrap();
+    let mut y = summary("codex", "y", "2025-03-06T23:59:00Z", "m-a");
+    add_usage_at(
+        &mut y.usage,
+        "m-a",
+        &tok(10, 1, 0, 0, 0),
+        Some(0.25),
+        at("2025-03-06T23:59:00Z"),
+    );
+    add_usage_at(
+        &mut y.usage,
+        "m-a",
+        &tok(20, 2, 0, 0, 0),
+        Some(0.5),
+        at("2025-03-07T00:01:00Z"),
+    );
+    add_usage_at(
+        &mut y.usage,
+        "m-a",
+        &tok(30, 3, 0, 0, 0),
+        None,
+        at("2025-03-07T00:02:00Z"),
+    );
+    let z = summary("codex", "z", "2025-03-07T12:00:00Z", "m-a");
+    vec![x, y, z]
+}
+
+#[test]
+fn group_by_day_puts_each_request_on_its_own_day() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |tz: &str, group_by: Option<GroupBy>| {
+        let opts = CostOptions {
+            group_by,
+            ..Default::default()
+        };
+        cost::total_cost(&ctx(dir.path(), tz), crossing(), &opts)
+    };
+    // UTC. Mar 6: X $1 + $2 + $1 (m-b 23:55) + $1 (untimed total) = 5; Y $0.25.
+    // Mar 7: X $1 (m-b 00:05) + $0.5 (subagent) = 1.5; Y $0.5 + $0 = 0.5; Z $0.
+    let c = run("UTC", Some(GroupBy::Day));
+    assert_eq!(
+        rows(&c),
+        vec![
+            ("2025-03-06".into(), 5.25, 2),
+            ("2025-03-07".into(), 2.0, 3)
+        ]
+    );
+    let b = c.breakdowns.as_ref().unwrap();
+    assert_eq!(b["2025-03-06"].input_tokens, 1_200_010);
+    assert_eq!(b["2025-03-07"].input_tokens, 500_050);
+    assert_eq!(b["2025-03-07"].output_tokens, 50_005);
+    // Totals do not change with the grouping, and the days add up to them.
+    let whole = run("UTC", None);
+    assert_eq!(c.total_usd, whole.total_usd);
+    assert_eq!(
+        (c.input_tokens, c.output_tokens, c.session_count),
+        (whole.input_tokens, whole.output_tokens, 3)
+    );
+    assert!(close(
+        b.values().map(|d| d.total_usd).sum(),
+        whole.total_usd
+    ));
+    assert!(close(whole.total_usd, 7.25));
+    // Kolkata (+5:30): midnight is 18:30Z. X's 18:20Z request is Mar 6, the rest Mar 7 (the
+    // untimed total stays on X's first day, Mar 6); Y and Z are Mar 7.
+    let c = run("Asia/Kolkata", Some(GroupBy::Day));
+    assert_eq!(
+        rows(&c),
+        vec![
+            ("2025-03-06".into(), 2.0, 1),
+            ("2025-03-07".into(), 5.25, 3)
+        ]
+    );
+    // New York (-5): everything but Z's day (Mar 7 07:00) is Mar 6; X's subagent at 01:00Z is
+    // Mar 6 20:00.
+    let c = run("America/New_York", Some(GroupBy::Day));
+    assert_eq!(
+        rows(&c),
+        vec![
+            ("2025-03-06".into(), 7.25, 2),
+            ("2025-03-07".into(), 0.0, 1)
+        ]
+    );
+}
+
+#[test]
+fn group_by_day_prices_long_prompts_per_day() {
+    // One model, one long request (210k prompt: the 200k tier) on Mar 1, one short on Mar 2.
+    let dir = tempfile::tempdir().unwrap();
+    let model = "claude-sonnet-4-20250514"; // has a 200k tier in the snapshot
+    let long = tok(210_000, 1_000, 0, 0, 0);
+    let short = tok(1_000, 1_000, 0, 0, 0);
+    let mut s = summary("claude", "l", "2025-03-01T23:00:00Z", model);
+    add_usage_at(
+        &mut s.usage,
+        model,
+        &long,
+        None,
+        parse_time_str("2025-03-01T23:00:00Z"),
+    );
+    add_usage_at(
+        &mut s.usage,
+        model,
+        &short,
+        None,
+        parse_time_str("2025-03-02T01:00:00Z"),
+    );
+    let env = Env::from_pairs([("HOME", dir.path().to_str().unwrap()), ("TZ", "UTC")]);
+    let opts = CostOptions {
+        group_by: Some(GroupBy::Day),
+        ..Default::default()
+    };
+    let c = cost::total_cost(&Context::with_env(env), vec![s], &opts);
+    let price = cost::prices::Prices::from_options(None);
+    let price = price.lookup(model).unwrap();
+    let b = c.breakdowns.as_ref().unwrap();
+    assert!(close(b["2025-03-01"].total_usd, price.request_cost(&long)));
+    assert!(close(b["2025-03-02"].total_usd, price.request_cost(&short)));
+    // The long request is priced above the base rate (the tier applies to that day only).
+    assert!(price.request_cost(&long) > price.band_cost(&long, None));
+}
+
+#[test]
+fn usage_slices_cover_the_whole_usage() {
+    // A hand-built usage (no slices) later given a timed request keeps its totals untimed.
+    let mut usage = vec![ModelUsage {
+        model: "m".into(),
+        tokens: tok(5, 0, 0, 0, 0),
+        native_cost_usd: Some(1.0),
+        ..Default::default()
+    }];
+    let t = parse_time_str("2025-03-01T00:20:00Z");
+    add_usage_at(&mut usage, "m", &tok(7, 0, 0, 0, 0), Some(2.0), t);
+    add_usage(&mut usage, "m", &tok(1, 0, 0, 0, 0), None);
+    let slices = usage[0].slices();
+    assert_eq!(slices.len(), 2, "{slices:?}");
+    let untimed = slices.iter().find(|s| s.quarter.is_none()).unwrap();
+    assert_eq!(
+        (untimed.tokens.input, untimed.native_cost_usd),
+        (6, Some(1.0))
+    );
+    let timed = slices.iter().find(|s| s.quarter.is_some()).unwrap();
+    // 00:20 is in the quarter hour that starts at 00:15.
+    assert_eq!(timed.start(), parse_time_str("2025-03-01T00:15:00Z"));
+    assert_eq!(usage[0].tokens.input, 13);
+    assert_eq!(usage[0].native_cost_usd, Some(3.0));
 }
 
 #[test]

@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::model::{
-    add_usage, parse_timestamp, truncate_title, Message, ModelUsage, Role, Session, SessionSummary,
-    Timestamp, Tokens, ToolCall, ToolResult,
+    add_usage_at, parse_timestamp, truncate_title, Message, ModelUsage, Role, Session,
+    SessionSummary, Timestamp, Tokens, ToolCall, ToolResult,
 };
 use crate::read::fs::{files, stamp, subdirs};
 use crate::read::tree::{self, entry_time_ms, TreeDoc};
@@ -60,6 +60,16 @@ pub fn build(
         } else {
             "no session records (empty)".to_string()
         });
+    }
+    // Every record of the format has a `type`: without a header or any typed entry, the file
+    // holds none (see `agents::not_a_session`).
+    if doc.header.is_none()
+        && !doc
+            .entries
+            .iter()
+            .any(|e| e.get("type").is_some_and(Value::is_string))
+    {
+        return Err(format!("holds no {agent} record, so it is not a session"));
     }
     let header = doc.header.as_ref();
     let id = doc
@@ -136,11 +146,11 @@ pub fn build(
             Some("message") if !copied => {
                 let m = &e["message"];
                 if m.get("role").and_then(Value::as_str) == Some("assistant") {
-                    add_billed(&mut usage, m, model.as_deref().or(in_effect.as_deref()));
+                    add_billed(&mut usage, m, model.as_deref().or(in_effect.as_deref()), t);
                 }
             }
             Some("model_usage") if !copied => {
-                add_billed(&mut usage, e, model.as_deref().or(in_effect.as_deref()))
+                add_billed(&mut usage, e, model.as_deref().or(in_effect.as_deref()), t)
             }
             _ => {}
         }
@@ -288,8 +298,14 @@ fn push_message(
     out.push(msg);
 }
 
-/// Add one billed call (an assistant message or an omp `model_usage` entry) to the usage list.
-fn add_billed(usage: &mut Vec<ModelUsage>, m: &Value, fallback_model: Option<&str>) {
+/// Add one billed call (an assistant message or an omp `model_usage` entry, made at `at`) to the
+/// usage list.
+fn add_billed(
+    usage: &mut Vec<ModelUsage>,
+    m: &Value,
+    fallback_model: Option<&str>,
+    at: Option<Timestamp>,
+) {
     let Some(u) = m.get("usage") else { return };
     let tokens = usage_tokens(u);
     let cost = usage_cost(u);
@@ -302,7 +318,7 @@ fn add_billed(usage: &mut Vec<ModelUsage>, m: &Value, fallback_model: Option<&st
         .filter(|s| !s.is_empty())
         .or(fallback_model)
         .unwrap_or("");
-    add_usage(usage, model, &tokens.unwrap_or_default(), cost);
+    add_usage_at(usage, model, &tokens.unwrap_or_default(), cost, at);
 }
 
 /// Token buckets of a Pi-family `usage` object; `None` when every count is zero.

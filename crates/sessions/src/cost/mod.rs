@@ -17,15 +17,19 @@
 //!
 //! Breakdown keys: `agent` the agent name; `model` the model id as the agent recorded it (a
 //! session with several models splits its cost and tokens over them, and counts in each); `day`
-//! the local calendar day (see `day.rs`) of the session's `createdAt` (an unmatched run: its
-//! `timestamp`); `tag` each tag (a session counts in each of its tags). A missing model and an
-//! untagged session use the key "" (no real model id or tag is empty).
+//! the local calendar day (see `day.rs`) on which each usage record was spent, as ccusage counts
+//! it: a request on the day of its own timestamp (`UsageSlice`), a run-index cost on the day of
+//! its run. Usage known only per session (a session-level total such as Hermes'
+//! `actual_cost_usd`) and a session without usage go on the day of the session's `createdAt`.
+//! A session counts in each day it spent on; the totals are the same as without grouping.
+//! `tag` each tag (a session counts in each of its tags). A missing model and an untagged session
+//! use the key "" (no real model id or tag is empty).
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use crate::context::Context;
 use crate::list;
-use crate::model::{CostRecord, Message, Session, SessionSummary, TokenUsage, Tokens};
+use crate::model::{CostRecord, Message, Session, SessionSummary, Timestamp, TokenUsage, Tokens};
 use crate::options::{CostOptions, Filters, GroupBy};
 
 pub mod day;
@@ -79,6 +83,16 @@ struct Part {
     model: String,
     tokens: Tokens,
     usd: f64,
+    /// Only when grouping by day: the same cost split by when it was spent.
+    pieces: Vec<Piece>,
+}
+
+/// Tokens and cost spent at one time (`None`: unknown, taken as the session's start).
+#[derive(Debug, Clone, PartialEq)]
+struct Piece {
+    at: Option<Timestamp>,
+    tokens: Tokens,
+    usd: f64,
 }
 
 /// A session (or an unmatched run) priced, with what the groupings need.
@@ -123,8 +137,9 @@ impl Pricer {
         }
     }
 
-    /// Fill `tags`, `run_count` and `cost` on each summary; returns each one's parts.
-    fn apply(&self, summaries: &mut [SessionSummary]) -> Vec<Priced> {
+    /// Fill `tags`, `run_count` and `cost` on each summary; returns each one's parts, split by
+    /// time when `by_time`.
+    fn apply(&self, summaries: &mut [SessionSummary], by_time: bool) -> Vec<Priced> {
         let by_session = self.runs.by_session();
         summaries
             .iter_mut()
@@ -134,12 +149,12 @@ impl Pricer {
                     .get(&(agent.as_str(), id.as_str()))
                     .map(Vec::as_slice)
                     .unwrap_or(&[]);
-                self.apply_one(s, runs)
+                self.apply_one(s, runs, by_time)
             })
             .collect()
     }
 
-    fn apply_one(&self, s: &mut SessionSummary, runs: &[&Run]) -> Priced {
+    fn apply_one(&self, s: &mut SessionSummary, runs: &[&Run], by_time: bool) -> Priced {
         let tags: BTreeSet<&String> = s
             .tags
             .iter()
@@ -147,7 +162,7 @@ impl Pricer {
             .collect();
         s.tags = tags.into_iter().cloned().collect();
         s.run_count = runs.len() as u64;
-        let priced = self.price_summary(s, runs);
+        let priced = self.price_summary(s, runs, by_time);
         if !priced.parts.is_empty() {
             let mut tokens = Tokens::default();
             for p in &priced.parts {
@@ -158,7 +173,7 @@ impl Pricer {
         priced
     }
 
-    fn price_summary(&self, s: &SessionSummary, runs: &[&Run]) -> Priced {
+    fn price_summary(&self, s: &SessionSummary, runs: &[&Run], by_time: bool) -> Priced {
         let mut unpriced = Vec::new();
         let has_native = s.usage.iter().any(|u| u.native_cost_usd.is_some());
         let run_costs: Vec<(&Run, &CostRecord)> = runs
@@ -168,14 +183,26 @@ impl Pricer {
         let parts = if !has_native && !run_costs.is_empty() {
             run_costs
                 .iter()
-                .map(|(r, c)| Part {
-                    model: r
-                        .model
-                        .clone()
-                        .or_else(|| s.model.clone())
-                        .unwrap_or_default(),
-                    tokens: tokens_of(c),
-                    usd: c.total_usd,
+                .map(|(r, c)| {
+                    let tokens = tokens_of(c);
+                    let at = Some(r.timestamp);
+                    Part {
+                        model: r
+                            .model
+                            .clone()
+                            .or_else(|| s.model.clone())
+                            .unwrap_or_default(),
+                        tokens,
+                        usd: c.total_usd,
+                        pieces: by_time
+                            .then_some(Piece {
+                                at,
+                                tokens,
+                                usd: c.total_usd,
+                            })
+                            .into_iter()
+                            .collect(),
+                    }
                 })
                 .collect()
         } else {
@@ -183,20 +210,39 @@ impl Pricer {
                 .iter()
                 .filter(|u| !u.tokens.is_zero() || u.native_cost_usd.is_some())
                 .map(|u| {
-                    let usd = match u.native_cost_usd {
-                        Some(c) => c,
-                        None => match self.prices.lookup(&u.model) {
-                            Some(p) => p.usage_cost(&u.tokens, &u.long_prompt),
-                            None => {
-                                unpriced.push(u.model.clone());
-                                0.0
-                            }
-                        },
+                    let price = self.prices.lookup(&u.model);
+                    let usd = match (u.native_cost_usd, price) {
+                        (Some(c), _) => c,
+                        (None, Some(p)) => p.usage_cost(&u.tokens, &u.long_prompt),
+                        (None, None) => {
+                            unpriced.push(u.model.clone());
+                            0.0
+                        }
+                    };
+                    let pieces = if by_time {
+                        u.slices()
+                            .into_iter()
+                            .filter(|x| !x.tokens.is_zero() || x.native_cost_usd.is_some())
+                            .map(|x| Piece {
+                                at: x.start(),
+                                tokens: x.tokens,
+                                // As for the whole: a model with a native cost is priced by it
+                                // alone, its requests without one cost nothing.
+                                usd: match (u.native_cost_usd, price) {
+                                    (Some(_), _) => x.native_cost_usd.unwrap_or(0.0),
+                                    (None, Some(p)) => p.band_cost(&x.tokens, x.band),
+                                    (None, None) => 0.0,
+                                },
+                            })
+                            .collect()
+                    } else {
+                        Vec::new()
                     };
                     Part {
                         model: u.model.clone(),
                         tokens: u.tokens,
                         usd,
+                        pieces,
                     }
                 })
                 .collect()
@@ -232,7 +278,7 @@ impl Pricer {
 
 /// Fill `cost`, `tags` and `run_count` on summaries (list, search).
 pub fn apply_to_summaries(ctx: &Context, summaries: &mut [SessionSummary]) {
-    Pricer::new(ctx).apply(summaries);
+    Pricer::new(ctx).apply(summaries, false);
 }
 
 /// Fill per-message `tokenUsage`/`cost` and the session's `cost`, tags and run count (get).
@@ -242,7 +288,7 @@ pub fn price_session(ctx: &Context, session: &mut Session) {
     for m in &mut session.messages {
         pricer.price_message(m, model.as_deref());
     }
-    pricer.apply(std::slice::from_mut(&mut session.summary));
+    pricer.apply(std::slice::from_mut(&mut session.summary), false);
 }
 
 /// An unmatched run passes the filters on its own fields (timestamp, model, tags; it has no cwd).
@@ -270,11 +316,18 @@ struct Totals {
     sessions: u64,
 }
 
-impl Totals {
-    fn add(&mut self, p: &Part) {
-        self.usd += p.usd;
-        self.tokens.add(&p.tokens);
+/// What one group gets of a part: (key, tokens, usd).
+type Share = (String, Tokens, f64);
+
+/// A part's shares by local day: each piece on the day it was spent (`start` when unknown).
+fn day_shares(days: &day::LocalDays, p: &Part, start: &Timestamp) -> Vec<Share> {
+    if p.pieces.is_empty() {
+        return vec![(days.day(start), p.tokens, p.usd)];
     }
+    p.pieces
+        .iter()
+        .map(|x| (days.day(x.at.as_ref().unwrap_or(start)), x.tokens, x.usd))
+        .collect()
 }
 
 /// `totalCost`: `summaries` are every session of the targeted agents, unpriced and unfiltered
@@ -285,21 +338,19 @@ pub fn total_cost(
     opts: &CostOptions,
 ) -> CostSummary {
     let pricer = Pricer::new(ctx);
-    let priced = pricer.apply(&mut summaries);
+    let by_day = opts.group_by == Some(GroupBy::Day);
+    let priced = pricer.apply(&mut summaries, by_day);
     let known: HashSet<(&str, &str)> = summaries
         .iter()
         .map(|s| (s.agent.as_str(), s.session_id.as_str()))
         .collect();
-    let days = opts
-        .group_by
-        .filter(|g| *g == GroupBy::Day)
-        .map(|_| day::LocalDays::new(&ctx.env));
+    let days = by_day.then(|| day::LocalDays::new(&ctx.env));
 
     let mut out = CostSummary::default();
     let mut groups: BTreeMap<String, Totals> = BTreeMap::new();
     let mut unpriced: BTreeSet<String> = BTreeSet::new();
     let mut add =
-        |parts: &[Part], keys: &dyn Fn(&Part) -> Vec<String>, runs: u64, is_session: bool| {
+        |parts: &[Part], shares: &dyn Fn(&Part) -> Vec<Share>, runs: u64, is_session: bool| {
             let mut seen: BTreeSet<String> = BTreeSet::new();
             for p in parts {
                 out.total_usd += p.usd;
@@ -309,8 +360,10 @@ pub fn total_cost(
                 out.cached_tokens += p.tokens.cache_read;
                 out.cache_write_tokens += p.tokens.cache_write;
                 if opts.group_by.is_some() {
-                    for k in keys(p) {
-                        groups.entry(k.clone()).or_default().add(p);
+                    for (k, tokens, usd) in shares(p) {
+                        let g = groups.entry(k.clone()).or_default();
+                        g.usd += usd;
+                        g.tokens.add(&tokens);
                         seen.insert(k);
                     }
                 }
@@ -330,15 +383,15 @@ pub fn total_cost(
             continue;
         }
         unpriced.extend(p.unpriced.iter().cloned());
-        let day = days.as_ref().map(|d| d.day(&s.created_at));
-        let keys = |part: &Part| -> Vec<String> {
-            match opts.group_by {
-                Some(GroupBy::Agent) => vec![s.agent.clone()],
-                Some(GroupBy::Model) => vec![part.model.trim().to_string()],
-                Some(GroupBy::Day) => vec![day.clone().unwrap_or_default()],
-                Some(GroupBy::Tag) if s.tags.is_empty() => vec![String::new()],
-                Some(GroupBy::Tag) => s.tags.clone(),
-                None => Vec::new(),
+        let shares = |part: &Part| -> Vec<Share> {
+            let whole = |key: &String| (key.clone(), part.tokens, part.usd);
+            match (opts.group_by, &days) {
+                (Some(GroupBy::Day), Some(days)) => day_shares(days, part, &s.created_at),
+                (Some(GroupBy::Agent), _) => vec![whole(&s.agent)],
+                (Some(GroupBy::Model), _) => vec![whole(&part.model.trim().to_string())],
+                (Some(GroupBy::Tag), _) if s.tags.is_empty() => vec![whole(&String::new())],
+                (Some(GroupBy::Tag), _) => s.tags.iter().map(whole).collect(),
+                _ => Vec::new(),
             }
         };
         // A session with no usage at all still counts in its group.
@@ -347,11 +400,12 @@ pub fn total_cost(
                 model: s.model.clone().unwrap_or_default(),
                 tokens: Tokens::default(),
                 usd: 0.0,
+                pieces: Vec::new(),
             }]
         } else {
             p.parts.clone()
         };
-        add(&parts, &keys, s.run_count.max(1), true);
+        add(&parts, &shares, s.run_count.max(1), true);
     }
 
     for r in &pricer.runs.runs {
@@ -367,19 +421,20 @@ pub fn total_cost(
             model: r.model.clone().unwrap_or_default(),
             tokens: r.cost.as_ref().map(tokens_of).unwrap_or_default(),
             usd: r.cost.as_ref().map(|c| c.total_usd).unwrap_or(0.0),
+            pieces: Vec::new(),
         };
-        let day = days.as_ref().map(|d| d.day(&r.timestamp));
-        let keys = |part: &Part| -> Vec<String> {
-            match opts.group_by {
-                Some(GroupBy::Agent) => vec![r.agent.clone()],
-                Some(GroupBy::Model) => vec![part.model.clone()],
-                Some(GroupBy::Day) => vec![day.clone().unwrap_or_default()],
-                Some(GroupBy::Tag) if r.tags.is_empty() => vec![String::new()],
-                Some(GroupBy::Tag) => r.tags.clone(),
-                None => Vec::new(),
+        let shares = |part: &Part| -> Vec<Share> {
+            let whole = |key: &String| (key.clone(), part.tokens, part.usd);
+            match (opts.group_by, &days) {
+                (Some(GroupBy::Day), Some(days)) => day_shares(days, part, &r.timestamp),
+                (Some(GroupBy::Agent), _) => vec![whole(&r.agent)],
+                (Some(GroupBy::Model), _) => vec![whole(&part.model)],
+                (Some(GroupBy::Tag), _) if r.tags.is_empty() => vec![whole(&String::new())],
+                (Some(GroupBy::Tag), _) => r.tags.iter().map(whole).collect(),
+                _ => Vec::new(),
             }
         };
-        add(&[part], &keys, 1, false);
+        add(&[part], &shares, 1, false);
     }
 
     if opts.group_by.is_some() {

@@ -83,20 +83,15 @@ impl Price {
             }
             // Every prompt in this band is larger than `band`: exactly the tiers at or below it apply.
             usd += bucket_cost(t, &self.rates_for(band + 1));
-            rest = minus(&rest, t);
+            rest = rest.minus(t);
         }
         usd + bucket_cost(&rest, &self.base)
     }
-}
 
-fn minus(a: &Tokens, b: &Tokens) -> Tokens {
-    Tokens {
-        input: a.input.saturating_sub(b.input),
-        output: a.output.saturating_sub(b.output),
-        cache_read: a.cache_read.saturating_sub(b.cache_read),
-        cache_write: a.cache_write.saturating_sub(b.cache_write),
-        reasoning: a.reasoning.saturating_sub(b.reasoning),
-        cache_write_1h: a.cache_write_1h.saturating_sub(b.cache_write_1h),
+    /// USD for requests that all fall in long-prompt band `band` (`None`: below every band).
+    pub fn band_cost(&self, t: &Tokens, band: Option<usize>) -> f64 {
+        let prompt = band.map_or(0, |b| LONG_PROMPT_BANDS[b] + 1);
+        bucket_cost(t, &self.rates_for(prompt))
     }
 }
 

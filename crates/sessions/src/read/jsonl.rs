@@ -138,25 +138,32 @@ pub fn read_lines<T: DeserializeOwned>(
     Ok(stats)
 }
 
-/// Feed every line that parses as JSON to `f`, with the line's bytes (for `raw`). A file in which
-/// no line parses is a `PARSE_ERROR` naming the path; `what` names its records in that message.
+/// Feed every line that parses as JSON to `f`, with the line's bytes (for `raw`); `f` says
+/// whether the value was a record of the agent's format. A file in which no line parses is a
+/// `PARSE_ERROR` naming the path (`what` names its records in that message); so is one in which
+/// no value was a record of `agent` (`agents::not_a_session`).
 pub fn read_values(
     path: &Path,
+    agent: &str,
     what: &str,
-    mut f: impl FnMut(serde_json::Value, &[u8]),
+    mut f: impl FnMut(serde_json::Value, &[u8]) -> bool,
 ) -> crate::error::Result<()> {
     let mut stats = LineStats::default();
+    let mut records = 0usize;
     for_each_line(path, |bytes| {
         match parse_line::<serde_json::Value>(bytes) {
             Some(v) => {
                 stats.parsed += 1;
-                f(v, bytes);
+                records += f(v, bytes) as usize;
             }
             None => stats.bad += 1,
         }
         true
     })
     .map_err(|e| crate::error::Error::parse(path.display(), e))?;
+    if stats.parsed > 0 && records == 0 {
+        return Err(crate::agents::not_a_session(path, agent));
+    }
     if stats.parsed == 0 {
         let why = if stats.bad == 0 {
             "empty file".to_string()

@@ -26,7 +26,7 @@ use crate::agents::transcript::Transcript;
 use crate::agents::Mode;
 use crate::error::{Error, Result};
 use crate::model::{
-    add_usage, merge_usage, parse_time_str, truncate_title, Message, ModelUsage, Raw, Role,
+    add_usage_at, merge_usage, parse_time_str, truncate_title, Message, ModelUsage, Raw, Role,
     Session, SessionSummary, Timestamp, Tokens, ToolCall, ToolResult,
 };
 use crate::read::jsonl::{for_each_line, parse_borrowed};
@@ -249,6 +249,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
 /// One API response: its usage counted once, on the first message that showed it.
 struct Response {
     model: String,
+    /// The time of the response's first line (ccusage counts a response once, at that line).
+    at: Option<Timestamp>,
     tokens: Tokens,
     cost: Option<f64>,
     owner: (usize, usize), // (file number, message index)
@@ -328,7 +330,7 @@ fn read_with(path: &Path, subagents: &[std::path::PathBuf], mut st: State) -> Re
     let main =
         read_file(&mut st, path, 0, None, &stem).map_err(|e| Error::parse(path.display(), e))?;
     if main.1 == 0 {
-        return Err(Error::parse(path.display(), "no readable JSON line"));
+        return Err(crate::agents::not_a_session(path, super::NAME));
     }
     let mut main = main.0;
     let mut subs = Vec::new();
@@ -385,7 +387,8 @@ fn insertion_point(parent: &Transcript, sub: &Transcript) -> usize {
     }
 }
 
-/// Read one file; returns its state and how many lines parsed.
+/// Read one file; returns its state and how many of its lines are Claude Code records (JSON
+/// with a `type`).
 fn read_file(
     st: &mut State,
     path: &Path,
@@ -410,7 +413,7 @@ fn read_file(
         let Some(line) = parse_borrowed::<Line>(bytes, &mut scratch) else {
             return true;
         };
-        parsed += 1;
+        parsed += line.kind.as_str().is_some() as usize;
         st.line(&mut f, &line);
         if st.mode.raw() {
             st.raw.push(Raw::line(bytes));
@@ -599,6 +602,7 @@ impl State<'_> {
                             .insert(id.to_string(), self.responses.len());
                         self.responses.push(Response {
                             model: model.unwrap_or_default().to_string(),
+                            at: ts,
                             tokens: Tokens::default(),
                             cost: None,
                             owner: (f.number, idx),
@@ -617,7 +621,13 @@ impl State<'_> {
                 }
             }
             None => {
-                add_usage(&mut self.loose, model.unwrap_or_default(), &tokens, cost);
+                add_usage_at(
+                    &mut self.loose,
+                    model.unwrap_or_default(),
+                    &tokens,
+                    cost,
+                    ts,
+                );
                 if let Some(m) = f.transcript.get_mut(idx) {
                     m.tokens.get_or_insert_with(Tokens::default).add(&tokens);
                     if let Some(c) = cost {
@@ -829,7 +839,7 @@ impl State<'_> {
         s.cwd = self.cwd.clone();
         s.forked_from = self.forked_from.clone();
         for r in &self.responses {
-            add_usage(&mut s.usage, &r.model, &r.tokens, r.cost);
+            add_usage_at(&mut s.usage, &r.model, &r.tokens, r.cost, r.at);
         }
         for u in &self.loose {
             merge_usage(&mut s.usage, u);

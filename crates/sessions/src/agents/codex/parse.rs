@@ -28,7 +28,7 @@ use crate::agents::transcript::Transcript;
 use crate::agents::Mode;
 use crate::error::{Error, Result};
 use crate::model::{
-    add_usage, parse_time_str, truncate_title, Message, ModelUsage, Raw, Role, Session,
+    add_usage_at, parse_time_str, truncate_title, Message, ModelUsage, Raw, Role, Session,
     SessionSummary, Timestamp, Tokens, ToolCall, ToolResult,
 };
 use crate::read::jsonl::{for_each_line, parse_borrowed, parse_line};
@@ -189,6 +189,8 @@ pub(super) struct Parsed {
 
 #[derive(Default)]
 struct State {
+    /// Lines that are Codex records (an envelope with a `type`, or a legacy header or item).
+    records: usize,
     created: Option<Timestamp>,
     updated: Option<Timestamp>,
     meta_time: Option<Timestamp>,
@@ -260,6 +262,9 @@ pub(super) fn read(path: &Path, id: &str, mode: Mode) -> Result<Parsed> {
     .map_err(|e| Error::parse(path.display(), e))?;
     if parsed == 0 {
         return Err(Error::parse(path.display(), "no readable JSON line"));
+    }
+    if st.records == 0 {
+        return Err(crate::agents::not_a_session(path, "codex"));
     }
     let summary = st.summary(path, id);
     Ok(Parsed {
@@ -411,9 +416,12 @@ impl State {
             (None, Some(p)) if p.kind.as_str().is_none() && p.id.as_str().is_some() => {
                 (Some("session_meta"), p, value)
             }
-            (None, Some(p)) => (Some("response_item"), p, value),
-            (None, None) => return,
+            (None, Some(p)) if p.kind.as_str().is_some() => (Some("response_item"), p, value),
+            _ => return,
         };
+        if kind.is_some() {
+            self.records += 1;
+        }
         match kind {
             Some("session_meta") => self.session_meta(payload, ts),
             Some("turn_context") => {
@@ -487,7 +495,7 @@ impl State {
         let Some(total) = info.total_token_usage.0.map(|u| u.counts()) else {
             // Legacy builds without totals: each event is its own usage.
             if let Some(l) = last {
-                self.add_tokens(l.tokens());
+                self.add_tokens(l.tokens(), ts);
             }
             return;
         };
@@ -503,16 +511,16 @@ impl State {
         };
         self.prev_total = Some(total);
         if let Some(d) = delta {
-            self.add_tokens(d.tokens());
+            self.add_tokens(d.tokens(), ts);
         }
     }
 
-    fn add_tokens(&mut self, t: Tokens) {
+    fn add_tokens(&mut self, t: Tokens, at: Option<Timestamp>) {
         if t.is_zero() {
             return;
         }
         let model = self.model.clone().unwrap_or_default();
-        add_usage(&mut self.usage, &model, &t, None);
+        add_usage_at(&mut self.usage, &model, &t, None, at);
         if !self.full() {
             return;
         }

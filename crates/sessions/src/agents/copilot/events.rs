@@ -18,8 +18,8 @@ use std::path::Path;
 
 use crate::error::Result;
 use crate::model::{
-    add_total, add_usage, merge_usage, parse_timestamp, truncate_title, Message, ModelUsage, Raw,
-    Role, Session, SessionSummary, Timestamp, Tokens, ToolCall, ToolResult,
+    add_total, add_usage_at, merge_usage, parse_timestamp, truncate_title, Message, ModelUsage,
+    Raw, Role, Session, SessionSummary, Timestamp, Tokens, ToolCall, ToolResult,
 };
 use crate::read::jsonl;
 
@@ -28,12 +28,15 @@ use crate::agents::Mode;
 
 pub fn parse_events(path: &Path, mode: Mode, fallback_id: &str, ws: &Workspace) -> Result<Session> {
     let mut b = Builder::new(mode);
-    jsonl::read_values(path, "events", |ev, bytes| {
+    jsonl::read_values(path, "copilot", "events", |ev, bytes| {
+        // Every Copilot event has a `type`.
+        let known = ev.get("type").is_some_and(Value::is_string);
         b.apply(ev);
         if b.mode.raw() {
             // The event's text, not its parsed tree: a quarter of the memory.
             b.raw.push(Raw::line(bytes));
         }
+        known
     })?;
     Ok(b.finish(path, fallback_id, ws))
 }
@@ -135,21 +138,23 @@ impl Builder {
             "tool.execution_complete" => self.tool_complete(d, ts),
             "assistant.usage" => {
                 let model = str_of(d, "model").or_else(|| self.model.clone());
-                add_usage(
+                add_usage_at(
                     &mut self.segment.per_call,
                     model.as_deref().unwrap_or(""),
                     &usage_tokens(d),
                     None,
+                    ts,
                 );
             }
             "session.compaction_complete" => {
                 if let Some(u) = d.get("compactionTokensUsed").and_then(Value::as_object) {
                     let model = str_of(u, "model").or_else(|| self.model.clone());
-                    add_usage(
+                    add_usage_at(
                         &mut self.segment.compaction,
                         model.as_deref().unwrap_or(""),
                         &usage_tokens(u),
                         None,
+                        ts,
                     );
                 }
             }
@@ -216,11 +221,12 @@ impl Builder {
             };
             if !t.is_zero() {
                 m.tokens = Some(t);
-                add_usage(
+                add_usage_at(
                     &mut self.segment.per_message,
                     model.as_deref().unwrap_or(""),
                     &t,
                     None,
+                    ts,
                 );
             }
         }

@@ -13,7 +13,14 @@ use crate::read::jsonl::read_lines;
 pub fn read(path: &Path) -> Result<(Vec<Message>, Vec<Value>)> {
     let mut messages = Vec::new();
     let mut raw = Vec::new();
+    let mut records = 0usize;
     let stats = read_lines::<Value>(path, |line| {
+        // The format's lines: `{"role", "message": {...}}` and typed markers.
+        if line.get("message").is_some_and(Value::is_object)
+            || line.get("type").is_some_and(Value::is_string)
+        {
+            records += 1;
+        }
         if let Some(m) = message(&line) {
             messages.push(m);
         }
@@ -21,6 +28,9 @@ pub fn read(path: &Path) -> Result<(Vec<Message>, Vec<Value>)> {
         true
     })
     .map_err(|e| Error::parse(path.display(), e))?;
+    if stats.parsed > 0 && records == 0 {
+        return Err(crate::agents::not_a_session(path, "cursor"));
+    }
     if stats.parsed == 0 && stats.bad > 0 {
         return Err(Error::parse(
             path.display(),

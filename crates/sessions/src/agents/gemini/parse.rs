@@ -31,17 +31,21 @@ pub fn parse_file(path: &Path, mode: Mode) -> Result<Session> {
         let Value::Object(obj) = &doc else {
             return Err(Error::parse(path.display(), "not a Gemini chat document"));
         };
+        if !obj.contains_key("sessionId") && !obj.contains_key("messages") {
+            return Err(crate::agents::not_a_session(path, "gemini"));
+        }
         b.apply_meta(obj);
         if mode.raw() {
             b.doc = Some(doc);
         }
     } else {
-        jsonl::read_values(path, "records", |rec, bytes| {
-            b.apply_record(rec);
+        jsonl::read_values(path, "gemini", "records", |rec, bytes| {
+            let known = b.apply_record(rec);
             if b.mode.raw() {
                 // The record's text, not its parsed tree: a quarter of the memory.
                 b.raw.push(Raw::line(bytes));
             }
+            known
         })?;
     }
     Ok(b.finish(path))
@@ -96,19 +100,24 @@ impl Builder {
         }
     }
 
-    fn apply_record(&mut self, rec: Value) {
-        if let Value::Object(obj) = &rec {
-            if let Some(Value::Object(set)) = obj.get("$set") {
-                self.apply_meta(set);
-            } else if let Some(target) = obj.get("$rewindTo") {
-                self.rewind(target);
-            } else if obj.get("type").is_some_and(Value::is_string) {
-                self.upsert(obj);
-            } else {
-                // The first line: session metadata. Anything else unknown is only kept in `raw`.
-                self.apply_meta(obj);
-            }
+    /// Apply one record; false when it is none of Gemini's (no `$set`, `$rewindTo`, `type`,
+    /// or session metadata).
+    fn apply_record(&mut self, rec: Value) -> bool {
+        let Value::Object(obj) = &rec else {
+            return false;
+        };
+        if let Some(Value::Object(set)) = obj.get("$set") {
+            self.apply_meta(set);
+        } else if let Some(target) = obj.get("$rewindTo") {
+            self.rewind(target);
+        } else if obj.get("type").is_some_and(Value::is_string) {
+            self.upsert(obj);
+        } else {
+            // The first line: session metadata. Anything else unknown is only kept in `raw`.
+            self.apply_meta(obj);
+            return obj.contains_key("sessionId") || obj.contains_key("startTime");
         }
+        true
     }
 
     fn apply_meta(&mut self, obj: &Map<String, Value>) {

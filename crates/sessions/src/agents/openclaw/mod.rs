@@ -137,8 +137,8 @@ pub fn apply_index_totals(summary: &mut SessionSummary, entry: &Value) {
         model,
         tokens,
         native_cost_usd: cost,
-        // session totals, not per-request figures: no request is known to be long
-        long_prompt: Default::default(),
+        // session totals, not per-request figures: no request is known to be long, nor when
+        ..Default::default()
     }];
 }
 

@@ -86,6 +86,10 @@ pub fn load(session_file: &Path) -> Result<Session> {
     let storage = storage_of(session_file)
         .ok_or_else(|| Error::parse(session_file.display(), "not inside storage/session/"))?;
     let info = read_json(session_file)?;
+    // OpenCode's session info always has its `id` ("ses_…").
+    if !info.get("id").is_some_and(Value::is_string) {
+        return Err(crate::agents::not_a_session(session_file, "opencode"));
+    }
     let id = info
         .get("id")
         .and_then(Value::as_str)
