@@ -4,6 +4,7 @@
 // every good session. Both files are generated here (see hostile-pair.mjs) and removed after.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
 import { execFileSync } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { createClient } from '../index.mjs'
@@ -77,4 +78,36 @@ describe('memory is bounded whatever the store holds', () => {
       }
     })
   }, 120_000)
+})
+
+describe('get builds the session as JS objects, without JSON text in between', () => {
+  it('gives what JSON.parse of each record gives: own __proto__ keys, integer keys first', async () => {
+    const id = '0b0b0b0b-0000-4000-8000-0000000000aa'
+    const output = 'x'.repeat(5000)
+    const lines = [
+      { type: 'user', uuid: 'u1', parentUuid: null, sessionId: id, timestamp: '2026-01-02T03:04:05.000Z',
+        message: { role: 'user', content: 'run it' }, __proto__x: 1, 10: 'ten', 2: 'two' },
+      { type: 'assistant', uuid: 'a1', parentUuid: 'u1', sessionId: id, timestamp: '2026-01-02T03:04:06.000Z',
+        message: { id: 'm1', role: 'assistant', model: 'claude-sonnet-4-5',
+          content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'ls' } }] } },
+      { type: 'user', uuid: 'u2', parentUuid: 'a1', sessionId: id, timestamp: '2026-01-02T03:04:07.000Z',
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: output }] },
+        toolUseResult: { stdout: output } },
+    ].map((l) => JSON.stringify(l).replace('"__proto__x"', '"__proto__"'))
+    mkdirSync(join(plain, '.claude', 'projects', '-w-proto'), { recursive: true })
+    writeFileSync(join(plain, '.claude', 'projects', '-w-proto', `${id}.jsonl`), lines.join('\n') + '\n')
+    await withHome(plain, async () => {
+      const s = await createClient().sessions.get('claude', id)
+      expect(JSON.stringify(s.raw)).toBe(JSON.stringify(lines.map((l) => JSON.parse(l))))
+      const first = s.raw[0]
+      expect(Object.getPrototypeOf(first)).toBe(Object.prototype)
+      expect(Object.hasOwn(first, '__proto__')).toBe(true)
+      expect(first.__proto__).toBe(1)
+      expect(Object.keys(first).slice(0, 2)).toEqual(['2', '10'])
+      expect(s.createdAt).toBeInstanceOf(Date)
+      const tool = s.messages.find((m) => m.role === 'tool')
+      expect(tool.content).toBe(output)
+      expect(s.messages.flatMap((m) => m.toolCalls ?? []).map((c) => c.output)).toContain(output)
+    })
+  }, 60_000)
 })
