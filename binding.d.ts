@@ -14,8 +14,8 @@ export declare class NativeClient {
   constructor(options: string)
   /** `{agent, options}` → JSON `SessionSummary[]`. */
   list(args: string): Promise<string>
-  /** `{agent, sessionId}` → JSON `Session`. */
-  get(args: string): Promise<string>
+  /** `{agent, sessionId}` → the `Session` as JS objects (dates as epoch ms). */
+  get(args: string): Promise<object>
   /** `{query}` → JSON `SessionSummary[]` with `relevanceScore`. */
   search(args: string): Promise<string>
   /** `{options}` → JSON `CostSummary`. */

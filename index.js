@@ -125,8 +125,10 @@ function call(native, method, args, revive) {
   } catch (err) {
     return Promise.reject(fromNative(err))
   }
+  // Most calls answer with JSON text; `get` answers with the objects themselves (a session can be
+  // hundreds of MB, and text in between would hold it twice more).
   return promise.then(
-    (text) => (revive ? revive(JSON.parse(text)) : text),
+    (out) => (revive ? revive(typeof out === 'string' ? JSON.parse(out) : out) : out),
     (err) => {
       throw fromNative(err)
     },

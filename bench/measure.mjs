@@ -47,6 +47,15 @@ switch (op) {
     result = { totalUsd: c.totalUsd, sessions: c.sessionCount, breakdowns: c.breakdowns }
     break
   }
+  case 'all': {
+    // list every agent, search, totalCost: what a store with hostile files must survive
+    let n = 0
+    for (const a of BUILT_IN_AGENTS) n += (await mux.sessions.list(a, { limit: 1e6 })).length
+    const hits = await mux.sessions.search({ text: args[0] || 'the', limit: 1e6 })
+    const c = await mux.sessions.totalCost({})
+    result = { sessions: n, hits: hits.length, costSessions: c.sessionCount }
+    break
+  }
   case 'noop': {
     // the floor: node with the addon loaded and a client made, nothing read
     result = {}

@@ -1,15 +1,19 @@
 //! The napi binding: converts arguments from JS (one JSON string per call, dates as epoch ms),
-//! runs the work on libuv's thread pool, and hands back JSON text for the JS layer to revive.
+//! runs the work on libuv's thread pool, and hands back JSON text for the JS layer to revive, or
+//! for `get` (whose sessions can be hundreds of MB) the JS objects themselves (`to_js`).
 //! Errors cross as a JSON `{code, message}` in the error message; panics become `INTERNAL`.
 //! No format knowledge lives here.
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
+use agent_mux_sessions::model::Session;
 use agent_mux_sessions::options;
 use agent_mux_sessions::{Client, Env, Error as CoreError, Result as CoreResult};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;
+
+mod to_js;
 
 fn to_napi(e: CoreError) -> napi::Error {
     let body = serde_json::json!({ "code": e.code.as_str(), "message": e.message });
@@ -28,25 +32,24 @@ fn json<T: serde::Serialize>(v: &T) -> CoreResult<String> {
     serde_json::to_string(v).map_err(|e| CoreError::internal(e.to_string()))
 }
 
-/// One unit of work for the thread pool.
-pub struct Job {
-    work: Option<Box<dyn FnOnce() -> CoreResult<String> + Send>>,
+/// One unit of work for the thread pool, whose result `T` becomes a JS value on the main thread:
+/// text as a string, a session (`get`) as objects built directly (`to_js`).
+pub struct Job<T> {
+    work: Option<Box<dyn FnOnce() -> CoreResult<T> + Send>>,
 }
 
-impl Job {
-    fn new(work: impl FnOnce() -> CoreResult<String> + Send + 'static) -> AsyncTask<Job> {
+impl<T> Job<T> {
+    fn new(work: impl FnOnce() -> CoreResult<T> + Send + 'static) -> AsyncTask<Job<T>>
+    where
+        Job<T>: Task,
+    {
         AsyncTask::new(Job {
             work: Some(Box::new(work)),
         })
     }
-}
 
-#[napi]
-impl Task for Job {
-    type Output = String;
-    type JsValue = String;
-
-    fn compute(&mut self) -> napi::Result<String> {
+    /// Run the work once, with a panic turned into an `INTERNAL` error.
+    fn run(&mut self) -> napi::Result<T> {
         let work = self
             .work
             .take()
@@ -65,9 +68,40 @@ impl Task for Job {
             }
         }
     }
+}
+
+/// Jobs answering with text (JSON, or the exported text itself).
+pub type TextJob = Job<String>;
+/// `get`'s job: the session, built into JS objects on the main thread.
+pub type SessionJob = Job<Session>;
+
+#[napi]
+impl Task for TextJob {
+    type Output = String;
+    type JsValue = String;
+
+    fn compute(&mut self) -> napi::Result<String> {
+        self.run()
+    }
 
     fn resolve(&mut self, _env: napi::Env, output: String) -> napi::Result<String> {
         Ok(output)
+    }
+}
+
+#[napi]
+impl Task for SessionJob {
+    type Output = Session;
+    type JsValue = Object<'static>;
+
+    fn compute(&mut self) -> napi::Result<Session> {
+        self.run()
+    }
+
+    fn resolve(&mut self, env: napi::Env, output: Session) -> napi::Result<Object<'static>> {
+        let made = to_js::Builder::new(env.raw()).session(output)?;
+        // SAFETY: `made` is an object created just now in this callback's env and scope.
+        unsafe { Object::from_napi_value(env.raw(), made) }
     }
 }
 
@@ -91,7 +125,7 @@ impl NativeClient {
 
     /// `{agent, options}` → JSON `SessionSummary[]`.
     #[napi]
-    pub fn list(&self, args: String) -> AsyncTask<Job> {
+    pub fn list(&self, args: String) -> AsyncTask<TextJob> {
         let (client, env) = (self.inner.clone(), Env::from_process());
         Job::new(move || {
             let v = parse_args(&args)?;
@@ -101,26 +135,21 @@ impl NativeClient {
         })
     }
 
-    /// `{agent, sessionId}` → JSON `Session`.
+    /// `{agent, sessionId}` → the `Session` as JS objects (dates as epoch ms).
     #[napi]
-    pub fn get(&self, args: String) -> AsyncTask<Job> {
+    pub fn get(&self, args: String) -> AsyncTask<SessionJob> {
         let (client, env) = (self.inner.clone(), Env::from_process());
         Job::new(move || {
             let v = parse_args(&args)?;
             let agent = options::string_arg(field(&v, "agent"), "agent")?;
             let id = options::string_arg(field(&v, "sessionId"), "sessionId")?;
-            // Written while the session is freed piece by piece: a large session and its JSON
-            // are never both whole in memory.
-            let session = client.get(env, &agent, &id)?;
-            session
-                .into_json()
-                .map_err(|e| CoreError::internal(e.to_string()))
+            client.get(env, &agent, &id)
         })
     }
 
     /// `{query}` → JSON `SessionSummary[]` with `relevanceScore`.
     #[napi]
-    pub fn search(&self, args: String) -> AsyncTask<Job> {
+    pub fn search(&self, args: String) -> AsyncTask<TextJob> {
         let (client, env) = (self.inner.clone(), Env::from_process());
         Job::new(move || {
             let v = parse_args(&args)?;
@@ -131,7 +160,7 @@ impl NativeClient {
 
     /// `{options}` → JSON `CostSummary`.
     #[napi]
-    pub fn total_cost(&self, args: String) -> AsyncTask<Job> {
+    pub fn total_cost(&self, args: String) -> AsyncTask<TextJob> {
         let (client, env) = (self.inner.clone(), Env::from_process());
         Job::new(move || {
             let v = parse_args(&args)?;
@@ -142,7 +171,7 @@ impl NativeClient {
 
     /// `{agent, sessionId, format}` → the exported text itself.
     #[napi]
-    pub fn export(&self, args: String) -> AsyncTask<Job> {
+    pub fn export(&self, args: String) -> AsyncTask<TextJob> {
         let (client, env) = (self.inner.clone(), Env::from_process());
         Job::new(move || {
             let v = parse_args(&args)?;
@@ -155,7 +184,7 @@ impl NativeClient {
 
     /// `{a: {agent, sessionId}, b: {agent, sessionId}}` → JSON `SessionDiff`.
     #[napi]
-    pub fn diff(&self, args: String) -> AsyncTask<Job> {
+    pub fn diff(&self, args: String) -> AsyncTask<TextJob> {
         let (client, env) = (self.inner.clone(), Env::from_process());
         Job::new(move || {
             let v = parse_args(&args)?;

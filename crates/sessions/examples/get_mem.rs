@@ -1,4 +1,5 @@
-//! Peak memory of `get` on a large session, as the binding runs it (load, then one JSON string).
+//! Peak memory of `get` on a large session in the core: the load, then one JSON string (what the
+//! binding sent before it built JS objects directly, issue 18; the load is still its floor).
 //! `cargo run --release -p agent-mux-sessions --example get_mem -- <home> <agent> <id>`
 //! `GET_MEM_TO_STRING=1` serialises with `serde_json::to_string` instead, for comparison.
 //! Prints the resident set after loading and the peak (VmHWM) after serialising, from
@@ -29,7 +30,7 @@ fn main() {
     let text = if std::env::var_os("GET_MEM_TO_STRING").is_some() {
         serde_json::to_string(&session).unwrap() // the whole session beside its whole JSON
     } else {
-        session.into_json().unwrap() // what the binding does
+        session.into_json().unwrap() // freed as written
     };
     println!(
         "messages={messages} load_ms={load_ms} rss_after_load_mb={rss_loaded} \

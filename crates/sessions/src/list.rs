@@ -2,9 +2,9 @@
 //! path + size + mtime, then filtered, sorted and cut.
 use rayon::prelude::*;
 use std::cmp::Ordering;
-use std::collections::HashMap;
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crate::agents::{Agent, Source};
 use crate::context::Context;
@@ -30,7 +30,7 @@ impl SummaryCache {
     /// Sources skipped by the last listing of any agent, with the reason (a corrupt db, a file
     /// that could not be read).
     pub fn skipped(&self) -> Vec<(PathBuf, String)> {
-        self.skipped.lock().map(|s| s.clone()).unwrap_or_default()
+        lock(&self.skipped).clone()
     }
 
     /// How many sources have been read (not served from cache) since the client was made.
@@ -39,15 +39,25 @@ impl SummaryCache {
     }
 
     fn lookup(&self, key: &CacheKey, stamps: &[Stamp]) -> Option<Arc<Vec<SessionSummary>>> {
-        let entries = self.entries.lock().ok()?;
+        let entries = lock(&self.entries);
         let (s, v) = entries.get(key)?;
         (s.as_slice() == stamps).then(|| v.clone())
     }
 
     fn store(&self, key: CacheKey, stamps: Vec<Stamp>, v: Arc<Vec<SessionSummary>>) {
-        if let Ok(mut entries) = self.entries.lock() {
-            entries.insert(key, (stamps, v));
-        }
+        lock(&self.entries).insert(key, (stamps, v));
+    }
+
+    /// Forget the summaries of `agent`'s sources that are gone (deleted sessions, a home that
+    /// changed): a long-lived client must not keep every session it ever saw.
+    fn forget_gone(&self, agent: &str, present: &[Source]) {
+        let present: HashSet<&Path> = present.iter().map(|s| s.path.as_path()).collect();
+        lock(&self.entries).retain(|(a, p), _| *a != agent || present.contains(p.as_path()));
+    }
+
+    /// How many sources have summaries cached (for tests of the pruning).
+    pub fn cached_sources(&self) -> usize {
+        lock(&self.entries).len()
     }
 
     /// Unpriced, untagged summaries of every session `agent` has. Unreadable sources are skipped
@@ -74,6 +84,7 @@ impl SummaryCache {
         keep: &(dyn Fn(&SessionSummary) -> bool + Sync),
     ) -> Vec<SessionSummary> {
         let sources = agent.sources(ctx);
+        self.forget_gone(agent.name(), &sources);
         let results: Vec<Summarised> =
             install_for(sources.iter().map(|s| s.path.as_path()), || {
                 sources
@@ -89,10 +100,10 @@ impl SummaryCache {
                 Err(s) => skipped.push(s),
             }
         }
-        if let Ok(mut s) = self.skipped.lock() {
-            s.retain(|(p, _)| !skipped.iter().any(|(q, _)| q == p));
-            s.extend(skipped);
-        }
+        let mut s = lock(&self.skipped);
+        s.retain(|(p, _)| !skipped.iter().any(|(q, _)| q == p));
+        s.extend(skipped);
+        drop(s);
         dedupe_by_id(out)
     }
 
@@ -112,6 +123,12 @@ impl SummaryCache {
             Err(e) => Err((key.1, e.message)),
         }
     }
+}
+
+/// A lock whose holder panicked still guards consistent data here (every critical section is a
+/// single insert, retain or clone), so it is recovered rather than read as "no cache".
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The same session can be found twice (a plain and a compressed copy, a legacy and a current
@@ -182,4 +199,37 @@ pub fn apply(mut v: Vec<SessionSummary>, opts: &ListOptions) -> Vec<SessionSumma
     sort(&mut v, opts.sort, opts.direction);
     v.truncate(opts.limit);
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_poisoned_cache_is_still_used() {
+        let cache = SummaryCache::default();
+        let key: CacheKey = ("claude", PathBuf::from("/s.jsonl"));
+        let stamps = vec![Stamp {
+            size: 1,
+            mtime_ns: 2,
+        }];
+        cache.store(key.clone(), stamps.clone(), Arc::new(Vec::new()));
+        let poisoned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _held = cache.entries.lock().unwrap();
+            let _also = cache.skipped.lock().unwrap();
+            panic!("a reader panicked while holding the locks");
+        }));
+        assert!(poisoned.is_err() && cache.entries.is_poisoned() && cache.skipped.is_poisoned());
+        assert!(
+            cache.lookup(&key, &stamps).is_some(),
+            "the entry is still served"
+        );
+        cache.store(
+            ("codex", PathBuf::from("/t.jsonl")),
+            stamps,
+            Arc::new(Vec::new()),
+        );
+        assert_eq!(cache.cached_sources(), 2, "and new ones are stored");
+        assert!(cache.skipped().is_empty());
+    }
 }

@@ -520,7 +520,7 @@ impl Serialize for Raw {
 impl Session {
     /// The same JSON as `serde_json::to_string(&session)`, written while the session is taken
     /// apart: each message and each raw record is freed once written, so a large session does not
-    /// sit in memory whole beside its whole JSON text (the binding's `get`).
+    /// sit in memory whole beside its whole JSON text (`get_mem`; the binding now builds JS values).
     pub fn into_json(self) -> serde_json::Result<String> {
         let Session {
             summary,

@@ -99,8 +99,9 @@ mod tests {
     #[allow(clippy::unnecessary_cast)] // statfs field and constant widths differ between targets
     fn memory_backed(dir: &std::path::Path) -> bool {
         let path = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).unwrap();
-        // SAFETY: a NUL-terminated path and a zeroed statfs the call fills in.
+        // SAFETY: statfs is plain integers, for which all zeroes is a valid value.
         let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+        // SAFETY: a NUL-terminated path that outlives the call and a statfs it may fill in.
         let rc = unsafe { libc::statfs(path.as_ptr(), &mut st) };
         const RAMFS_MAGIC: i64 = 0x8584_58f6;
         rc != 0 || [libc::TMPFS_MAGIC as i64, RAMFS_MAGIC].contains(&(st.f_type as i64))

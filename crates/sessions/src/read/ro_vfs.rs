@@ -20,6 +20,7 @@ static DEFAULT: OnceLock<usize> = OnceLock::new();
 /// Register the VFS once; `Err` carries SQLite's code when it cannot be.
 pub fn ensure_registered() -> Result<&'static CStr, c_int> {
     static REGISTERED: OnceLock<c_int> = OnceLock::new();
+    // SAFETY: `register`'s contract: the OnceLock runs it once per process.
     let rc = *REGISTERED.get_or_init(|| unsafe { register() });
     if rc == ffi::SQLITE_OK {
         Ok(NAME)
@@ -28,20 +29,26 @@ pub fn ensure_registered() -> Result<&'static CStr, c_int> {
     }
 }
 
+/// # Safety
+/// Call once per process (a second call would register the name twice).
 unsafe fn register() -> c_int {
-    let default = ffi::sqlite3_vfs_find(std::ptr::null());
+    // SAFETY: a null name asks for the default VFS; SQLite initialises itself on this call.
+    let default = unsafe { ffi::sqlite3_vfs_find(std::ptr::null()) };
     if default.is_null() {
         return ffi::SQLITE_ERROR;
     }
     let _ = DEFAULT.set(default as usize);
     // A copy of the default VFS (same pAppData, which its methods rely on) with our xOpen and
     // xDelete; leaked, since SQLite keeps the pointer for the life of the process.
-    let mut vfs: ffi::sqlite3_vfs = std::ptr::read(default);
+    // SAFETY: `default` is non-null and points at a registered VFS, which SQLite never frees;
+    // the struct is plain data (pointers and function pointers), so a bitwise copy is a valid one.
+    let mut vfs: ffi::sqlite3_vfs = unsafe { std::ptr::read(default) };
     vfs.pNext = std::ptr::null_mut();
     vfs.zName = NAME.as_ptr();
     vfs.xOpen = Some(x_open);
     vfs.xDelete = Some(x_delete);
-    ffi::sqlite3_vfs_register(Box::into_raw(Box::new(vfs)), 0)
+    // SAFETY: a leaked, fully initialised VFS whose name (a static) outlives it.
+    unsafe { ffi::sqlite3_vfs_register(Box::into_raw(Box::new(vfs)), 0) }
 }
 
 fn default_vfs() -> *mut ffi::sqlite3_vfs {
@@ -67,9 +74,13 @@ unsafe extern "C" fn x_open(
         flags |= ffi::SQLITE_OPEN_READONLY;
     }
     let default = default_vfs();
-    match (*default).xOpen {
-        Some(open) => open(default, name, file, flags, out_flags),
-        None => ffi::SQLITE_CANTOPEN,
+    // SAFETY: `default` is the registered default VFS, alive for the process; SQLite calls us
+    // with the arguments its own xOpen expects, which are passed on unchanged but for `flags`.
+    unsafe {
+        match (*default).xOpen {
+            Some(open) => open(default, name, file, flags, out_flags),
+            None => ffi::SQLITE_CANTOPEN,
+        }
     }
 }
 

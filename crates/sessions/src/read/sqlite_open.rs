@@ -162,9 +162,10 @@ fn open_copy(path: &Path) -> Result<Option<ReadOnlyDb>> {
         |e: &dyn std::fmt::Display| Error::parse(path.display(), format!("private copy: {e}"));
     let before = stamp(path);
     let scratch = Scratch::new().map_err(|e| fail(&e))?;
-    let copy = scratch.path().join("copy.db");
-    std::fs::copy(path, &copy).map_err(|e| fail(&e))?;
-    std::fs::copy(sidecar(path, "-wal"), sidecar(&copy, "-wal")).map_err(|e| fail(&e))?;
+    let copy = scratch.copy_in(path, "copy.db").map_err(|e| fail(&e))?;
+    scratch
+        .copy_in(&sidecar(path, "-wal"), "copy.db-wal")
+        .map_err(|e| fail(&e))?;
     if stamp(path) != before {
         return Ok(None);
     }

@@ -1,0 +1,176 @@
+//! A session built as JS values directly, on the main thread: no JSON text in between (which
+//! cost a copy of the whole session as Rust text, again as a JS string, then the parsed objects).
+//! The session is taken apart as it goes, so each message and raw record is freed once built.
+//! A long string that occurs several times (a tool's output is in the tool message, in its call,
+//! in its result, and twice in the raw record) becomes one JS string: JS strings are immutable, so
+//! sharing is invisible to the caller and the heap holds each text once.
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::ptr;
+
+use agent_mux_sessions::model::{Raw, Session};
+use napi::sys;
+use serde_json::Value;
+
+/// Strings from this length on are shared when equal; shorter ones are cheaper to make again.
+const SHARE_FROM: usize = 1024;
+
+pub struct Builder {
+    env: sys::napi_env,
+    /// (length, two independent 64-bit hashes) of a long string → its JS string. A false match
+    /// needs a 128-bit collision between two strings of the same length.
+    long: HashMap<(usize, u64, u64), sys::napi_value>,
+}
+
+fn check(status: sys::napi_status) -> napi::Result<()> {
+    if status == sys::Status::napi_ok {
+        Ok(())
+    } else {
+        Err(napi::Error::from_reason(format!(
+            "building the JS value failed (napi status {status})"
+        )))
+    }
+}
+
+impl Builder {
+    pub fn new(env: sys::napi_env) -> Builder {
+        Builder {
+            env,
+            long: HashMap::new(),
+        }
+    }
+
+    /// The whole session as `JSON.parse` of its JSON would give it.
+    pub fn session(&mut self, session: Session) -> napi::Result<sys::napi_value> {
+        let Session {
+            summary,
+            messages,
+            raw,
+        } = session;
+        let to_value = |e: serde_json::Error| napi::Error::from_reason(e.to_string());
+        let out = self.value(&serde_json::to_value(&summary).map_err(to_value)?)?;
+        drop(summary);
+        let list = self.array(messages.len())?;
+        for (i, m) in messages.into_iter().enumerate() {
+            let v = serde_json::to_value(&m).map_err(to_value)?;
+            drop(m);
+            let js = self.value(&v)?;
+            self.set_element(list, i, js)?;
+        }
+        self.set(out, "messages", list)?;
+        match raw {
+            None => {}
+            Some(Raw::Value(v)) => {
+                let js = self.value(&v)?;
+                self.set(out, "raw", js)?;
+            }
+            Some(Raw::Lines(lines)) => {
+                let list = self.array(lines.len())?;
+                for (i, l) in lines.into_iter().enumerate() {
+                    // Every line was JSON when it was read; one that is not comes out as a string,
+                    // as the JSON writer's RawValue did.
+                    let v = serde_json::from_str::<Value>(l.get())
+                        .unwrap_or_else(|_| Value::String(l.get().to_string()));
+                    drop(l);
+                    let js = self.value(&v)?;
+                    self.set_element(list, i, js)?;
+                }
+                self.set(out, "raw", list)?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// A JSON value as a JS value. V8 lists integer-like keys first by itself, as after
+    /// `JSON.parse`.
+    pub fn value(&mut self, v: &Value) -> napi::Result<sys::napi_value> {
+        let env = self.env;
+        let mut out = ptr::null_mut();
+        // SAFETY (every call below): `env` is the live env of the callback we run in, and `out`
+        // a valid place for the result.
+        match v {
+            Value::Null => check(unsafe { sys::napi_get_null(env, &mut out) })?,
+            Value::Bool(b) => check(unsafe { sys::napi_get_boolean(env, *b, &mut out) })?,
+            Value::Number(n) => {
+                let n = n.as_f64().unwrap_or(f64::NAN);
+                check(unsafe { sys::napi_create_double(env, n, &mut out) })?
+            }
+            Value::String(s) => out = self.string(s)?,
+            Value::Array(items) => {
+                out = self.array(items.len())?;
+                for (i, item) in items.iter().enumerate() {
+                    let js = self.value(item)?;
+                    self.set_element(out, i, js)?;
+                }
+            }
+            Value::Object(map) => {
+                check(unsafe { sys::napi_create_object(env, &mut out) })?;
+                for (k, item) in map {
+                    let js = self.value(item)?;
+                    self.set(out, k, js)?;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn string(&mut self, s: &str) -> napi::Result<sys::napi_value> {
+        let key = (s.len() >= SHARE_FROM).then(|| {
+            let mut a = DefaultHasher::new();
+            s.hash(&mut a);
+            let mut b = DefaultHasher::new();
+            (0xa5u8, s).hash(&mut b);
+            (s.len(), a.finish(), b.finish())
+        });
+        if let Some(js) = key.and_then(|k| self.long.get(&k)) {
+            return Ok(*js);
+        }
+        let mut out = ptr::null_mut();
+        // SAFETY: a live env, and a pointer and length that describe one UTF-8 str.
+        check(unsafe {
+            sys::napi_create_string_utf8(self.env, s.as_ptr().cast(), s.len() as isize, &mut out)
+        })?;
+        if let Some(k) = key {
+            self.long.insert(k, out);
+        }
+        Ok(out)
+    }
+
+    fn array(&mut self, len: usize) -> napi::Result<sys::napi_value> {
+        let mut out = ptr::null_mut();
+        // SAFETY: a live env and a valid place for the result.
+        check(unsafe { sys::napi_create_array_with_length(self.env, len, &mut out) })?;
+        Ok(out)
+    }
+
+    fn set_element(
+        &mut self,
+        array: sys::napi_value,
+        i: usize,
+        v: sys::napi_value,
+    ) -> napi::Result<()> {
+        // SAFETY: a live env and two values made in this callback's scope.
+        check(unsafe { sys::napi_set_element(self.env, array, i as u32, v) })
+    }
+
+    /// Define `key` as an own data property, as `JSON.parse` does: plain assignment would run
+    /// the `__proto__` setter for a record that has such a key.
+    fn set(&mut self, object: sys::napi_value, key: &str, v: sys::napi_value) -> napi::Result<()> {
+        let name = self.string(key)?;
+        let desc = sys::napi_property_descriptor {
+            utf8name: ptr::null(),
+            name,
+            method: None,
+            getter: None,
+            setter: None,
+            value: v,
+            attributes: sys::PropertyAttributes::writable
+                | sys::PropertyAttributes::enumerable
+                | sys::PropertyAttributes::configurable,
+            data: ptr::null_mut(),
+        };
+        // SAFETY: a live env, an object and values made in this callback's scope, and one
+        // descriptor that lives across the call.
+        check(unsafe { sys::napi_define_properties(self.env, object, 1, &desc) })
+    }
+}
