@@ -13,7 +13,7 @@ pub mod snippet;
 pub mod text;
 
 pub use parse::Query;
-pub use raw::RawFilter;
+pub use raw::{RawFilter, SessionMasks};
 
 /// A session found by an agent's own search engine.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,6 +2,7 @@
 //! of each session's rows and build only the sessions that may match. Sessions dropped here are
 //! still counted, with the needles they held, in the corpus statistics that rank the others.
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::Path;
 
 use super::parse::Query;
@@ -54,5 +55,56 @@ impl<'a> RawFilter<'a> {
 
     pub fn into_dropped(self) -> Vec<Mask> {
         self.dropped.into_inner()
+    }
+}
+
+/// Per-session masks while a database's rows stream by in any order: what every adapter that
+/// searches a database session by session (OpenCode, OpenClaw) keeps between rows.
+pub struct SessionMasks<'f, 'a> {
+    filter: &'f RawFilter<'a>,
+    masks: HashMap<String, Mask>,
+}
+
+impl<'f, 'a> SessionMasks<'f, 'a> {
+    pub fn new(filter: &'f RawFilter<'a>) -> Self {
+        SessionMasks {
+            filter,
+            masks: HashMap::new(),
+        }
+    }
+
+    /// A session of the store; rows of sessions never added are ignored.
+    pub fn add(&mut self, id: String) {
+        self.masks.entry(id).or_insert(0);
+    }
+
+    /// Is more text of `id` worth reading (a known session with needles still unseen)?
+    pub fn wants(&self, id: &str) -> bool {
+        self.masks
+            .get(id)
+            .is_some_and(|m| !self.filter.complete(*m))
+    }
+
+    /// Adds the needles in one of `id`'s raw values.
+    pub fn scan(&mut self, id: &str, bytes: &[u8]) {
+        if self.wants(id) {
+            let seen = self.filter.scan(bytes);
+            if let Some(m) = self.masks.get_mut(id) {
+                *m |= seen;
+            }
+        }
+    }
+
+    /// Should session `id` be built? (`RawFilter::keep` on its mask.)
+    pub fn keeps(&self, id: &str) -> bool {
+        self.filter.keep(self.masks.get(id).copied().unwrap_or(0))
+    }
+
+    /// The sessions to build, by id in order.
+    pub fn kept(self) -> Vec<String> {
+        let mut ids: Vec<String> = self.masks.keys().cloned().collect();
+        ids.sort_unstable();
+        ids.retain(|id| self.keeps(id));
+        ids
     }
 }
