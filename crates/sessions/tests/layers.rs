@@ -96,7 +96,7 @@ fn a_path_up_is_caught() {
     assert_eq!(named_modules("use crate::search::Query;"), ["search"]);
     assert!(layer_of("search") > layer_of("agents"));
     assert_eq!(
-        named_modules("x: &crate::query::RawFilter, y: crate::model::Role"),
+        named_modules("x: &crate::query::ByteFilter, y: crate::model::Role"),
         ["query", "model"]
     );
 }

@@ -2,7 +2,7 @@
 //!
 //! - `query`: Hermes' query language and sanitiser; `text`: folding and tokens.
 //! - `prefilter`: raw-byte test that drops files which cannot match, before any JSON parsing.
-//! - `raw`: the prefilter as database adapters use it, session by session.
+//! - `byte_filter`: the prefilter as database adapters use it, session by session.
 //! - `scan`: every candidate source of the file-based agents, in parallel.
 //! - `score`: matching one session, BM25-style scoring, snippets (`snippet`).
 //!
@@ -23,16 +23,16 @@ pub mod score;
 #[cfg(test)]
 mod tests;
 
-pub use crate::query::{NativeHit, Query, RawFilter, StoreRow};
+pub use crate::query::{ByteFilter, NativeHit, Query, StoreRow};
 
 /// The agent that makes a natively found result's snippet, and the row it is made from.
 type SnippetFrom = (&'static dyn Agent, StoreRow);
 
-/// A result before normalisation: a summary (priced), its raw score, and the row whose snippet
+/// A result before normalisation: a summary (priced), its score before normalisation, and the row whose snippet
 /// its agent makes if the result is returned.
 struct Found {
     summary: SessionSummary,
-    raw: f64,
+    score: f64,
     snippet_from: Option<SnippetFrom>,
 }
 
@@ -79,7 +79,7 @@ pub fn run(
     for (h, s) in from_files.drain(..).zip(summaries) {
         found.push(Found {
             summary: s,
-            raw: h.raw,
+            score: h.score,
             snippet_from: None,
         });
     }
@@ -147,7 +147,7 @@ fn join_native(
             summary.match_count = Some(h.match_count);
             Some(Found {
                 summary,
-                raw: h.raw_score,
+                score: h.score,
                 snippet_from: h.snippet_row.map(|row| (a, row)),
             })
         })
@@ -161,7 +161,7 @@ fn dedupe(mut v: Vec<Found>) -> Vec<Found> {
         a.summary
             .unified_id
             .cmp(&b.summary.unified_id)
-            .then(b.raw.total_cmp(&a.raw))
+            .then(b.score.total_cmp(&a.score))
     });
     v.dedup_by(|later, first| later.summary.unified_id == first.summary.unified_id);
     v
@@ -169,12 +169,12 @@ fn dedupe(mut v: Vec<Found>) -> Vec<Found> {
 
 /// Normalise scores to 0..1 (the best result is 1), sort, cut.
 fn finish(found: Vec<Found>, q: &SearchQuery) -> Vec<(SessionSummary, Option<SnippetFrom>)> {
-    let max = found.iter().map(|f| f.raw).fold(0.0_f64, f64::max);
+    let max = found.iter().map(|f| f.score).fold(0.0_f64, f64::max);
     let mut out: Vec<(SessionSummary, Option<SnippetFrom>)> = found
         .into_iter()
         .map(|f| {
             let mut s = f.summary;
-            let score = if max > 0.0 { f.raw / max } else { 1.0 };
+            let score = if max > 0.0 { f.score / max } else { 1.0 };
             // Rounded so equal scores compare equal whatever the summation order.
             s.relevance_score = Some((score * 1e9).round() / 1e9);
             (s, f.snippet_from)

@@ -220,7 +220,7 @@ pub fn load(path: &Path, session_id: &str) -> Result<Option<Session>> {
 /// Search: every event's raw text (inline, or decompressed) and each window's title and index
 /// entry go through `filter` in one pass over `transcript_events`; only the sessions that may
 /// match are built.
-pub fn matching(path: &Path, filter: &crate::query::RawFilter) -> Result<Vec<Session>> {
+pub fn matching(path: &Path, filter: &crate::query::ByteFilter) -> Result<Vec<Session>> {
     let conn = open_read_only(path)?;
     let ws = windows(&conn, path, None)?;
     let parse = |e: rusqlite::Error| Error::parse(path.display(), e);

@@ -224,7 +224,7 @@ fn messages(conn: &Connection, session_id: &str) -> rusqlite::Result<(Vec<Messag
 /// miss "CAFÉ" for "café".
 pub fn matching(
     conn: &Connection,
-    filter: &crate::query::RawFilter,
+    filter: &crate::query::ByteFilter,
 ) -> rusqlite::Result<Vec<Session>> {
     let mut masks = crate::query::SessionMasks::new(filter);
     // Sessions come from the session table; rows of other ids belong to nothing listed.

@@ -8,15 +8,15 @@ use std::path::Path;
 use super::parse::Query;
 use super::prefilter::{Mask, Prefilter};
 
-pub struct RawFilter<'a> {
+pub struct ByteFilter<'a> {
     pf: &'a Prefilter,
     q: &'a Query,
     dropped: RefCell<Vec<Mask>>,
 }
 
-impl<'a> RawFilter<'a> {
-    pub fn new(pf: &'a Prefilter, q: &'a Query) -> RawFilter<'a> {
-        RawFilter {
+impl<'a> ByteFilter<'a> {
+    pub fn new(pf: &'a Prefilter, q: &'a Query) -> ByteFilter<'a> {
+        ByteFilter {
             pf,
             q,
             dropped: RefCell::new(Vec::new()),
@@ -61,12 +61,12 @@ impl<'a> RawFilter<'a> {
 /// Per-session masks while a database's rows stream by in any order: what every adapter that
 /// searches a database session by session (OpenCode, OpenClaw) keeps between rows.
 pub struct SessionMasks<'f, 'a> {
-    filter: &'f RawFilter<'a>,
+    filter: &'f ByteFilter<'a>,
     masks: HashMap<String, Mask>,
 }
 
 impl<'f, 'a> SessionMasks<'f, 'a> {
-    pub fn new(filter: &'f RawFilter<'a>) -> Self {
+    pub fn new(filter: &'f ByteFilter<'a>) -> Self {
         SessionMasks {
             filter,
             masks: HashMap::new(),
@@ -95,7 +95,7 @@ impl<'f, 'a> SessionMasks<'f, 'a> {
         }
     }
 
-    /// Should session `id` be built? (`RawFilter::keep` on its mask.)
+    /// Should session `id` be built? (`ByteFilter::keep` on its mask.)
     pub fn keeps(&self, id: &str) -> bool {
         self.filter.keep(self.masks.get(id).copied().unwrap_or(0))
     }
