@@ -33,6 +33,15 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// The crate's `src/` and every `.rs` file under it, sorted.
+fn source_files() -> (PathBuf, Vec<PathBuf>) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    (src, files)
+}
+
 /// The module a file belongs to: its first path component under `src/`, without `.rs`.
 fn module_of(src: &Path, file: &Path) -> String {
     let rel = file.strip_prefix(src).unwrap();
@@ -62,10 +71,7 @@ fn named_modules(line: &str) -> Vec<&str> {
 
 #[test]
 fn imports_only_point_down() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    files.sort();
+    let (src, files) = source_files();
     let mut up = Vec::new();
     let mut seen = 0;
     for f in &files {
@@ -116,10 +122,7 @@ fn names_an_agent(line: &str) -> Option<&'static str> {
 
 #[test]
 fn engines_name_no_agent() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    files.sort();
+    let (src, files) = source_files();
     let mut named = Vec::new();
     let mut read = 0;
     for f in &files {
