@@ -26,5 +26,16 @@ export declare class NativeClient {
   diff(args: string): Promise<string>
 }
 
-/** Is `name` a registered agent? (Used by the JS layer's pure `resolveNativeId`.) */
-export declare function isKnownAgent(name: string): boolean
+/** The built-in agents' names in the spec's order, from `ids::AGENT_NAMES` (`BUILT_IN_AGENTS`). */
+export declare function builtInAgents(): Array<string>
+
+export interface NativeIdParts {
+  agent: string
+  nativeSessionId: string
+}
+
+/** `resolveNativeId`: the id split on its first colon, or null when it is no built-in agent's. */
+export declare function parseUnifiedId(unifiedId: string): NativeIdParts | null
+
+/** `resolveUnifiedId`: `<agent>:<native id>` (spec section 5). */
+export declare function unifiedId(agent: string, nativeSessionId: string): string

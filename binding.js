@@ -836,4 +836,6 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.NativeClient = nativeBinding.NativeClient
-module.exports.isKnownAgent = nativeBinding.isKnownAgent
+module.exports.builtInAgents = nativeBinding.builtInAgents
+module.exports.parseUnifiedId = nativeBinding.parseUnifiedId
+module.exports.unifiedId = nativeBinding.unifiedId

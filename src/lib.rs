@@ -7,7 +7,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use agent_mux_sessions::model::Session;
-use agent_mux_sessions::options;
+use agent_mux_sessions::{ids, options};
 use agent_mux_sessions::{Client, Env, Error as CoreError, Result as CoreResult};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -206,8 +206,29 @@ impl NativeClient {
     }
 }
 
-/// Is `name` a registered agent? (Used by the JS layer's pure `resolveNativeId`.)
+/// The built-in agents' names in the spec's order, from `ids::AGENT_NAMES` (`BUILT_IN_AGENTS`).
 #[napi]
-pub fn is_known_agent(name: String) -> bool {
-    agent_mux_sessions::agents::is_built_in(&name)
+pub fn built_in_agents() -> Vec<String> {
+    ids::AGENT_NAMES.iter().map(|n| n.to_string()).collect()
+}
+
+/// `resolveUnifiedId`: `<agent>:<native id>` (spec section 5).
+#[napi]
+pub fn unified_id(agent: String, native_session_id: String) -> String {
+    ids::unified_id(&agent, &native_session_id)
+}
+
+#[napi(object)]
+pub struct NativeIdParts {
+    pub agent: String,
+    pub native_session_id: String,
+}
+
+/// `resolveNativeId`: the id split on its first colon, or null when it is no built-in agent's.
+#[napi]
+pub fn parse_unified_id(unified_id: String) -> Option<NativeIdParts> {
+    ids::parse_unified_id(&unified_id).map(|(agent, native)| NativeIdParts {
+        agent: agent.to_string(),
+        native_session_id: native.to_string(),
+    })
 }

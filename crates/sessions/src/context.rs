@@ -12,7 +12,7 @@ pub struct ClientOptions {
     pub config_dir: Option<PathBuf>,
     /// `ClientOptions.sessionDirs`: per-agent store override (absolute paths).
     pub session_dirs: BTreeMap<String, PathBuf>,
-    /// `ClientOptions.pricing`: per-model price overrides, as given (validated by the cost engine).
+    /// `ClientOptions.pricing`: per-model price overrides, as given (validated by `options::price_overrides`).
     pub pricing: Option<serde_json::Value>,
     /// The spec's run defaults, validated and kept. This package starts no runs, so nothing here
     /// reads them.

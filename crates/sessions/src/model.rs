@@ -601,13 +601,17 @@ pub fn count_turns(roles: impl Iterator<Item = Role>) -> u64 {
 
 /// The model named on the most messages (ties: the one seen first).
 pub fn most_used_model(messages: &[Message]) -> Option<String> {
+    most_named(messages.iter().filter_map(|m| m.model.as_deref()))
+}
+
+/// The non-empty name given most often (ties: the one seen first): every reader's "model of the
+/// session" rule, over whatever holds its messages' models.
+pub fn most_named<'a>(names: impl IntoIterator<Item = &'a str>) -> Option<String> {
     let mut counts: Vec<(&str, usize)> = Vec::new();
-    for m in messages {
-        if let Some(model) = m.model.as_deref().filter(|m| !m.is_empty()) {
-            match counts.iter_mut().find(|(n, _)| *n == model) {
-                Some(c) => c.1 += 1,
-                None => counts.push((model, 1)),
-            }
+    for name in names.into_iter().filter(|n| !n.is_empty()) {
+        match counts.iter_mut().find(|(n, _)| *n == name) {
+            Some(c) => c.1 += 1,
+            None => counts.push((name, 1)),
         }
     }
     let best = counts.iter().map(|c| c.1).max()?;

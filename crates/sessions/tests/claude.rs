@@ -1,5 +1,5 @@
-//! Claude Code reader: the real captures, fixture homes in the real layouts, bad input, list
-//! filters and the summary cache.
+//! Claude Code reader: the real captures, fixture homes in the real layouts, bad input, what
+//! `list` sees of its fields and files.
 mod common;
 
 use agent_mux_sessions::model::{Session, SessionSummary, Tokens};
@@ -714,7 +714,9 @@ fn bad_input_is_tolerated_by_list_and_named_by_get() {
 }
 
 #[test]
-fn list_filters_sorts_limit_and_cache() {
+/// Claude's dates, models (a subagent's too), cwd, native cost and turns as `list` sees them, and
+/// a subagent file as part of its session's source. (Filters, sort and limit themselves: list.rs.)
+fn list_sees_claudes_fields_and_subagent_files() {
     let home = fixture_home();
     let h = home.path();
     let client = common::client();
@@ -735,11 +737,6 @@ fn list_filters_sorts_limit_and_cache() {
 
     // Default: date (updatedAt) descending.
     assert_eq!(ids(base.clone()), [S2, S1, "agent-32335b9b", S3]);
-    let asc = ListOptions {
-        direction: Direction::Asc,
-        ..base.clone()
-    };
-    assert_eq!(ids(asc), [S3, "agent-32335b9b", S1, S2]);
     // since/until bound createdAt.
     let mut o = base.clone();
     o.filters.since = Some(ms("2025-12-31T00:00:00Z"));
@@ -759,7 +756,7 @@ fn list_filters_sorts_limit_and_cache() {
     let mut o = base.clone();
     o.filters.cwd = Some("/elsewhere".into());
     assert!(ids(o).is_empty());
-    // cost (native costUSD) and turns, both directions; ties by unified id.
+    // cost (native costUSD) and turns.
     let by = |sort, direction| ListOptions {
         sort,
         direction,
@@ -770,31 +767,9 @@ fn list_filters_sorts_limit_and_cache() {
         [S2, S3, S1, "agent-32335b9b"]
     );
     assert_eq!(
-        ids(by(ListSort::Cost, Direction::Asc)),
-        ["agent-32335b9b", S1, S3, S2]
-    );
-    assert_eq!(
         ids(by(ListSort::Turns, Direction::Desc)),
         [S2, S3, S1, "agent-32335b9b"]
     );
-    assert_eq!(
-        ids(by(ListSort::Turns, Direction::Asc)),
-        ["agent-32335b9b", S1, S3, S2]
-    );
-    // limit.
-    assert_eq!(
-        ids(ListOptions {
-            limit: 2,
-            ..base.clone()
-        }),
-        [S2, S1]
-    );
-    assert!(ids(ListOptions {
-        limit: 0,
-        ..base.clone()
-    })
-    .is_empty());
-
     // Every call above after the first was served from the cache: 4 sources, read once.
     assert_eq!(client.cache().reads(), 4);
     // Touching one file (a new line) re-reads only that one; a new subagent file counts too.

@@ -1,7 +1,10 @@
 //! The crate's layers point one way: every `crate::<module>` a source file names is in its own
 //! layer or one below. A file that reaches up (an agent naming the search engine, `ids` naming
-//! the adapters) fails here with the line that does it.
+//! the adapters) fails here with the line that does it. Engines know no agent: no engine file
+//! names an adapter's module or branches on an agent's name.
 use std::path::{Path, PathBuf};
+
+use agent_mux_sessions::ids::AGENT_NAMES;
 
 /// Bottom first. Modules of one layer may use each other (engines build on `list`).
 const LAYERS: &[&[&str]] = &[
@@ -9,9 +12,9 @@ const LAYERS: &[&[&str]] = &[
     &["read"],
     &["query"],
     &["agents"],
-    &[
-        "list", "search", "cost", "export", "diff", "options", "index",
-    ],
+    // The engines' inputs, validated from the binding's JSON: below the engines that take them.
+    &["options"],
+    &["list", "search", "cost", "export", "diff", "index"],
     &["client"],
 ];
 
@@ -28,6 +31,15 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
             out.push(p);
         }
     }
+}
+
+/// The crate's `src/` and every `.rs` file under it, sorted.
+fn source_files() -> (PathBuf, Vec<PathBuf>) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    (src, files)
 }
 
 /// The module a file belongs to: its first path component under `src/`, without `.rs`.
@@ -59,10 +71,7 @@ fn named_modules(line: &str) -> Vec<&str> {
 
 #[test]
 fn imports_only_point_down() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    files.sort();
+    let (src, files) = source_files();
     let mut up = Vec::new();
     let mut seen = 0;
     for f in &files {
@@ -93,7 +102,72 @@ fn a_path_up_is_caught() {
     assert_eq!(named_modules("use crate::search::Query;"), ["search"]);
     assert!(layer_of("search") > layer_of("agents"));
     assert_eq!(
-        named_modules("x: &crate::query::RawFilter, y: crate::model::Role"),
+        named_modules("x: &crate::query::ByteFilter, y: crate::model::Role"),
         ["query", "model"]
     );
+}
+
+/// The engines' layer: the modules that must work for any agent alike.
+fn engines() -> &'static [&'static str] {
+    LAYERS[LAYERS.len() - 2]
+}
+
+/// Where a line of engine code singles out an agent: a path into its adapter
+/// (`agents::claude`) or its name as a string (`"claude"`, a branch on `name()`).
+fn names_an_agent(line: &str) -> Option<&'static str> {
+    AGENT_NAMES.iter().copied().find(|name| {
+        line.contains(&format!("agents::{name}")) || line.contains(&format!("\"{name}\""))
+    })
+}
+
+#[test]
+fn engines_name_no_agent() {
+    let (src, files) = source_files();
+    let mut named = Vec::new();
+    let mut read = 0;
+    for f in &files {
+        let module = module_of(&src, f);
+        if !engines().contains(&module.as_str()) || f.ends_with("tests.rs") {
+            continue;
+        }
+        let rel = f.strip_prefix(&src).unwrap().to_string_lossy().to_string();
+        let parts: Vec<String> = f
+            .strip_prefix(&src)
+            .unwrap()
+            .iter()
+            .map(|c| c.to_string_lossy().trim_end_matches(".rs").to_string())
+            .collect();
+        if let Some(name) = AGENT_NAMES.iter().find(|n| parts.iter().any(|p| p == *n)) {
+            named.push(format!("{rel}: an engine file named after {name}"));
+        }
+        read += 1;
+        let text = std::fs::read_to_string(f).unwrap();
+        // Unit tests may use agent names as sample data; the code above them may not.
+        let code = text.split("#[cfg(test)]").next().unwrap();
+        for (n, line) in code.lines().enumerate() {
+            if let Some(name) = names_an_agent(line) {
+                named.push(format!("{rel}:{}: names {name}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(read >= 10, "only {read} engine files read");
+    assert!(
+        named.is_empty(),
+        "engines that know an agent:\n{}",
+        named.join("\n")
+    );
+}
+
+#[test]
+fn an_agent_named_in_an_engine_is_caught() {
+    assert_eq!(
+        names_an_agent("use crate::agents::hermes::fts;"),
+        Some("hermes")
+    );
+    assert_eq!(
+        names_an_agent(r#"if agent.name() == "claude" {"#),
+        Some("claude")
+    );
+    assert_eq!(names_an_agent("for a in agents::all() {"), None);
+    assert_eq!(names_an_agent("let pi = 3.14; // \"pipe\""), None);
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary};
-use crate::query::{NativeHit, Query, RawFilter, StoreRow};
+use crate::query::{ByteFilter, NativeHit, Query, StoreRow};
 use crate::read::fs::{stamp, Stamp};
 
 pub mod claude;
@@ -125,7 +125,7 @@ pub trait SearchSupport: Sync {
         &self,
         _ctx: &Context,
         _source: &Source,
-        _filter: &RawFilter,
+        _filter: &ByteFilter,
     ) -> Option<Result<Vec<Session>>> {
         None
     }

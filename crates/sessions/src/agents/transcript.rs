@@ -2,7 +2,7 @@
 //! `Message` (for `get`), the summary mode keeps only a few bytes per message (role, model,
 //! subagent flag) so `list` can count messages, turns and models of a huge file without holding a
 //! message model. Adapters write one parser against this and get both.
-use crate::model::{count_turns, Message, Role};
+use crate::model::{count_turns, most_named, Message, Role};
 
 #[derive(Debug, Clone, Copy)]
 struct Skeleton {
@@ -154,24 +154,12 @@ impl Transcript {
                 })
                 .collect()
         };
-        let mut counts: Vec<(&str, usize)> = Vec::new();
-        for (sub, model) in models {
-            let Some(model) = model.filter(|m| !m.is_empty()) else {
-                continue;
-            };
-            if sub && !with_subagents {
-                continue;
-            }
-            match counts.iter_mut().find(|c| c.0 == model) {
-                Some(c) => c.1 += 1,
-                None => counts.push((model, 1)),
-            }
-        }
-        let best = counts.iter().map(|c| c.1).max()?;
-        counts
-            .into_iter()
-            .find(|c| c.1 == best)
-            .map(|c| c.0.to_string())
+        most_named(
+            models
+                .into_iter()
+                .filter(|(sub, _)| with_subagents || !sub)
+                .filter_map(|(_, model)| model),
+        )
     }
 
     pub fn into_messages(self) -> Vec<Message> {

@@ -6,8 +6,9 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::{Tokens, LONG_PROMPT_BANDS};
+use crate::options::price_overrides;
 
 const PER_MTOK: f64 = 1_000_000.0;
 
@@ -301,46 +302,28 @@ impl Prices {
     }
 }
 
-/// Validate `ClientOptions.pricing`: `{ [model]: { input, output, cacheRead?, cacheWrite? } }`,
-/// USD per million tokens, every value a finite non-negative number.
+/// `ClientOptions.pricing` as prices by normalised model name (its rules are checked in
+/// `options::price_overrides`).
 pub fn parse_overrides(v: &Value) -> Result<HashMap<String, Price>> {
-    let bad = |why: String| Error::validation(format!("pricing: {why}"));
-    let map = v
-        .as_object()
-        .ok_or_else(|| bad("must be an object".into()))?;
-    let mut out = HashMap::new();
-    for (model, entry) in map {
-        let fields = entry
-            .as_object()
-            .ok_or_else(|| bad(format!("'{model}' must be an object")))?;
-        let mut rates = Rates::default();
-        for (key, val) in fields {
-            let slot = match key.as_str() {
-                "input" => &mut rates.input,
-                "output" => &mut rates.output,
-                "cacheRead" => &mut rates.cache_read,
-                "cacheWrite" => &mut rates.cache_write,
-                _ => return Err(bad(format!("'{model}': unknown field '{key}'"))),
+    Ok(price_overrides(v)?
+        .into_iter()
+        .map(|o| {
+            let base = Rates {
+                input: Some(o.input),
+                output: Some(o.output),
+                cache_read: o.cache_read,
+                cache_write: o.cache_write,
+                ..Rates::default()
             };
-            let x = val.as_f64().filter(|x| x.is_finite() && *x >= 0.0);
-            *slot = Some(x.ok_or_else(|| {
-                bad(format!(
-                    "'{model}'.{key} must be a non-negative number (USD per million tokens)"
-                ))
-            })?);
-        }
-        if rates.input.is_none() || rates.output.is_none() {
-            return Err(bad(format!("'{model}' needs both input and output")));
-        }
-        out.insert(
-            normalise(model),
-            Price {
-                base: rates,
-                tiers: Vec::new(),
-            },
-        );
-    }
-    Ok(out)
+            (
+                normalise(&o.model),
+                Price {
+                    base,
+                    tiers: Vec::new(),
+                },
+            )
+        })
+        .collect())
 }
 
 #[cfg(test)]

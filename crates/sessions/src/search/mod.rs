@@ -2,7 +2,7 @@
 //!
 //! - `query`: Hermes' query language and sanitiser; `text`: folding and tokens.
 //! - `prefilter`: raw-byte test that drops files which cannot match, before any JSON parsing.
-//! - `raw`: the prefilter as database adapters use it, session by session.
+//! - `byte_filter`: the prefilter as database adapters use it, session by session.
 //! - `scan`: every candidate source of the file-based agents, in parallel.
 //! - `score`: matching one session, BM25-style scoring, snippets (`snippet`).
 //!
@@ -23,16 +23,16 @@ pub mod score;
 #[cfg(test)]
 mod tests;
 
-pub use crate::query::{NativeHit, Query, RawFilter, StoreRow};
+pub use crate::query::{ByteFilter, NativeHit, Query, StoreRow};
 
 /// The agent that makes a natively found result's snippet, and the row it is made from.
 type SnippetFrom = (&'static dyn Agent, StoreRow);
 
-/// A result before normalisation: a summary (priced), its raw text score, how many of the
+/// A result before normalisation: a summary (priced), its text score before normalisation, how many of the
 /// query's terms it holds, and the row whose snippet its agent makes if the result is returned.
 struct Found {
     summary: SessionSummary,
-    raw: f64,
+    score: f64,
     terms: usize,
     snippet_from: Option<SnippetFrom>,
 }
@@ -82,7 +82,7 @@ pub fn run(
     for (h, s) in from_files.drain(..).zip(summaries) {
         found.push(Found {
             summary: s,
-            raw: h.raw,
+            score: h.score,
             terms: h.terms,
             snippet_from: None,
         });
@@ -152,7 +152,7 @@ fn join_native(
             summary.match_count = Some(h.match_count);
             Some(Found {
                 summary,
-                raw: h.raw_score,
+                score: h.score,
                 terms,
                 snippet_from: h.snippet_row.map(|row| (a, row)),
             })
@@ -167,7 +167,7 @@ fn dedupe(mut v: Vec<Found>) -> Vec<Found> {
         a.summary
             .unified_id
             .cmp(&b.summary.unified_id)
-            .then(b.raw.total_cmp(&a.raw))
+            .then(b.score.total_cmp(&a.score))
     });
     v.dedup_by(|later, first| later.summary.unified_id == first.summary.unified_id);
     v
@@ -187,7 +187,7 @@ fn finish(
     };
     let weighted: Vec<f64> = found
         .iter()
-        .map(|f| f.raw * score::recency(f.summary.updated_at, now))
+        .map(|f| f.score * score::recency(f.summary.updated_at, now))
         .collect();
     let max = weighted.iter().copied().fold(0.0_f64, f64::max);
     let tiered: Vec<f64> = found

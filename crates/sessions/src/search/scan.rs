@@ -6,16 +6,16 @@ use super::score::{analyse, Corpus, Matcher, Stats};
 use crate::agents::{Agent, Source};
 use crate::context::Context;
 use crate::model::SessionSummary;
+use crate::query::byte_filter::ByteFilter;
 use crate::query::parse::Query;
 use crate::query::prefilter::{Mask, Prefilter};
-use crate::query::raw::RawFilter;
 use crate::read::page_cache::install_for;
 
-/// A matching session with its raw (unnormalised) text score and how many of the query's
+/// A matching session with its text score before normalisation and how many of the query's
 /// terms it holds (`Stats::terms`).
 pub struct FileHit {
     pub summary: SessionSummary,
-    pub raw: f64,
+    pub score: f64,
     pub terms: usize,
 }
 
@@ -48,7 +48,7 @@ fn file_mask(src: &Source, pf: &Prefilter) -> Option<Mask> {
 
 fn examine(ctx: &Context, a: &dyn Agent, src: &Source, m: &Matcher) -> Outcome {
     let (q, pf) = (m.query(), m.prefilter());
-    let filter = RawFilter::new(pf, q);
+    let filter = ByteFilter::new(pf, q);
     let support = a.search_support();
     let sessions = match support.and_then(|s| s.load_matching(ctx, src, &filter)) {
         Some(Ok(v)) => v,
@@ -132,7 +132,7 @@ pub fn scan(ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<File
                     summary.match_count = Some(st.match_count(q));
                     summary.snippet = st.snippet.clone();
                     hits.push(FileHit {
-                        raw: corpus.score(q, &st),
+                        score: corpus.score(q, &st),
                         terms: st.terms(q),
                         summary,
                     });

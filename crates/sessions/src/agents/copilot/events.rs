@@ -477,7 +477,8 @@ fn result(d: &Map<String, Value>) -> Value {
     }
 }
 
-fn text(v: Option<&Value>) -> String {
+/// A content field: a string, or parts that are strings or `{text}` (both formats write these).
+pub(super) fn text(v: Option<&Value>) -> String {
     match v {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Array(parts)) => parts

@@ -11,6 +11,7 @@ use crate::model::{
 };
 use crate::read::{fs::read_capped, jsonl};
 
+use super::events::text;
 use crate::agents::Mode;
 
 const MAX_DOC: u64 = 512 * 1024 * 1024;
@@ -155,18 +156,6 @@ fn message(m: &Map<String, Value>, earlier: &mut [Message]) -> Option<Message> {
         });
     }
     Some(msg)
-}
-
-fn text(v: Option<&Value>) -> String {
-    match v {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter_map(|p| p.as_str().or_else(|| p.get("text").and_then(Value::as_str)))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
 }
 
 fn str_of(m: &Map<String, Value>, k: &str) -> String {

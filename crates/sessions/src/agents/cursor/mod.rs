@@ -19,7 +19,7 @@ use crate::model::{
     from_epoch_guess, truncate_title, Message, Raw, Role, Session, SessionSummary, Timestamp,
     ToolResult,
 };
-use crate::query::RawFilter;
+use crate::query::ByteFilter;
 use crate::read::fs::{files, read_capped, stamp, subdirs};
 
 mod store;
@@ -330,11 +330,11 @@ impl SearchSupport for Cursor {
         &self,
         _ctx: &Context,
         source: &Source,
-        filter: &RawFilter,
+        filter: &ByteFilter,
     ) -> Option<Result<Vec<Session>>> {
         let (id, db, t) = resolve(&source.path);
         let db = db?;
-        let mut mask = match store::raw_mask(&db, filter) {
+        let mut mask = match store::byte_mask(&db, filter) {
             Ok(m) => m,
             Err(e) => return Some(Err(e)),
         };

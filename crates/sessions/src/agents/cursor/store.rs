@@ -64,12 +64,12 @@ fn query(conn: &Connection) -> rusqlite::Result<Store> {
 
 /// Search: the needles in a store's raw text (every meta value and blob, JSON or not), read in
 /// one pass without decoding messages. Hex-encoded meta is decoded first, as its bytes hide text.
-pub fn raw_mask(path: &Path, filter: &crate::query::RawFilter) -> crate::error::Result<u64> {
+pub fn byte_mask(path: &Path, filter: &crate::query::ByteFilter) -> crate::error::Result<u64> {
     let conn = open_read_only(path)?;
-    raw_mask_of(&conn, filter).map_err(|e| crate::error::Error::parse(path.display(), e))
+    byte_mask_of(&conn, filter).map_err(|e| crate::error::Error::parse(path.display(), e))
 }
 
-fn raw_mask_of(conn: &Connection, filter: &crate::query::RawFilter) -> rusqlite::Result<u64> {
+fn byte_mask_of(conn: &Connection, filter: &crate::query::ByteFilter) -> rusqlite::Result<u64> {
     let mut mask = 0;
     if has_table(conn, "meta") {
         let mut stmt = conn.prepare("SELECT value FROM meta")?;

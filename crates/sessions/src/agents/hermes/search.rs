@@ -327,13 +327,13 @@ fn group(conn: &Connection, hits: Vec<MessageHit>, fts: Option<&Path>) -> Vec<Na
                 }
                 // bm25 is negative, better is lower; the LIKE path is newest first and has no
                 // relevance, so its order is kept with a gently falling score.
-                let raw_score = match h.rank {
+                let score = match h.rank {
                     Some(r) => (-r).max(1e-6),
                     None => 1.0 - i as f64 / (n * 1000.0),
                 };
                 out.push(NativeHit {
                     session_ids: ids,
-                    raw_score,
+                    score,
                     match_count: 1,
                     snippet: h.snippet.map(|s| snippet::make(&s, &[])),
                     // FTS5 makes the snippet of the best row, later, if the result is returned.

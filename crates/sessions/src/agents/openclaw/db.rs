@@ -220,20 +220,20 @@ pub fn load(path: &Path, session_id: &str) -> Result<Option<Session>> {
 /// Search: every event's raw text (inline, or decompressed) and each window's title and index
 /// entry go through `filter` in one pass over `transcript_events`; only the sessions that may
 /// match are built.
-pub fn matching(path: &Path, filter: &crate::query::RawFilter) -> Result<Vec<Session>> {
+pub fn matching(path: &Path, filter: &crate::query::ByteFilter) -> Result<Vec<Session>> {
     let conn = open_read_only(path)?;
     let ws = windows(&conn, path, None)?;
     let parse = |e: rusqlite::Error| Error::parse(path.display(), e);
-    let mut masks: std::collections::HashMap<String, u64> = ws
-        .iter()
-        .map(|w| {
-            let mut m = w.title.as_deref().map_or(0, |t| filter.scan(t.as_bytes()));
-            if let Some(e) = &w.entry {
-                m |= filter.scan(e.to_string().as_bytes());
-            }
-            (w.session_id.clone(), m)
-        })
-        .collect();
+    let mut masks = crate::query::SessionMasks::new(filter);
+    for w in &ws {
+        masks.add(w.session_id.clone());
+        if let Some(t) = &w.title {
+            masks.scan(&w.session_id, t.as_bytes());
+        }
+        if let Some(e) = &w.entry {
+            masks.scan(&w.session_id, e.to_string().as_bytes());
+        }
+    }
     let mut stmt = conn
         .prepare(
             "SELECT session_id, event_json, event_zstd, event_utf8_bytes FROM transcript_events",
@@ -242,14 +242,11 @@ pub fn matching(path: &Path, filter: &crate::query::RawFilter) -> Result<Vec<Ses
     let mut rows = stmt.query([]).map_err(parse)?;
     while let Some(r) = rows.next().map_err(parse)? {
         let id: Option<String> = r.get(0).map_err(parse)?;
-        let Some(mask) = id.and_then(|id| masks.get_mut(&id)) else {
+        let Some(id) = id.filter(|id| masks.wants(id)) else {
             continue;
         };
-        if filter.complete(*mask) {
-            continue;
-        }
         if let rusqlite::types::ValueRef::Text(b) = r.get_ref(1).map_err(parse)? {
-            *mask |= filter.scan(b);
+            masks.scan(&id, b);
         } else if let rusqlite::types::ValueRef::Blob(blob) = r.get_ref(2).map_err(parse)? {
             let size: Option<i64> = r.get(3).map_err(parse)?;
             let cap = size
@@ -258,14 +255,14 @@ pub fn matching(path: &Path, filter: &crate::query::RawFilter) -> Result<Vec<Ses
                 .clamp(1, MAX_EVENT_BYTES);
             // An event that cannot be decoded is a bad line when built: it holds no text.
             if let Ok(b) = zstd::bulk::decompress(blob, cap) {
-                *mask |= filter.scan(&b);
+                masks.scan(&id, &b);
             }
         }
     }
     drop(rows);
     Ok(ws
         .into_iter()
-        .filter(|w| filter.keep(masks.get(&w.session_id).copied().unwrap_or(0)))
+        .filter(|w| masks.keeps(&w.session_id))
         .filter_map(|w| build(&conn, path, w, true).ok())
         .collect())
 }

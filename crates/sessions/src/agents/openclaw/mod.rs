@@ -16,7 +16,7 @@ use crate::agents::{existing_dirs, Agent, SearchSupport, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{ModelUsage, Session, SessionSummary, Tokens};
-use crate::query::RawFilter;
+use crate::query::ByteFilter;
 use crate::read::fs::{files, read_capped, subdirs};
 use crate::read::tree::TreeDoc;
 
@@ -283,7 +283,7 @@ impl SearchSupport for OpenClaw {
         &self,
         _ctx: &Context,
         source: &Source,
-        filter: &RawFilter,
+        filter: &ByteFilter,
     ) -> Option<Result<Vec<Session>>> {
         match kind(&source.path) {
             Kind::Database => Some(db::matching(&source.path, filter)),

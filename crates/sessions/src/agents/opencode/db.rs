@@ -224,9 +224,9 @@ fn messages(conn: &Connection, session_id: &str) -> rusqlite::Result<(Vec<Messag
 /// miss "CAFÉ" for "café".
 pub fn matching(
     conn: &Connection,
-    filter: &crate::query::RawFilter,
+    filter: &crate::query::ByteFilter,
 ) -> rusqlite::Result<Vec<Session>> {
-    let mut masks: HashMap<String, u64> = HashMap::new();
+    let mut masks = crate::query::SessionMasks::new(filter);
     // Sessions come from the session table; rows of other ids belong to nothing listed.
     let mut feed = |sql: &str, new_ids: bool| -> rusqlite::Result<()> {
         let mut stmt = conn.prepare(sql)?;
@@ -235,18 +235,13 @@ pub fn matching(
             let Some(id) = cell_string(row.get_ref(0)?) else {
                 continue;
             };
-            let mask = match masks.get_mut(&id) {
-                Some(m) => m,
-                None if new_ids => masks.entry(id).or_insert(0),
-                None => continue,
-            };
-            if filter.complete(*mask) {
-                continue;
+            if new_ids {
+                masks.add(id.clone());
             }
             if let rusqlite::types::ValueRef::Text(b) | rusqlite::types::ValueRef::Blob(b) =
                 row.get_ref(1)?
             {
-                *mask |= filter.scan(b);
+                masks.scan(&id, b);
             }
         }
         Ok(())
@@ -261,13 +256,9 @@ pub fn matching(
             false,
         )?;
     }
-    let mut ids: Vec<(String, u64)> = masks.into_iter().collect();
-    ids.sort_unstable();
     let mut out = Vec::new();
-    for (id, mask) in ids {
-        if filter.keep(mask) {
-            out.extend(sessions(conn, Some(&id))?);
-        }
+    for id in masks.kept() {
+        out.extend(sessions(conn, Some(&id))?);
     }
     Ok(out)
 }

@@ -7,7 +7,7 @@ use crate::agents::{existing_dirs, Agent, SearchSupport, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary};
-use crate::query::RawFilter;
+use crate::query::ByteFilter;
 use crate::read::fs::files;
 use crate::read::sqlite::open_read_only;
 
@@ -136,7 +136,7 @@ impl SearchSupport for OpenCode {
         &self,
         _ctx: &Context,
         source: &Source,
-        filter: &RawFilter,
+        filter: &ByteFilter,
     ) -> Option<Result<Vec<Session>>> {
         if is_legacy(&source.path) {
             return None;
