@@ -78,6 +78,15 @@ impl Error {
     pub fn parse(path: impl fmt::Display, why: impl fmt::Display) -> Self {
         Error::new(ErrorCode::ParseError, format!("cannot parse {path}: {why}"))
     }
+    /// A file in an agent's store that holds no record of the agent's format (say generic
+    /// `{"role","content"}` rows): it is not a session. A summary read that fails leaves the
+    /// file out of list, search and totalCost; `get` reports this `PARSE_ERROR`.
+    pub fn not_a_session(path: impl fmt::Display, agent: &str) -> Self {
+        Error::parse(
+            path,
+            format!("holds no {agent} record, so it is not a session"),
+        )
+    }
     pub fn validation(message: impl Into<String>) -> Self {
         Error::new(ErrorCode::ValidationError, message)
     }

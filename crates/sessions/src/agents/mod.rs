@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::context::Context;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::{Session, SessionSummary};
 use crate::query::{ByteFilter, NativeHit, Query, StoreRow};
 use crate::read::fs::{stamp, Stamp};
@@ -167,16 +167,6 @@ pub fn find(name: &str) -> Option<&'static dyn Agent> {
 }
 
 pub use crate::ids::is_built_in;
-
-/// The error for a file in an agent's store that holds no record of the agent's format (say
-/// generic `{"role","content"}` rows): it is not a session. A summary read that fails leaves the
-/// file out of list, search and totalCost; `get` reports this `PARSE_ERROR`.
-pub(crate) fn not_a_session(path: &Path, agent: &str) -> Error {
-    Error::parse(
-        path.display(),
-        format!("holds no {agent} record, so it is not a session"),
-    )
-}
 
 /// Every existing directory among `candidates`, in their order and without repeats (several
 /// roots are normal: env override, current default, legacy location).

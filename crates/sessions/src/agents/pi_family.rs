@@ -62,7 +62,7 @@ pub fn build(
         });
     }
     // Every record of the format has a `type`: without a header or any typed entry, the file
-    // holds none (see `agents::not_a_session`).
+    // holds none (see `Error::not_a_session`).
     if doc.header.is_none()
         && !doc
             .entries

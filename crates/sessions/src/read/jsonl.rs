@@ -180,7 +180,7 @@ pub fn read_lines<T: DeserializeOwned>(
 /// Feed every line that parses as JSON to `f`, with the line's bytes (for `raw`); `f` says
 /// whether the value was a record of the agent's format. A file in which no line parses is a
 /// `PARSE_ERROR` naming the path (`what` names its records in that message); so is one in which
-/// no value was a record of `agent` (`agents::not_a_session`).
+/// no value was a record of `agent` (`Error::not_a_session`).
 pub fn read_values(
     path: &Path,
     agent: &str,
@@ -201,7 +201,7 @@ pub fn read_values(
     })
     .map_err(|e| crate::error::Error::parse(path.display(), e))?;
     if stats.parsed > 0 && records == 0 {
-        return Err(crate::agents::not_a_session(path, agent));
+        return Err(crate::error::Error::not_a_session(path.display(), agent));
     }
     if stats.parsed == 0 {
         let why = if stats.bad == 0 {

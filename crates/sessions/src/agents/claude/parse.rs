@@ -330,7 +330,10 @@ fn read_with(path: &Path, subagents: &[std::path::PathBuf], mut st: State) -> Re
     let main =
         read_file(&mut st, path, 0, None, &stem).map_err(|e| Error::parse(path.display(), e))?;
     if main.1 == 0 {
-        return Err(crate::agents::not_a_session(path, super::NAME));
+        return Err(crate::error::Error::not_a_session(
+            path.display(),
+            super::NAME,
+        ));
     }
     let mut main = main.0;
     let mut subs = Vec::new();

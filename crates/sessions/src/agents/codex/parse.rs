@@ -264,7 +264,7 @@ pub(super) fn read(path: &Path, id: &str, mode: Mode) -> Result<Parsed> {
         return Err(Error::parse(path.display(), "no readable JSON line"));
     }
     if st.records == 0 {
-        return Err(crate::agents::not_a_session(path, "codex"));
+        return Err(crate::error::Error::not_a_session(path.display(), "codex"));
     }
     let summary = st.summary(path, id);
     Ok(Parsed {

@@ -29,7 +29,7 @@ pub fn read(path: &Path) -> Result<(Vec<Message>, Vec<Value>)> {
     })
     .map_err(|e| Error::parse(path.display(), e))?;
     if stats.parsed > 0 && records == 0 {
-        return Err(crate::agents::not_a_session(path, "cursor"));
+        return Err(crate::error::Error::not_a_session(path.display(), "cursor"));
     }
     if stats.parsed == 0 && stats.bad > 0 {
         return Err(Error::parse(

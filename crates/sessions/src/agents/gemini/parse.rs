@@ -32,7 +32,7 @@ pub fn parse_file(path: &Path, mode: Mode) -> Result<Session> {
             return Err(Error::parse(path.display(), "not a Gemini chat document"));
         };
         if !obj.contains_key("sessionId") && !obj.contains_key("messages") {
-            return Err(crate::agents::not_a_session(path, "gemini"));
+            return Err(crate::error::Error::not_a_session(path.display(), "gemini"));
         }
         b.apply_meta(obj);
         if mode.raw() {

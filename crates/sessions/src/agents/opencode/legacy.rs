@@ -88,7 +88,10 @@ pub fn load(session_file: &Path) -> Result<Session> {
     let info = read_json(session_file)?;
     // OpenCode's session info always has its `id` ("ses_…").
     if !info.get("id").is_some_and(Value::is_string) {
-        return Err(crate::agents::not_a_session(session_file, "opencode"));
+        return Err(crate::error::Error::not_a_session(
+            session_file.display(),
+            "opencode",
+        ));
     }
     let id = info
         .get("id")
