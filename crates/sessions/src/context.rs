@@ -14,6 +14,38 @@ pub struct ClientOptions {
     pub session_dirs: BTreeMap<String, PathBuf>,
     /// `ClientOptions.pricing`: per-model price overrides, as given (validated by the cost engine).
     pub pricing: Option<serde_json::Value>,
+    /// `ClientOptions.cacheDir`: where the persistent index lives (`index::dir`). Off unless
+    /// asked for: the binding asks for the environment's default.
+    pub cache: CacheSetting,
+    /// `ClientOptions.onProgress`: told how building or updating the index advances.
+    pub progress: Option<ProgressFn>,
+}
+
+/// Where the index goes: nowhere, where the environment says, or a directory given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum CacheSetting {
+    #[default]
+    Off,
+    FromEnv,
+    Dir(PathBuf),
+}
+
+/// How far an index update has got: `done` of `total` sources of `agent` read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Progress {
+    pub agent: &'static str,
+    pub done: u64,
+    pub total: u64,
+}
+
+/// A progress callback (called from worker threads).
+#[derive(Clone)]
+pub struct ProgressFn(pub Arc<dyn Fn(&Progress) + Send + Sync>);
+
+impl std::fmt::Debug for ProgressFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressFn")
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -33,6 +33,14 @@ impl SummaryCache {
         self.skipped.lock().map(|s| s.clone()).unwrap_or_default()
     }
 
+    /// Record the sources a listing skipped (the index's listing reports them here too).
+    pub fn note_skipped(&self, skipped: Vec<(PathBuf, String)>) {
+        if let Ok(mut s) = self.skipped.lock() {
+            s.retain(|(p, _)| !skipped.iter().any(|(q, _)| q == p));
+            s.extend(skipped);
+        }
+    }
+
     /// How many sources have been read (not served from cache) since the client was made.
     pub fn reads(&self) -> u64 {
         self.reads.load(std::sync::atomic::Ordering::Relaxed)
@@ -89,10 +97,7 @@ impl SummaryCache {
                 Err(s) => skipped.push(s),
             }
         }
-        if let Ok(mut s) = self.skipped.lock() {
-            s.retain(|(p, _)| !skipped.iter().any(|(q, _)| q == p));
-            s.extend(skipped);
-        }
+        self.note_skipped(skipped);
         dedupe_by_id(out)
     }
 
@@ -116,7 +121,7 @@ impl SummaryCache {
 
 /// The same session can be found twice (a plain and a compressed copy, a legacy and a current
 /// layout); keep the one updated last.
-fn dedupe_by_id(mut v: Vec<SessionSummary>) -> Vec<SessionSummary> {
+pub fn dedupe_by_id(mut v: Vec<SessionSummary>) -> Vec<SessionSummary> {
     v.sort_by(|a, b| {
         a.session_id
             .cmp(&b.session_id)
