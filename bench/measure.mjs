@@ -4,7 +4,8 @@ import { createClient, BUILT_IN_AGENTS } from '../index.mjs'
 
 const [op, home, ...args] = process.argv.slice(2)
 process.env.HOME = home
-const mux = createClient()
+// The scan path unless BENCH_CACHE_DIR names the index's directory (never the user's own cache).
+const mux = createClient({ cacheDir: process.env.BENCH_CACHE_DIR || false })
 const t0 = performance.now()
 let result
 switch (op) {

@@ -13,7 +13,7 @@ const { version } = require('../package.json')
 const args = require('./lib/args.js')
 const { colorEnabled, painter, terminalWidth } = require('./lib/format.js')
 const render = require('./lib/render.js')
-const { withProgress } = require('./lib/progress.js')
+const { withProgress, report } = require('./lib/progress.js')
 
 const EXIT_ERROR = 1
 const EXIT_USAGE = 2
@@ -49,7 +49,9 @@ function defined(object) {
   return Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined))
 }
 
-const sessionsApi = () => createClient().sessions
+// The index reports its progress for the bar drawn under a long call (bin/lib/progress.js).
+const client = () => createClient({ onProgress: report })
+const sessionsApi = () => client().sessions
 
 // Option builders shared by several commands, so names, parsers and help read the same everywhere.
 const opt = {
@@ -179,6 +181,35 @@ function build() {
         )
       })
   }
+
+  const index = program
+    .command('index')
+    .description('the persistent index that makes search and list fast (in the cache directory)')
+  index
+    .command('status')
+    .description("where the index is, its size, and how many sources it has yet to read")
+    .addOption(opt.json())
+    .action(async (o) => {
+      const status = await withProgress('checking the index', client().index.status())
+      if (o.json) printJson(status)
+      else print(render.indexStatus(status))
+    })
+  index
+    .command('rebuild')
+    .description('delete the index and build it again from every agent\'s sessions')
+    .addOption(opt.json())
+    .action(async (o) => {
+      const status = await withProgress('building the index', client().index.rebuild(), { delayMs: 0 })
+      if (o.json) printJson(status)
+      else print(render.indexStatus(status))
+    })
+  index
+    .command('clear')
+    .description('delete the index (the next call that needs it builds it again)')
+    .action(async () => {
+      const cleared = await client().index.clear()
+      print(cleared ? 'index deleted' : 'the index is off (AGENT_MUX_NO_CACHE)')
+    })
 
   program
     .command('cost')

@@ -158,9 +158,21 @@ impl Client {
         crate::diff::diff(&sa, &sb)
     }
 
+    /// The agents whose search the index serves: those without a search of their own (Hermes
+    /// keeps its FTS5), told apart by asking each for a native search.
+    fn indexed_agents(ctx: &Context) -> Vec<&'static dyn Agent> {
+        let probe = Query::parse("agentmuxindexprobe").expect("a word parses");
+        agents::all()
+            .iter()
+            .copied()
+            .filter(|a| a.native_search(ctx, &probe).is_none())
+            .collect()
+    }
+
     /// The persistent index's directory, size and freshness (`amux index status`).
     pub fn index_status(&self, env: Env) -> crate::index::Status {
-        crate::index::status(&self.context(env), agents::all())
+        let ctx = self.context(env);
+        crate::index::status(&ctx, &Self::indexed_agents(&ctx))
     }
 
     /// Delete the index and build it again for every agent (`amux index rebuild`).
@@ -171,7 +183,8 @@ impl Client {
                 "the index is off (cacheDir: false or AGENT_MUX_NO_CACHE)",
             ));
         }
-        crate::index::rebuild(&ctx, agents::all()).map_err(Error::internal)?;
+        crate::index::rebuild(&ctx, agents::all(), &Self::indexed_agents(&ctx))
+            .map_err(Error::internal)?;
         Ok(self.index_status(env))
     }
 

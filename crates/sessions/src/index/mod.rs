@@ -154,12 +154,18 @@ pub fn clear(ctx: &Context) -> std::io::Result<bool> {
     }
 }
 
-/// Delete the index and build it again for `agents` (summaries and documents).
-pub fn rebuild(ctx: &Context, agents: &[&'static dyn Agent]) -> std::result::Result<(), String> {
+/// Delete the index and build it again: the summaries of `listed`, the documents of `searched`.
+pub fn rebuild(
+    ctx: &Context,
+    listed: &[&'static dyn Agent],
+    searched: &[&'static dyn Agent],
+) -> std::result::Result<(), String> {
     clear(ctx).map_err(|e| e.to_string())?;
     let built = with_index(ctx, |conn| {
-        for a in agents {
+        for a in listed {
             sync::sync(conn, ctx, *a, Part::Summaries)?;
+        }
+        for a in searched {
             sync::sync(conn, ctx, *a, Part::Documents)?;
         }
         Ok(())
