@@ -19,6 +19,11 @@ switch (op) {
     result = { sessions: n, coldMs: Math.round(cold), warmMs: Math.round(performance.now() - t1) }
     break
   }
+  case 'list-one': {
+    // one agent's sessions, as `amux sessions list <agent>` asks for them
+    result = { sessions: (await mux.sessions.list(args[0], { limit: 1e6 })).length }
+    break
+  }
   case 'search': {
     const hits = await mux.sessions.search({ text: args[0], agent: args[1], limit: 1e6 })
     result = { hits: hits.length }

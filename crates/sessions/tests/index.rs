@@ -340,25 +340,31 @@ fn a_damaged_or_foreign_index_is_read_around_and_rebuilt() {
     }
 }
 
-#[cfg(unix)]
 #[test]
 fn an_unwritable_cache_dir_means_reading_the_stores() {
-    use std::os::unix::fs::PermissionsExt;
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
     copy_dir(&demo_home(), &home);
-    let locked = tmp.path().join("locked");
-    std::fs::create_dir(&locked).unwrap();
-    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o500)).unwrap();
-    if std::fs::write(locked.join("probe"), b"").is_ok() {
-        eprintln!("skipping: running with rights that ignore permissions (root)");
-        return;
+    // A directory that cannot be made (a file is in the way: unwritable even for root), and,
+    // where permissions hold, one inside a read-only directory.
+    let blocker = tmp.path().join("a-file");
+    std::fs::write(&blocker, b"not a directory").unwrap();
+    let mut caches = vec![blocker.join("cache")];
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let locked = tmp.path().join("locked");
+        std::fs::create_dir(&locked).unwrap();
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o500)).unwrap();
+        if std::fs::write(locked.join("probe"), b"").is_err() {
+            caches.push(locked.join("cache"));
+        }
     }
-    let cache = locked.join("cache");
-    let with = indexed(&cache);
-    assert!(assert_same_search(&home, &with, &scanning()) > 100);
-    assert!(!cache.exists());
-    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o700)).unwrap();
+    for cache in caches {
+        assert!(assert_same_search(&home, &indexed(&cache), &scanning()) > 100);
+        assert_same_lists(&home, &indexed(&cache), &scanning());
+        assert!(!cache.exists());
+    }
 }
 
 #[cfg(unix)]

@@ -12,6 +12,7 @@
 //! disk, a damaged or foreign file, another process holding it too long) makes the caller read
 //! the stores as if there were no index; a damaged file is removed so the next call rebuilds it.
 use rusqlite::Connection;
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use crate::agents::Agent;
@@ -49,11 +50,16 @@ fn with_index<T>(ctx: &Context, f: impl FnOnce(&Connection) -> Result<T, Fault>)
 /// The file engine's hits for `q` over `agents`, from the index brought up to date; `None` when
 /// the index is off or unusable.
 pub fn search(ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Option<Vec<FileHit>> {
+    if agents.is_empty() {
+        return Some(Vec::new());
+    }
     with_index(ctx, |conn| {
+        let mut sources = Vec::new();
         for a in agents {
-            sync::sync(conn, ctx, *a, Part::Documents)?;
+            let v = sync::sync(conn, ctx, *a, Part::Documents)?;
+            sources.extend(v.into_iter().map(|s| (*a, s)));
         }
-        search::search(conn, agents, q)
+        search::search(conn, sources, q)
     })
 }
 
@@ -64,24 +70,29 @@ pub type Summaries = (Vec<SessionSummary>, Vec<(PathBuf, String)>);
 
 pub fn summaries(ctx: &Context, agent: &dyn Agent) -> Option<Summaries> {
     with_index(ctx, |conn| {
-        sync::sync(conn, ctx, agent, Part::Summaries)?;
+        let sources = sync::sync(conn, ctx, agent, Part::Summaries)?;
         let mut st = conn.prepare(
             "SELECT path, summaries, list_error FROM source
-             WHERE agent = ?1 AND list_key IS NOT NULL ORDER BY id",
+             WHERE agent = ?1 AND list_key IS NOT NULL",
         )?;
         let mut rows = st.query([agent.name()])?;
-        let (mut out, mut skipped) = (Vec::new(), Vec::new());
+        let mut stored = HashMap::new();
         while let Some(r) = rows.next()? {
             let path: Vec<u8> = r.get(0)?;
-            match r.get::<_, Option<Vec<u8>>>(1)? {
-                Some(blob) => out.extend(
+            let entry: (Option<Vec<u8>>, Option<String>) = (r.get(1)?, r.get(2)?);
+            stored.insert(path, entry);
+        }
+        // In the agent's order of sources, as the cache reads them (which copy of a session
+        // found twice is kept may depend on it).
+        let (mut out, mut skipped) = (Vec::new(), Vec::new());
+        for src in sources {
+            match stored.remove(sync::path_bytes(&src.path)) {
+                Some((Some(blob), _)) => out.extend(
                     codec::decode_summaries(&blob)
                         .map_err(|_| Fault::Broken("stored summaries do not decode".into()))?,
                 ),
-                None => skipped.push((
-                    PathBuf::from(String::from_utf8_lossy(&path).into_owned()),
-                    r.get::<_, Option<String>>(2)?.unwrap_or_default(),
-                )),
+                Some((None, why)) => skipped.push((src.path, why.unwrap_or_default())),
+                None => {}
             }
         }
         Ok((out, skipped))

@@ -7,7 +7,8 @@ use std::collections::HashMap;
 
 use super::codec;
 use super::store::Fault;
-use crate::agents::Agent;
+use super::sync::path_bytes;
+use crate::agents::{Agent, Source};
 use crate::model::Session;
 use crate::search::prefilter::{needles_of, Prefilter};
 use crate::search::query::{Expr, Query};
@@ -63,37 +64,53 @@ struct Candidate {
     body: Vec<u8>,
 }
 
-/// Search the indexed documents of `agents` (already brought up to date).
+/// Search the indexed documents of `sources` (already brought up to date).
 pub fn search(
     conn: &Connection,
-    agents: &[&'static dyn Agent],
+    mut sources: Vec<(&'static dyn Agent, Source)>,
     q: &Query,
 ) -> Result<Vec<FileHit>, Fault> {
-    let names: Vec<&str> = agents.iter().map(|a| a.name()).collect();
+    let mut names: Vec<&str> = sources.iter().map(|(a, _)| a.name()).collect();
+    names.dedup();
     let names_json = serde_json::to_string(&names).unwrap_or_default();
-    let mut sources: Vec<(i64, usize)> = Vec::new();
+    let mut stored: HashMap<(String, Vec<u8>), (i64, usize)> = HashMap::new();
     {
         let mut st = conn.prepare(
-            "SELECT id, sessions FROM source WHERE search_key IS NOT NULL
+            "SELECT id, sessions, agent, path FROM source WHERE search_key IS NOT NULL
              AND agent IN (SELECT value FROM json_each(?1))",
         )?;
         let rows = st.query_map([&names_json], |r| {
-            Ok((r.get(0)?, r.get::<_, i64>(1)? as usize))
+            Ok((
+                (r.get(2)?, r.get(3)?),
+                (r.get(0)?, r.get::<_, i64>(1)? as usize),
+            ))
         })?;
         for r in rows {
-            sources.push(r?);
+            let (k, v) = r?;
+            stored.insert(k, v);
         }
     }
+    // The scan's order (largest first), so that of two equal hits on one session the same copy
+    // is kept.
+    sources.sort_by_key(|(_, s)| std::cmp::Reverse(s.stamps.iter().map(|t| t.size).sum::<u64>()));
+    let sources: Vec<(i64, usize)> = sources
+        .iter()
+        .filter_map(|(a, s)| {
+            let key = (a.name().to_string(), path_bytes(&s.path).to_vec());
+            stored.get(&key).copied()
+        })
+        .collect();
     let mut candidates: Vec<Candidate> = Vec::new();
     {
         let filter = candidates_expr(q);
         let sql = match filter {
             Some(_) => {
                 "SELECT source, summary, body FROM doc WHERE agent IN (SELECT value FROM json_each(?1))
-                 AND id IN (SELECT rowid FROM text WHERE text MATCH ?2)"
+                 AND id IN (SELECT rowid FROM text WHERE text MATCH ?2) ORDER BY id"
             }
             None => {
-                "SELECT source, summary, body FROM doc WHERE agent IN (SELECT value FROM json_each(?1))"
+                "SELECT source, summary, body FROM doc WHERE agent IN (SELECT value FROM json_each(?1))
+                 ORDER BY id"
             }
         };
         let mut st = conn.prepare(sql)?;

@@ -56,7 +56,7 @@ fn inode(_: &std::path::Path) -> u64 {
     0
 }
 
-fn path_bytes(p: &std::path::Path) -> &[u8] {
+pub fn path_bytes(p: &std::path::Path) -> &[u8] {
     p.as_os_str().as_encoded_bytes()
 }
 
@@ -143,8 +143,13 @@ fn compare<'s>(
     Ok((stale, known.into_values().map(|(id, _)| id).collect()))
 }
 
-/// Bring `part` of every source of `a` up to date.
-pub fn sync(conn: &Connection, ctx: &Context, a: &dyn Agent, part: Part) -> Result<(), Fault> {
+/// Bring `part` of every source of `a` up to date; returns the sources, in the agent's order.
+pub fn sync(
+    conn: &Connection,
+    ctx: &Context,
+    a: &dyn Agent,
+    part: Part,
+) -> Result<Vec<Source>, Fault> {
     let sources = a.sources(ctx);
     let (stale, gone) = compare(conn, a, &sources, part)?;
     if !gone.is_empty() {
@@ -180,7 +185,7 @@ pub fn sync(conn: &Connection, ctx: &Context, a: &dyn Agent, part: Part) -> Resu
             });
         }
     }
-    Ok(())
+    Ok(sources)
 }
 
 /// Run `f` in a write transaction taken at once (`BEGIN IMMEDIATE`: a second writer waits for the
