@@ -12,6 +12,14 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 export declare class NativeClient {
   /** `options`: JSON of `ClientOptions`. Throws a `VALIDATION_ERROR` for invalid options. */
   constructor(options: string)
+  /** The latest index progress as JSON `{seq, agent, done, total}`, or `null` before any. */
+  progress(): string
+  /** `{}` → JSON `IndexStatus`. */
+  indexStatus(args: string): Promise<string>
+  /** `{}` → JSON `IndexStatus` after deleting and building the index again. */
+  indexRebuild(args: string): Promise<string>
+  /** `{}` → JSON `true` when the index was deleted, `false` when it is off. */
+  indexClear(args: string): Promise<string>
   /** `{agent, options}` → JSON `SessionSummary[]`. */
   list(args: string): Promise<string>
   /** `{agent, sessionId}` → the `Session` as JS objects (dates as epoch ms). */

@@ -249,10 +249,48 @@ export interface ClientOptions {
   sessionDirs?: Partial<Record<BuiltInAgentName, string>>
   /** Beyond the spec: price overrides keyed by model id (USD per million tokens). */
   pricing?: Record<string, ModelPricing>
+  /**
+   * Beyond the spec: where the persistent index lives (absolute), or `false` for none (every
+   * call reads the stores). Default: `AGENT_MUX_CACHE_DIR`, else `$XDG_CACHE_HOME/agent-mux`, else
+   * `~/.cache/agent-mux` (macOS `~/Library/Caches/agent-mux`, Windows `%LOCALAPPDATA%\agent-mux`);
+   * `AGENT_MUX_NO_CACHE=1` turns it off.
+   */
+  cacheDir?: string | false
+  /** Beyond the spec: told how building or updating the index advances (on the JS thread). */
+  onProgress?: (progress: IndexProgress) => void
+}
+
+/** Beyond the spec: `done` of `total` changed sources of `agent` read into the index. */
+export interface IndexProgress {
+  agent: BuiltInAgentName
+  done: number
+  total: number
+}
+
+/** Beyond the spec: the persistent index's place, size and freshness. */
+export interface IndexStatus {
+  /** The cache directory, `null` when the index is off. */
+  dir: string | null
+  /** Bytes of the index files. */
+  bytes: number
+  sources: number
+  sessions: number
+  /** Sources the next search reads again (new, changed or gone since indexed). */
+  stale: number
+}
+
+export interface IndexManager {
+  status(): Promise<IndexStatus>
+  /** Delete the index and build it again for every agent. */
+  rebuild(): Promise<IndexStatus>
+  /** Delete the index; `false` when it is off. */
+  clear(): Promise<boolean>
 }
 
 export interface AgentMuxClient {
   readonly sessions: SessionManager
+  /** Beyond the spec: the persistent index. */
+  readonly index: IndexManager
 }
 
 export type ErrorCode =

@@ -117,11 +117,33 @@ function reviveDiff(d) {
   return d
 }
 
+// Report the index's progress to `onProgress` while `promise` is pending (issue #16). The native
+// side records the latest report; it is read here, on the JS thread, every 100 ms and once more
+// when the call settles, and each new report is passed on once.
+function watchProgress(native, onProgress, promise) {
+  if (typeof onProgress !== 'function') return promise
+  const read = () => JSON.parse(native.progress())
+  let seen = read()?.seq ?? 0
+  const poll = () => {
+    const p = read()
+    if (p && p.seq !== seen) {
+      seen = p.seq
+      onProgress({ agent: p.agent, done: p.done, total: p.total })
+    }
+  }
+  const timer = setInterval(poll, 100)
+  timer.unref?.()
+  return promise.finally(() => {
+    clearInterval(timer)
+    poll()
+  })
+}
+
 // Run a native call; a synchronous throw (bad arguments) becomes a rejection like any other error.
-function call(native, method, args, revive) {
+function call(native, method, args, revive, onProgress) {
   let promise
   try {
-    promise = native[method](toWire(args))
+    promise = watchProgress(native, onProgress, native[method](toWire(args)))
   } catch (err) {
     return Promise.reject(fromNative(err))
   }
@@ -137,13 +159,15 @@ function call(native, method, args, revive) {
 
 class SessionManager {
   #native
+  #onProgress
 
-  constructor(native) {
+  constructor(native, onProgress) {
     this.#native = native
+    this.#onProgress = onProgress
   }
 
   list(agent, options) {
-    return call(this.#native, 'list', { agent, options }, (v) => v.map(reviveSummary))
+    return call(this.#native, 'list', { agent, options }, (v) => v.map(reviveSummary), this.#onProgress)
   }
 
   get(agent, sessionId) {
@@ -151,11 +175,11 @@ class SessionManager {
   }
 
   search(query) {
-    return call(this.#native, 'search', { query }, (v) => v.map(reviveSummary))
+    return call(this.#native, 'search', { query }, (v) => v.map(reviveSummary), this.#onProgress)
   }
 
   totalCost(options) {
-    return call(this.#native, 'totalCost', { options }, (v) => v)
+    return call(this.#native, 'totalCost', { options }, (v) => v, this.#onProgress)
   }
 
   export(agent, sessionId, format) {
@@ -187,8 +211,18 @@ function createClient(options) {
   } catch (err) {
     throw fromNative(err)
   }
-  const sessions = new SessionManager(native)
-  return Object.freeze({ sessions })
+  const onProgress = options?.onProgress
+  if (onProgress !== undefined && typeof onProgress !== 'function') {
+    throw new AgentMuxError('VALIDATION_ERROR', 'onProgress must be a function')
+  }
+  const sessions = new SessionManager(native, onProgress)
+  // The persistent index (issue #16): its size and freshness, a rebuild, its removal.
+  const index = Object.freeze({
+    status: () => call(native, 'indexStatus', {}, (v) => v),
+    rebuild: () => call(native, 'indexRebuild', {}, (v) => v, onProgress),
+    clear: () => call(native, 'indexClear', {}, (v) => v),
+  })
+  return Object.freeze({ sessions, index })
 }
 
 module.exports.createClient = createClient

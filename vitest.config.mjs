@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['__test__/**/*.test.{js,mjs,ts}'],
     // forks: a native crash takes down one worker, not the whole run
     pool: 'forks',
+    // the index's cache directory: a fresh temporary one per test file (never ~/.cache)
+    setupFiles: ['__test__/cache-setup.mjs'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

@@ -2,7 +2,7 @@
 // script and its storage table are checked against the code and the bundled demo home here, so a
 // change that makes the README wrong fails a test.
 import { describe, it, expect } from 'vitest'
-import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { spawnSync } from 'node:child_process'
@@ -22,8 +22,10 @@ const VARIABLES = [...envSource.slice(envSource.indexOf('VARIABLES'), envSource.
 function demoEnv(extra = {}) {
   const env = { ...process.env, TZ: 'UTC' }
   for (const name of [...VARIABLES, 'NO_COLOR', 'FORCE_COLOR', 'COLUMNS']) if (name !== 'TZ') delete env[name]
-  // Search ranks newer sessions up: the README shows the demo home as seen on this day.
-  return { ...env, HOME: demoHome, AGENT_MUX_NOW: '2026-11-23T00:00:00Z', ...extra }
+  // Search ranks newer sessions up: the README shows the demo home as seen on this day. The test
+  // run's private index directory (__test__/cache-setup.mjs) stays, or the index would be written
+  // under the demo home's ~/.cache.
+  return { ...env, HOME: demoHome, AGENT_MUX_NOW: '2026-11-23T00:00:00Z', AGENT_MUX_CACHE_DIR: process.env.AGENT_MUX_CACHE_DIR, ...extra }
 }
 
 function node(args, env) {
@@ -135,6 +137,14 @@ describe('README', () => {
       expect(run.stdout).toContain(`$ HOME=examples/demo-home amux ${command}`)
     }
     expect(run.stdout).toMatch(/^TOTAL\s+30\s/m)
+  })
+
+  it('running the demo never writes the index under the demo home (it goes to the cache dir)', (ctx) => {
+    try { require.resolve(binary) } catch { ctx.skip() }
+    const run = node(['bin/amux.js', 'sessions', 'search', 'kubernetes', '--json'], demoEnv())
+    expect(run.status).toBe(0)
+    expect(existsSync(join(process.env.AGENT_MUX_CACHE_DIR, 'index-v1.sqlite'))).toBe(true)
+    expect(existsSync(join(demoHome, '.cache'))).toBe(false)
   })
 
   it('the storage table names, for each agent, only variables its reader really reads', () => {

@@ -1,6 +1,8 @@
 // Read-only by contract: every method on every agent leaves the home byte-identical, with no new
-// file or directory (no -wal/-shm, no lock files, no caches).
+// file or directory (no -wal/-shm, no lock files, no caches: the index lives in our cache dir).
 import { describe, it, expect } from 'vitest'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { createClient, BUILT_IN_AGENTS } from '../index.mjs'
 import { copyDemoHome, removeDir, snapshot, withHome } from './helpers.mjs'
 
@@ -32,6 +34,8 @@ describe('read-only proof', () => {
         expect(seen).toBe(30)
       })
       expect(snapshot(home)).toEqual(before)
+      // The persistent index (issue #16) was written, and only in the cache directory.
+      expect(existsSync(join(process.env.AGENT_MUX_CACHE_DIR, 'index-v1.sqlite'))).toBe(true)
     } finally {
       removeDir(home)
     }

@@ -4,7 +4,8 @@ import { createClient, BUILT_IN_AGENTS } from '../index.mjs'
 
 const [op, home, ...args] = process.argv.slice(2)
 process.env.HOME = home
-const mux = createClient()
+// The scan path unless BENCH_CACHE_DIR names the index's directory (never the user's own cache).
+const mux = createClient({ cacheDir: process.env.BENCH_CACHE_DIR || false })
 const t0 = performance.now()
 let result
 switch (op) {
@@ -16,6 +17,11 @@ switch (op) {
     const t1 = performance.now()
     for (const a of BUILT_IN_AGENTS) await mux.sessions.list(a, { limit: 1e6 })
     result = { sessions: n, coldMs: Math.round(cold), warmMs: Math.round(performance.now() - t1) }
+    break
+  }
+  case 'list-one': {
+    // one agent's sessions, as `amux sessions list <agent>` asks for them
+    result = { sessions: (await mux.sessions.list(args[0], { limit: 1e6 })).length }
     break
   }
   case 'search': {

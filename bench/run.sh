@@ -66,6 +66,9 @@ rm -rf "$NO_HUGE"
 M search-files "$ABS_HOME" kubernetes
 M search "$ABS_HOME" kubernetes
 
+echo; echo "## the persistent index (bench/index.sh)"
+bash bench/index.sh "$HOME_DIR"
+
 echo; echo "## search vs ripgrep, page cache cold (the store read from disk)"
 # Before every run, bench/evict.py drops the six directories from the page cache. Both sides are
 # timed as whole processes (node's start included) by hyperfine, median of 7.

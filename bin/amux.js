@@ -21,7 +21,7 @@ const tsv = require('./lib/tsv.js')
 const ids = require('./lib/ids.js')
 const { renderSession, rowsTaken } = require('./lib/transcript.js')
 const { page } = require('./lib/pager.js')
-const { withProgress } = require('./lib/progress.js')
+const { withProgress, report } = require('./lib/progress.js')
 
 const EXIT_ERROR = 1
 const EXIT_USAGE = 2
@@ -62,7 +62,9 @@ function defined(object) {
   return Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined))
 }
 
-const sessionsApi = () => createClient().sessions
+// The index reports its progress for the bar drawn under a long call (bin/lib/progress.js).
+const client = () => createClient({ onProgress: report })
+const sessionsApi = () => client().sessions
 
 /**
  * What the SESSION column shows on a terminal: each id's shortest unique prefix among all of its
@@ -267,6 +269,35 @@ function build() {
         )
       })
   }
+
+  const index = program
+    .command('index')
+    .description('the persistent index that makes search and list fast (in the cache directory)')
+  index
+    .command('status')
+    .description("where the index is, its size, and how many sources it has yet to read")
+    .addOption(opt.json())
+    .action(async (o) => {
+      const status = await withProgress('checking the index', client().index.status())
+      if (o.json) printJson(status)
+      else print(render.indexStatus(status))
+    })
+  index
+    .command('rebuild')
+    .description('delete the index and build it again from every agent\'s sessions')
+    .addOption(opt.json())
+    .action(async (o) => {
+      const status = await withProgress('building the index', client().index.rebuild(), { delayMs: 0 })
+      if (o.json) printJson(status)
+      else print(render.indexStatus(status))
+    })
+  index
+    .command('clear')
+    .description('delete the index (the next call that needs it builds it again)')
+    .action(async () => {
+      const cleared = await client().index.clear()
+      print(cleared ? 'index deleted' : 'the index is off (AGENT_MUX_NO_CACHE)')
+    })
 
   program
     .command('cost')

@@ -4,8 +4,9 @@
 //! Errors cross as a JSON `{code, message}` in the error message; panics become `INTERNAL`.
 //! No format knowledge lives here.
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
+use agent_mux_sessions::context::{Progress, ProgressFn};
 use agent_mux_sessions::model::Session;
 use agent_mux_sessions::{ids, options};
 use agent_mux_sessions::{Client, Env, Error as CoreError, Result as CoreResult};
@@ -108,6 +109,9 @@ impl Task for SessionJob {
 #[napi]
 pub struct NativeClient {
     inner: Arc<Client>,
+    /// The index's latest progress report, numbered, for the JS layer to poll (issue #16): JS
+    /// callbacks are never called from worker threads.
+    progress: Arc<Mutex<(u64, Option<Progress>)>>,
 }
 
 #[napi]
@@ -115,12 +119,54 @@ impl NativeClient {
     /// `options`: JSON of `ClientOptions`. Throws a `VALIDATION_ERROR` for invalid options.
     #[napi(constructor)]
     pub fn new(options: String) -> napi::Result<Self> {
-        let opts = parse_args(&options)
+        let mut opts = parse_args(&options)
             .and_then(|v| options::client_options(&v))
             .map_err(to_napi)?;
+        let progress: Arc<Mutex<(u64, Option<Progress>)>> = Arc::default();
+        let slot = progress.clone();
+        opts.progress = Some(ProgressFn(Arc::new(move |p: &Progress| {
+            if let Ok(mut s) = slot.lock() {
+                *s = (s.0 + 1, Some(p.clone()));
+            }
+        })));
         Ok(NativeClient {
             inner: Arc::new(Client::new(opts)),
+            progress,
         })
+    }
+
+    /// The latest index progress as JSON `{seq, agent, done, total}`, or `null` before any.
+    #[napi]
+    pub fn progress(&self) -> String {
+        let s = self.progress.lock().map(|s| s.clone()).unwrap_or_default();
+        match s.1 {
+            Some(p) => serde_json::json!({
+                "seq": s.0, "agent": p.agent, "done": p.done, "total": p.total
+            })
+            .to_string(),
+            None => "null".into(),
+        }
+    }
+
+    /// `{}` → JSON `IndexStatus`.
+    #[napi]
+    pub fn index_status(&self, _args: String) -> AsyncTask<Job> {
+        let (client, env) = (self.inner.clone(), Env::from_process());
+        Job::new(move || json(&client.index_status(env)))
+    }
+
+    /// `{}` → JSON `IndexStatus` after deleting and building the index again.
+    #[napi]
+    pub fn index_rebuild(&self, _args: String) -> AsyncTask<Job> {
+        let (client, env) = (self.inner.clone(), Env::from_process());
+        Job::new(move || json(&client.index_rebuild(env)?))
+    }
+
+    /// `{}` → JSON `true` when the index was deleted, `false` when it is off.
+    #[napi]
+    pub fn index_clear(&self, _args: String) -> AsyncTask<Job> {
+        let (client, env) = (self.inner.clone(), Env::from_process());
+        Job::new(move || json(&client.index_clear(env)?))
     }
 
     /// `{agent, options}` → JSON `SessionSummary[]`.

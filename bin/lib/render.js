@@ -245,6 +245,17 @@ function sessionDiff(diff, view) {
 const idx = (n) => (n === undefined || n === null ? '' : String(n))
 const unchangedRow = (op) => [' ', idx(op.indexA), idx(op.indexB), op.messageA?.role ?? '', gist(op.messageA)]
 
+function indexStatus(status) {
+  if (!status.dir) return 'the index is off (cacheDir: false or AGENT_MUX_NO_CACHE=1): every call reads the stores'
+  const mb = (status.bytes / 1e6).toFixed(1)
+  const fresh = status.stale === 0 ? 'up to date' : `${plural(status.stale, 'source')} to read at the next search`
+  return [
+    `index   ${status.dir}`,
+    `size    ${mb} MB, ${plural(status.sources, 'source')}, ${plural(status.sessions, 'session')}`,
+    `fresh   ${fresh}`,
+  ].join('\n')
+}
+
 module.exports = {
   sessionList,
   searchResults,
@@ -256,4 +267,5 @@ module.exports = {
   sessionDiff,
   gist,
   quoted,
+  indexStatus,
 }

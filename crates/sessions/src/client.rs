@@ -11,6 +11,7 @@ use crate::ids::is_safe_native_id;
 use crate::list::{self, SummaryCache};
 use crate::model::{Session, SessionSummary};
 use crate::options::{CostOptions, ExportFormat, ListOptions, SearchQuery};
+use crate::search::Query;
 
 #[derive(Default)]
 pub struct Client {
@@ -38,9 +39,21 @@ impl Client {
         &self.cache
     }
 
+    /// Unpriced summaries of every session of `agent`: from the persistent index when there is
+    /// one (issue #16), else read through the client's cache.
+    fn summaries_of(&self, ctx: &Context, agent: &dyn Agent) -> Vec<SessionSummary> {
+        match crate::index::summaries(ctx, agent) {
+            Some((v, skipped)) => {
+                self.cache.note_skipped(skipped);
+                list::dedupe_by_id(v)
+            }
+            None => self.cache.all_summaries(ctx, agent),
+        }
+    }
+
     /// Every session of `agent`, priced and tagged, unfiltered.
     pub fn all_summaries(&self, ctx: &Context, agent: &dyn Agent) -> Vec<SessionSummary> {
-        let mut v = self.cache.all_summaries(ctx, agent);
+        let mut v = self.summaries_of(ctx, agent);
         cost::apply_to_summaries(ctx, &mut v);
         v
     }
@@ -79,10 +92,27 @@ impl Client {
             None => agents::all().to_vec(),
         };
         let summaries_of = |a: &dyn Agent, ids: &std::collections::HashSet<&str>| {
+            if crate::index::dir::resolve(&ctx).is_some() {
+                let mut v = self.summaries_of(&ctx, a);
+                v.retain(|s| ids.contains(s.session_id.as_str()));
+                return v;
+            }
             self.cache.summaries_with_ids(&ctx, a, ids)
         };
         let price = |v: &mut [SessionSummary]| cost::apply_to_summaries(&ctx, v);
-        Ok(crate::search::run(&ctx, &targets, q, &summaries_of, &price))
+        // The persistent index (issue #16) finds the same hits as the scan, when it can be used.
+        let files = |ctx: &Context, agents: &[&'static dyn Agent], query: &Query| {
+            crate::index::search(ctx, agents, query)
+                .unwrap_or_else(|| crate::search::scan::scan(ctx, agents, query))
+        };
+        Ok(crate::search::run(
+            &ctx,
+            &targets,
+            q,
+            &summaries_of,
+            &price,
+            &files,
+        ))
     }
 
     pub fn total_cost(&self, env: Env, opts: &CostOptions) -> Result<CostSummary> {
@@ -98,7 +128,7 @@ impl Client {
         // every session, then filters (tags come from the run index).
         let summaries: Vec<SessionSummary> = targets
             .iter()
-            .flat_map(|a| self.cache.all_summaries(&ctx, *a))
+            .flat_map(|a| self.summaries_of(&ctx, *a))
             .collect();
         Ok(cost::total_cost(&ctx, summaries, opts))
     }
@@ -126,5 +156,43 @@ impl Client {
         let sa = self.get(env.clone(), a.0, a.1)?;
         let sb = self.get(env, b.0, b.1)?;
         crate::diff::diff(&sa, &sb)
+    }
+
+    /// The agents whose search the index serves: those without a search of their own (Hermes
+    /// keeps its FTS5), told apart by asking each for a native search.
+    fn indexed_agents(ctx: &Context) -> Vec<&'static dyn Agent> {
+        let probe = Query::parse("agentmuxindexprobe").expect("a word parses");
+        agents::all()
+            .iter()
+            .copied()
+            .filter(|a| {
+                a.search_support()
+                    .is_none_or(|s| s.native_search(ctx, &probe).is_none())
+            })
+            .collect()
+    }
+
+    /// The persistent index's directory, size and freshness (`amux index status`).
+    pub fn index_status(&self, env: Env) -> crate::index::Status {
+        let ctx = self.context(env);
+        crate::index::status(&ctx, &Self::indexed_agents(&ctx))
+    }
+
+    /// Delete the index and build it again for every agent (`amux index rebuild`).
+    pub fn index_rebuild(&self, env: Env) -> Result<crate::index::Status> {
+        let ctx = self.context(env.clone());
+        if crate::index::dir::resolve(&ctx).is_none() {
+            return Err(Error::validation(
+                "the index is off (cacheDir: false or AGENT_MUX_NO_CACHE)",
+            ));
+        }
+        crate::index::rebuild(&ctx, agents::all(), &Self::indexed_agents(&ctx))
+            .map_err(Error::internal)?;
+        Ok(self.index_status(env))
+    }
+
+    /// Delete the index (`amux index clear`); false when it is off.
+    pub fn index_clear(&self, env: Env) -> Result<bool> {
+        crate::index::clear(&self.context(env)).map_err(|e| Error::internal(e.to_string()))
     }
 }

@@ -17,6 +17,11 @@ pub struct ClientOptions {
     /// The spec's run defaults, validated and kept. This package starts no runs, so nothing here
     /// reads them.
     pub run_defaults: RunDefaults,
+    /// `ClientOptions.cacheDir`: where the persistent index lives (`index::dir`). Off unless
+    /// asked for: the binding asks for the environment's default.
+    pub cache: CacheSetting,
+    /// `ClientOptions.onProgress`: told how building or updating the index advances.
+    pub progress: Option<ProgressFn>,
 }
 
 /// `ClientOptions` fields that configure runs (core-types.md 5.1.1); `None` when not given.
@@ -43,6 +48,33 @@ pub struct RetryPolicy {
     pub max_delay_ms: Option<u64>,
     pub jitter_factor: Option<f64>,
     pub retry_on: Option<Vec<String>>,
+}
+
+/// Where the index goes: nowhere, where the environment says, or a directory given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum CacheSetting {
+    #[default]
+    Off,
+    FromEnv,
+    Dir(PathBuf),
+}
+
+/// How far an index update has got: `done` of `total` sources of `agent` read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Progress {
+    pub agent: &'static str,
+    pub done: u64,
+    pub total: u64,
+}
+
+/// A progress callback (called from worker threads).
+#[derive(Clone)]
+pub struct ProgressFn(pub Arc<dyn Fn(&Progress) + Send + Sync>);
+
+impl std::fmt::Debug for ProgressFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressFn")
+    }
 }
 
 #[derive(Debug, Clone)]

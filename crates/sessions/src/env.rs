@@ -29,6 +29,11 @@ pub const VARIABLES: &[&str] = &[
     "HERMES_HOME",
     "CURSOR_CONFIG_DIR",
     "TZ",
+    // The index's cache directory (index::dir).
+    "AGENT_MUX_CACHE_DIR",
+    "AGENT_MUX_NO_CACHE",
+    "XDG_CACHE_HOME",
+    "LOCALAPPDATA",
 ];
 
 #[derive(Debug, Clone, Default)]

@@ -9,6 +9,7 @@ pub mod env;
 pub mod error;
 pub mod export;
 pub mod ids;
+pub mod index;
 pub mod js_order;
 pub mod list;
 pub mod model;

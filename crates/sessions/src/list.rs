@@ -33,6 +33,14 @@ impl SummaryCache {
         lock(&self.skipped).clone()
     }
 
+    /// Record the sources a listing skipped (the index's listing reports them here too).
+    pub fn note_skipped(&self, skipped: Vec<(PathBuf, String)>) {
+        if let Ok(mut s) = self.skipped.lock() {
+            s.retain(|(p, _)| !skipped.iter().any(|(q, _)| q == p));
+            s.extend(skipped);
+        }
+    }
+
     /// How many sources have been read (not served from cache) since the client was made.
     pub fn reads(&self) -> u64 {
         self.reads.load(std::sync::atomic::Ordering::Relaxed)
@@ -100,10 +108,7 @@ impl SummaryCache {
                 Err(s) => skipped.push(s),
             }
         }
-        let mut s = lock(&self.skipped);
-        s.retain(|(p, _)| !skipped.iter().any(|(q, _)| q == p));
-        s.extend(skipped);
-        drop(s);
+        self.note_skipped(skipped);
         dedupe_by_id(out)
     }
 
@@ -133,7 +138,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// The same session can be found twice (a plain and a compressed copy, a legacy and a current
 /// layout); keep the one updated last.
-fn dedupe_by_id(mut v: Vec<SessionSummary>) -> Vec<SessionSummary> {
+pub fn dedupe_by_id(mut v: Vec<SessionSummary>) -> Vec<SessionSummary> {
     v.sort_by(|a, b| {
         a.session_id
             .cmp(&b.session_id)

@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::context::{ClientOptions, RetryPolicy, RunDefaults};
+use crate::context::{CacheSetting, ClientOptions, RetryPolicy, RunDefaults};
 use crate::error::{Error, Result, SPEC_ERROR_CODES};
 use crate::model::{from_epoch_guess, Timestamp};
 
@@ -314,7 +314,10 @@ fn absolute_path(v: &Value, what: &str) -> Result<PathBuf> {
 
 pub fn client_options(v: &Value) -> Result<ClientOptions> {
     let Some(m) = obj(v, "options")? else {
-        return Ok(ClientOptions::default());
+        return Ok(ClientOptions {
+            cache: CacheSetting::FromEnv,
+            ..Default::default()
+        });
     };
     let config_dir = match m.get("configDir") {
         None | Some(Value::Null) => None,
@@ -348,11 +351,18 @@ pub fn client_options(v: &Value) -> Result<ClientOptions> {
             Some(p.clone())
         }
     };
+    let cache = match m.get("cacheDir") {
+        None | Some(Value::Null) | Some(Value::Bool(true)) => CacheSetting::FromEnv,
+        Some(Value::Bool(false)) => CacheSetting::Off,
+        Some(v) => CacheSetting::Dir(absolute_path(v, "cacheDir")?),
+    };
     Ok(ClientOptions {
         config_dir,
         session_dirs,
         pricing,
         run_defaults: run_defaults(m)?,
+        cache,
+        progress: None,
     })
 }
 

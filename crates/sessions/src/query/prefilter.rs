@@ -25,6 +25,19 @@ thread_local! {
     static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// The needles of a leaf: strings that all occur in any folded text the leaf occurs in (its word
+/// tokens, or the CJK and alphanumeric runs of a substring).
+pub fn needles_of(leaf: &Leaf) -> Vec<String> {
+    match leaf {
+        Leaf::Words { tokens, .. } => tokens.clone(),
+        Leaf::Substring(s) => s
+            .split(|c: char| !(c.is_alphanumeric() || is_cjk(c)))
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect(),
+    }
+}
+
 pub struct Prefilter {
     needles: Vec<String>,
     /// For each leaf of the query, the needles it needs.
@@ -48,16 +61,8 @@ impl Prefilter {
         let mut needles: Vec<String> = Vec::new();
         let mut leaf_needles = Vec::new();
         for leaf in &q.leaves {
-            let parts: Vec<String> = match leaf {
-                Leaf::Words { tokens, .. } => tokens.clone(),
-                Leaf::Substring(s) => s
-                    .split(|c: char| !(c.is_alphanumeric() || is_cjk(c)))
-                    .filter(|p| !p.is_empty())
-                    .map(str::to_string)
-                    .collect(),
-            };
             let mut mask = 0;
-            for p in parts {
+            for p in needles_of(leaf) {
                 let i = match needles.iter().position(|n| *n == p) {
                     Some(i) => i,
                     None => {

@@ -17,6 +17,7 @@ use crate::list;
 use crate::model::{SessionSummary, Timestamp};
 use crate::options::{SearchQuery, SearchSort};
 
+pub mod corpus;
 pub mod scan;
 pub mod score;
 
@@ -40,14 +41,19 @@ struct Found {
 /// An agent's summaries (unpriced, as `list` reads them) of the sessions with the given ids.
 pub type SummariesOf<'a> = dyn Fn(&dyn Agent, &HashSet<&str>) -> Vec<SessionSummary> + Sync + 'a;
 
+/// The file engine a search runs on (`scan::scan`, or the index that gives the same hits).
+pub type Files<'a> = dyn Fn(&Context, &[&'static dyn Agent], &Query) -> Vec<scan::FileHit> + 'a;
+
 /// Run `q` over `targets`. `summaries_of` reports natively searched sessions (only the hits are
-/// copied and priced, not a whole store); `price` prices and tags summaries.
+/// copied and priced, not a whole store); `price` prices and tags summaries; `files` finds the
+/// hits of the agents without a native search.
 pub fn run(
     ctx: &Context,
     targets: &[&'static dyn Agent],
     q: &SearchQuery,
     summaries_of: &SummariesOf,
     price: &dyn Fn(&mut [SessionSummary]),
+    files: &Files,
 ) -> Vec<SessionSummary> {
     let Some(query) = Query::parse(&q.text) else {
         return Vec::new();
@@ -76,7 +82,7 @@ pub fn run(
             Some(Err(_)) => {}
         }
     }
-    let mut from_files = scan::scan(ctx, &scanned, &query);
+    let mut from_files = files(ctx, &scanned, &query);
     let mut summaries: Vec<SessionSummary> = from_files.iter().map(|h| h.summary.clone()).collect();
     early(&mut summaries);
     for (h, s) in from_files.drain(..).zip(summaries) {

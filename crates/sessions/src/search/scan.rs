@@ -20,8 +20,8 @@ pub struct FileHit {
 }
 
 enum Outcome {
-    /// Dropped by the prefilter: the needles its bytes held (for document frequencies).
-    Dropped(Mask),
+    /// Dropped by the prefilter unread.
+    Dropped,
     /// Parsed: every parsed session's statistics and the summaries of those that match, and the
     /// needles of sessions a database adapter dropped without building them.
     Parsed(Vec<(Stats, Option<SessionSummary>)>, Vec<Mask>),
@@ -55,7 +55,7 @@ fn examine(ctx: &Context, a: &dyn Agent, src: &Source, m: &Matcher) -> Outcome {
         Some(Err(_)) => return Outcome::Failed,
         None => {
             match file_mask(src, pf) {
-                Some(mask) if !pf.could_match(q, mask) => return Outcome::Dropped(mask),
+                Some(mask) if !pf.could_match(q, mask) => return Outcome::Dropped,
                 Some(_) => {}
                 None => return Outcome::Failed,
             }
@@ -98,47 +98,50 @@ pub fn scan(ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<File
                 .map(|(a, src)| examine(ctx, *a, src, &matcher))
                 .collect()
         });
-    let mut corpus = Corpus {
-        df: vec![0; q.leaves.len()],
-        ..Default::default()
-    };
-    for o in &outcomes {
-        let dropped: &[Mask] = match o {
-            Outcome::Dropped(mask) => std::slice::from_ref(mask),
-            Outcome::Parsed(_, d) => d,
-            Outcome::Failed => &[],
-        };
-        for mask in dropped {
-            corpus.docs += 1;
-            for l in 0..q.leaves.len() {
-                corpus.df[l] += pf.leaf_present(l, *mask) as u64;
-            }
-        }
-        match o {
-            Outcome::Dropped(_) => {}
-            Outcome::Parsed(v, _) => {
-                for (st, _) in v {
-                    corpus.add(st);
-                }
-            }
-            Outcome::Failed => {}
-        }
-    }
-    let mut hits = Vec::new();
-    for o in outcomes {
-        if let Outcome::Parsed(v, _) = o {
-            for (st, summary) in v {
-                if let Some(mut summary) = summary {
-                    summary.match_count = Some(st.match_count(q));
-                    summary.snippet = st.snippet.clone();
-                    hits.push(FileHit {
-                        score: corpus.score(q, &st),
-                        terms: st.terms(q),
-                        summary,
-                    });
-                }
+    let examined = outcomes.into_iter().map(|o| match o {
+        Outcome::Dropped | Outcome::Failed => Examined {
+            sessions: 0,
+            read: Vec::new(),
+        },
+        Outcome::Parsed(read, dropped) => Examined {
+            sessions: read.len() + dropped.len(),
+            read,
+        },
+    });
+    rank(q, examined)
+}
+
+/// One searched source as ranking sees it: how many sessions it holds, and the statistics of
+/// those that were read, with the summaries of those that match.
+pub struct Examined {
+    pub sessions: usize,
+    pub read: Vec<(Stats, Option<SessionSummary>)>,
+}
+
+/// Score the matching sessions of every searched source against statistics of them all (the
+/// scan and the index both end here, so they rank alike).
+pub fn rank(q: &Query, examined: impl Iterator<Item = Examined>) -> Vec<FileHit> {
+    let mut corpus = Corpus::for_query(q);
+    let mut matched = Vec::new();
+    for e in examined {
+        corpus.add_source(e.sessions);
+        for (st, summary) in e.read {
+            corpus.add_session(q, &st);
+            if let Some(summary) = summary {
+                matched.push((st, summary));
             }
         }
     }
-    hits
+    matched
+        .into_iter()
+        .map(|(st, mut summary)| {
+            summary.match_count = Some(st.match_count(q));
+            summary.snippet = st.snippet.clone();
+            FileHit {
+                score: corpus.score(q, &st),
+                terms: st.terms(q),
+                summary,
+            }
+        })
+        .collect()
 }

@@ -723,18 +723,6 @@ pub struct Corpus {
 }
 
 impl Corpus {
-    /// Count a parsed session in.
-    pub fn add(&mut self, st: &Stats) {
-        self.docs += 1;
-        self.measured += 1;
-        for (total, n) in self.total_lengths.iter_mut().zip(st.lengths) {
-            *total += n;
-        }
-        for (df, l) in self.df.iter_mut().zip(0..) {
-            *df += st.has(l) as u64;
-        }
-    }
-
     fn idf(&self, leaf: usize) -> f64 {
         let n = self.docs.max(1) as f64;
         let df = self.df[leaf].min(self.docs) as f64;

@@ -1,0 +1,185 @@
+//! The persistent index (issue #16): what `list`, `totalCost` and `search` need, kept in our cache
+//! directory and brought up to date by every call that uses it, so a new process answers without
+//! reading every store again, and never differently from a full read.
+//!
+//! - `dir`: where it lives; `store`: the SQLite file (WAL, busy timeout, format check);
+//! - `sync`: compares each source with what was recorded, re-reads the changed, drops the gone;
+//! - `codec`: the stored summaries and messages; `text`: the folded text FTS5 picks from;
+//! - `search`: candidates from FTS5, then the search engine's own scoring.
+//!
+//! A layer above the agents and beside the engines: it uses only the `Agent` trait and the
+//! search engine's scoring, and no agent knows it exists. Every fault (no directory, a full
+//! disk, a damaged or foreign file, another process holding it too long) makes the caller read
+//! the stores as if there were no index; a damaged file is removed so the next call rebuilds it.
+use rusqlite::Connection;
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use crate::agents::Agent;
+use crate::context::Context;
+use crate::model::SessionSummary;
+use crate::query::Query;
+use crate::search::scan::FileHit;
+
+pub mod codec;
+pub mod dir;
+pub mod search;
+pub mod store;
+pub mod sync;
+pub mod text;
+
+use store::Fault;
+use sync::Part;
+
+/// Run `f` on the index of this call's cache directory; `None` when there is none or it cannot
+/// be used (the caller then reads the stores).
+fn with_index<T>(ctx: &Context, f: impl FnOnce(&Connection) -> Result<T, Fault>) -> Option<T> {
+    let dir = dir::resolve(ctx)?;
+    let result = store::open(&dir).and_then(|conn| f(&conn));
+    match result {
+        Ok(v) => Some(v),
+        Err(Fault::Broken(_)) => {
+            // Damaged or foreign: start afresh next time.
+            let _ = store::remove(&dir);
+            None
+        }
+        Err(Fault::Unusable(_)) => None,
+    }
+}
+
+/// The file engine's hits for `q` over `agents`, from the index brought up to date; `None` when
+/// the index is off or unusable.
+pub fn search(ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Option<Vec<FileHit>> {
+    if agents.is_empty() {
+        return Some(Vec::new());
+    }
+    with_index(ctx, |conn| {
+        let mut sources = Vec::new();
+        for a in agents {
+            let v = sync::sync(conn, ctx, *a, Part::Documents)?;
+            sources.extend(v.into_iter().map(|s| (*a, s)));
+        }
+        search::search(conn, sources, q)
+    })
+}
+
+/// Unpriced summaries of every session of `agent` (as `SummaryCache::all_summaries` gives them,
+/// before de-duplication) and the sources that could not be read; `None` when the index is off
+/// or unusable.
+pub type Summaries = (Vec<SessionSummary>, Vec<(PathBuf, String)>);
+
+pub fn summaries(ctx: &Context, agent: &dyn Agent) -> Option<Summaries> {
+    with_index(ctx, |conn| {
+        let sources = sync::sync(conn, ctx, agent, Part::Summaries)?;
+        let mut st = conn.prepare(
+            "SELECT path, summaries, list_error FROM source
+             WHERE agent = ?1 AND list_key IS NOT NULL",
+        )?;
+        let mut rows = st.query([agent.name()])?;
+        let mut stored = HashMap::new();
+        while let Some(r) = rows.next()? {
+            let path: Vec<u8> = r.get(0)?;
+            let entry: (Option<Vec<u8>>, Option<String>) = (r.get(1)?, r.get(2)?);
+            stored.insert(path, entry);
+        }
+        // In the agent's order of sources, as the cache reads them (which copy of a session
+        // found twice is kept may depend on it).
+        let (mut out, mut skipped) = (Vec::new(), Vec::new());
+        for src in sources {
+            match stored.remove(sync::path_bytes(&src.path)) {
+                Some((Some(blob), _)) => out.extend(
+                    codec::decode_summaries(&blob)
+                        .map_err(|_| Fault::Broken("stored summaries do not decode".into()))?,
+                ),
+                Some((None, why)) => skipped.push((src.path, why.unwrap_or_default())),
+                None => {}
+            }
+        }
+        Ok((out, skipped))
+    })
+}
+
+/// What `amux index status` shows.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Status {
+    /// The cache directory, `None` when the index is off.
+    pub dir: Option<PathBuf>,
+    /// Bytes of the index files (database and its WAL).
+    pub bytes: u64,
+    pub sources: u64,
+    pub sessions: u64,
+    /// Sources whose searchable documents are not up to date with the store (read at the next
+    /// search), and sources of the stores not indexed yet.
+    pub stale: u64,
+}
+
+/// Size and freshness of the index, without changing it.
+pub fn status(ctx: &Context, agents: &[&'static dyn Agent]) -> Status {
+    let Some(dir) = dir::resolve(ctx) else {
+        return Status::default();
+    };
+    let path = store::path_in(&dir);
+    let bytes = ["", "-wal"]
+        .iter()
+        .map(|s| {
+            let mut p = path.as_os_str().to_owned();
+            p.push(s);
+            std::fs::metadata(PathBuf::from(p))
+                .map(|m| m.len())
+                .unwrap_or(0)
+        })
+        .sum();
+    let mut out = Status {
+        dir: Some(dir.clone()),
+        bytes,
+        ..Default::default()
+    };
+    if !path.is_file() {
+        out.stale = agents.iter().map(|a| a.sources(ctx).len() as u64).sum();
+        return out;
+    }
+    let counted = with_index(ctx, |conn| {
+        let (sources, sessions): (i64, i64) = conn.query_row(
+            "SELECT count(*), coalesce(sum(sessions), 0) FROM source",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        let mut stale = 0;
+        for a in agents {
+            stale += sync::stale(conn, ctx, *a, Part::Documents)?;
+        }
+        Ok((sources as u64, sessions as u64, stale))
+    });
+    if let Some((sources, sessions, stale)) = counted {
+        (out.sources, out.sessions, out.stale) = (sources, sessions, stale);
+    }
+    out
+}
+
+/// Delete the index; `Ok(false)` when the index is off.
+pub fn clear(ctx: &Context) -> std::io::Result<bool> {
+    match dir::resolve(ctx) {
+        Some(dir) => store::remove(&dir).map(|_| true),
+        None => Ok(false),
+    }
+}
+
+/// Delete the index and build it again: the summaries of `listed`, the documents of `searched`.
+pub fn rebuild(
+    ctx: &Context,
+    listed: &[&'static dyn Agent],
+    searched: &[&'static dyn Agent],
+) -> std::result::Result<(), String> {
+    clear(ctx).map_err(|e| e.to_string())?;
+    let built = with_index(ctx, |conn| {
+        for a in listed {
+            sync::sync(conn, ctx, *a, Part::Summaries)?;
+        }
+        for a in searched {
+            sync::sync(conn, ctx, *a, Part::Documents)?;
+        }
+        Ok(())
+    });
+    built.ok_or_else(|| "the index could not be written".to_string())
+}

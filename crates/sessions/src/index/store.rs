@@ -1,0 +1,122 @@
+//! The index database: one SQLite file in our cache directory, in WAL mode so readers never wait
+//! for a writer, with a short busy timeout so a second process waits a little, then gives up (the
+//! caller then reads the stores instead).
+use rusqlite::{Connection, OpenFlags};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Bumped whenever what is stored changes meaning; an index of another format is rebuilt. The
+/// file name carries it too, so two versions of agent-mux on one machine keep their own files.
+pub const FORMAT: i64 = 1;
+
+/// How long a call waits for another process's write before reading the stores instead.
+const BUSY: Duration = Duration::from_millis(1500);
+
+pub fn path_in(dir: &Path) -> PathBuf {
+    dir.join(format!("index-v{FORMAT}.sqlite"))
+}
+
+/// Why the index could not be used.
+#[derive(Debug)]
+pub enum Fault {
+    /// Damaged or of another format: removed, so the next call builds it afresh.
+    Broken(String),
+    /// Anything else (busy past the wait, a full or unwritable disk): left as it is.
+    Unusable(String),
+}
+
+impl From<rusqlite::Error> for Fault {
+    fn from(e: rusqlite::Error) -> Fault {
+        use rusqlite::ErrorCode::*;
+        match e.sqlite_error_code() {
+            Some(DatabaseCorrupt | NotADatabase) => Fault::Broken(e.to_string()),
+            _ => Fault::Unusable(e.to_string()),
+        }
+    }
+}
+
+impl From<std::io::Error> for Fault {
+    fn from(e: std::io::Error) -> Fault {
+        Fault::Unusable(e.to_string())
+    }
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS source(
+    id INTEGER PRIMARY KEY,
+    agent TEXT NOT NULL,
+    path BLOB NOT NULL,
+    -- what the summaries were read from (stamps and inode), NULL when not read
+    list_key BLOB,
+    summaries BLOB,
+    list_error TEXT,
+    -- what the documents were read from, NULL when not read
+    search_key BLOB,
+    -- sessions the source holds for search (0: unreadable)
+    sessions INTEGER NOT NULL DEFAULT 0,
+    UNIQUE(agent, path)
+);
+-- one searchable session: its summary as search reports it, its messages (zstd)
+CREATE TABLE IF NOT EXISTS doc(
+    id INTEGER PRIMARY KEY,
+    source INTEGER NOT NULL,
+    agent TEXT NOT NULL,
+    summary BLOB NOT NULL,
+    body BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS doc_by_source ON doc(source);
+-- the folded text of each doc (rowid = doc id), for picking candidates only
+CREATE VIRTUAL TABLE IF NOT EXISTS text USING fts5(
+    t, content='', contentless_delete=1, detail=none, tokenize='trigram case_sensitive 1'
+);
+";
+
+/// Open (creating if needed) the index in `dir`.
+pub fn open(dir: &Path) -> Result<Connection, Fault> {
+    super::dir::ensure(dir)?;
+    let path = path_in(dir);
+    create_private(&path)?;
+    let conn = Connection::open_with_flags(
+        &path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI,
+    )?;
+    conn.busy_timeout(BUSY)?;
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version != 0 && version != FORMAT {
+        return Err(Fault::Broken(format!("index format {version}")));
+    }
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    if version == 0 {
+        conn.execute_batch(&format!(
+            "BEGIN IMMEDIATE; {SCHEMA} PRAGMA user_version = {FORMAT}; COMMIT;"
+        ))?;
+    }
+    Ok(conn)
+}
+
+/// Create the database file readable by its owner only before SQLite opens it: SQLite gives its
+/// `-wal` and `-shm` the database file's permissions.
+fn create_private(path: &Path) -> std::io::Result<()> {
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+    o.open(path).map(drop)
+}
+
+/// Remove the index files in `dir` (this format's), if any.
+pub fn remove(dir: &Path) -> std::io::Result<()> {
+    let path = path_in(dir);
+    for suffix in ["", "-wal", "-shm"] {
+        let mut p = path.as_os_str().to_owned();
+        p.push(suffix);
+        match std::fs::remove_file(PathBuf::from(p)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,267 @@
+//! Bringing the index up to date with the stores, source by source, at every call: a source whose
+//! stamps (size, mtime of the file and its side files, and the file's inode) are what the index
+//! recorded is answered from the index; any other is read again through its agent; a source
+//! that is gone is dropped with everything read from it.
+use rayon::prelude::*;
+use rusqlite::{params, Connection, OptionalExtension};
+use std::collections::HashMap;
+
+use super::codec::{self, Writer};
+use super::store::Fault;
+use super::text::searchable_text;
+use crate::agents::{Agent, Source};
+use crate::context::{Context, Progress};
+use crate::model::SessionSummary;
+use crate::read::page_cache::install_for;
+
+/// Which part of a source a call needs up to date.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Part {
+    /// Summaries, for `list` and `totalCost`.
+    Summaries,
+    /// Searchable documents, for `search`.
+    Documents,
+}
+
+impl Part {
+    fn key_column(self) -> &'static str {
+        match self {
+            Part::Summaries => "list_key",
+            Part::Documents => "search_key",
+        }
+    }
+}
+
+/// What a source's part was read from: every stamp, and the file's inode (a file replaced by
+/// another of the same size and time is still a new file).
+pub fn key(src: &Source) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.put_u64(src.stamps.len() as u64);
+    for s in &src.stamps {
+        w.put_u64(s.size);
+        w.put_i64(s.mtime_ns as i64);
+    }
+    w.put_u64(inode(&src.path));
+    w.0
+}
+
+#[cfg(unix)]
+fn inode(p: &std::path::Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(p).map(|m| m.ino()).unwrap_or(0)
+}
+
+#[cfg(not(unix))]
+fn inode(_: &std::path::Path) -> u64 {
+    0
+}
+
+pub fn path_bytes(p: &std::path::Path) -> &[u8] {
+    p.as_os_str().as_encoded_bytes()
+}
+
+/// One session ready to store.
+struct Doc {
+    summary: Vec<u8>,
+    body: Vec<u8>,
+    text: String,
+}
+
+/// What reading one source gave.
+enum Read {
+    Summaries(Result<Vec<SessionSummary>, String>),
+    /// The documents; none when the source could not be read.
+    Documents(Vec<Doc>),
+}
+
+fn read(ctx: &Context, a: &dyn Agent, src: &Source, part: Part) -> Read {
+    match part {
+        Part::Summaries => Read::Summaries(a.summaries(ctx, src).map_err(|e| e.message)),
+        Part::Documents => match a.load_source(ctx, src) {
+            Ok(sessions) => Read::Documents(
+                sessions
+                    .iter()
+                    .map(|s| Doc {
+                        summary: codec::summary(&s.summary),
+                        body: zstd::bulk::compress(&codec::messages(&s.messages), 1)
+                            .unwrap_or_default(),
+                        text: searchable_text(s),
+                    })
+                    .collect(),
+            ),
+            Err(_) => Read::Documents(Vec::new()),
+        },
+    }
+}
+
+/// Sources read and written per transaction: progress is reported, and memory held, per batch.
+const BATCH: usize = 128;
+
+/// How many sources of `a` a call needing `part` would read (changed, new or gone).
+pub fn stale(conn: &Connection, ctx: &Context, a: &dyn Agent, part: Part) -> Result<u64, Fault> {
+    let sources = a.sources(ctx);
+    let (stale, gone) = compare(conn, a, &sources, part)?;
+    Ok((stale.len() + gone.len()) as u64)
+}
+
+/// Sources to read again (with their key now), and ids of recorded sources that are gone.
+type Compared<'s> = (Vec<(&'s Source, Vec<u8>)>, Vec<i64>);
+
+fn compare<'s>(
+    conn: &Connection,
+    a: &dyn Agent,
+    sources: &'s [Source],
+    part: Part,
+) -> Result<Compared<'s>, Fault> {
+    let mut known: HashMap<Vec<u8>, (i64, Option<Vec<u8>>)> = HashMap::new();
+    {
+        let sql = format!(
+            "SELECT id, path, {} FROM source WHERE agent = ?1",
+            part.key_column()
+        );
+        let mut st = conn.prepare(&sql)?;
+        let rows = st.query_map([a.name()], |r| {
+            Ok((
+                r.get::<_, Vec<u8>>(1)?,
+                (r.get::<_, i64>(0)?, r.get::<_, Option<Vec<u8>>>(2)?),
+            ))
+        })?;
+        for row in rows {
+            let (path, v) = row?;
+            known.insert(path, v);
+        }
+    }
+    let mut stale: Vec<(&Source, Vec<u8>)> = Vec::new();
+    for src in sources {
+        let k = key(src);
+        match known.remove(path_bytes(&src.path)) {
+            Some((_, Some(have))) if have == k => {}
+            _ => stale.push((src, k)),
+        }
+    }
+    // What is left of `known` has vanished from the store.
+    Ok((stale, known.into_values().map(|(id, _)| id).collect()))
+}
+
+/// Bring `part` of every source of `a` up to date; returns the sources, in the agent's order.
+pub fn sync(
+    conn: &Connection,
+    ctx: &Context,
+    a: &dyn Agent,
+    part: Part,
+) -> Result<Vec<Source>, Fault> {
+    let sources = a.sources(ctx);
+    let (stale, gone) = compare(conn, a, &sources, part)?;
+    if !gone.is_empty() {
+        immediate(conn, |tx| {
+            for id in &gone {
+                drop_documents(tx, *id)?;
+                tx.execute("DELETE FROM source WHERE id = ?1", [id])?;
+            }
+            Ok(())
+        })?;
+    }
+    let total = stale.len() as u64;
+    let mut done = 0u64;
+    for batch in stale.chunks(BATCH) {
+        let reads: Vec<Read> = install_for(batch.iter().map(|(s, _)| s.path.as_path()), || {
+            batch
+                .par_iter()
+                .map(|(src, _)| read(ctx, a, src, part))
+                .collect()
+        });
+        immediate(conn, |tx| {
+            for ((src, k), r) in batch.iter().zip(reads) {
+                write(tx, a.name(), src, k, r)?;
+            }
+            Ok(())
+        })?;
+        done += batch.len() as u64;
+        if let Some(p) = &ctx.options.progress {
+            (p.0)(&Progress {
+                agent: a.name(),
+                done,
+                total,
+            });
+        }
+    }
+    Ok(sources)
+}
+
+/// Run `f` in a write transaction taken at once (`BEGIN IMMEDIATE`: a second writer waits for the
+/// busy timeout instead of failing halfway), rolled back if `f` fails.
+pub fn immediate<T>(
+    conn: &Connection,
+    f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    match f(conn).and_then(|v| conn.execute_batch("COMMIT").map(|_| v)) {
+        Ok(v) => Ok(v),
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
+fn source_id(tx: &Connection, agent: &str, src: &Source) -> rusqlite::Result<i64> {
+    let path = path_bytes(&src.path);
+    let found: Option<i64> = tx
+        .query_row(
+            "SELECT id FROM source WHERE agent = ?1 AND path = ?2",
+            params![agent, path],
+            |r| r.get(0),
+        )
+        .optional()?;
+    match found {
+        Some(id) => Ok(id),
+        None => {
+            tx.execute(
+                "INSERT INTO source(agent, path) VALUES (?1, ?2)",
+                params![agent, path],
+            )?;
+            Ok(tx.last_insert_rowid())
+        }
+    }
+}
+
+fn drop_documents(tx: &Connection, source: i64) -> rusqlite::Result<()> {
+    tx.execute(
+        "DELETE FROM text WHERE rowid IN (SELECT id FROM doc WHERE source = ?1)",
+        [source],
+    )?;
+    tx.execute("DELETE FROM doc WHERE source = ?1", [source])?;
+    Ok(())
+}
+
+fn write(tx: &Connection, agent: &str, src: &Source, k: &[u8], r: Read) -> rusqlite::Result<()> {
+    let id = source_id(tx, agent, src)?;
+    match r {
+        Read::Summaries(res) => {
+            let (blob, err) = match res {
+                Ok(v) => (Some(codec::summaries(&v)), None),
+                Err(e) => (None, Some(e)),
+            };
+            tx.execute(
+                "UPDATE source SET list_key = ?2, summaries = ?3, list_error = ?4 WHERE id = ?1",
+                params![id, k, blob, err],
+            )?;
+        }
+        Read::Documents(docs) => {
+            drop_documents(tx, id)?;
+            let mut doc = tx.prepare_cached(
+                "INSERT INTO doc(source, agent, summary, body) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            let mut text = tx.prepare_cached("INSERT INTO text(rowid, t) VALUES (?1, ?2)")?;
+            for d in &docs {
+                doc.execute(params![id, agent, d.summary, d.body])?;
+                text.execute(params![tx.last_insert_rowid(), d.text])?;
+            }
+            tx.execute(
+                "UPDATE source SET search_key = ?2, sessions = ?3 WHERE id = ?1",
+                params![id, k, docs.len() as i64],
+            )?;
+        }
+    }
+    Ok(())
+}

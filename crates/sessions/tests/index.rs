@@ -1,0 +1,427 @@
+//! The persistent index (issue #16) answers exactly as reading the stores does: every query
+//! form, filter and sort, on homes of every agent, through a client with an index and one
+//! without; and it stays exact while sources appear, grow, change and vanish between calls.
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use agent_mux_sessions::context::CacheSetting;
+use agent_mux_sessions::options::{cost_options, list_options, search_query};
+use agent_mux_sessions::{Client, ClientOptions, Env};
+use serde_json::{json, Value};
+
+use common::{copy_dir, snapshot};
+
+fn demo_home() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo-home")
+}
+
+/// A generated home of every agent (scripts/gen_home.py), or `None` where Python or the agents'
+/// schemas are missing.
+fn generated_home(out: &Path, sessions: u32, seed: u32) -> Option<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let ok = Command::new("python3")
+        .arg(root.join("scripts/gen_home.py"))
+        .args(["--out", out.to_str()?, "--sessions", &sessions.to_string()])
+        .args(["--seed", &seed.to_string(), "--scale", "1"])
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if !ok {
+        eprintln!("skipping the generated home: scripts/gen_home.py did not run");
+        assert!(
+            std::env::var_os("AGENT_MUX_REQUIRE_FIXTURES").is_none(),
+            "gen_home.py must run when fixtures are required"
+        );
+    }
+    ok.then(|| out.to_path_buf())
+}
+
+fn indexed(cache: &Path) -> Client {
+    Client::new(ClientOptions {
+        cache: CacheSetting::Dir(cache.to_path_buf()),
+        ..Default::default()
+    })
+}
+
+fn scanning() -> Client {
+    Client::new(ClientOptions::default())
+}
+
+const AGENTS: [&str; 10] = [
+    "claude", "codex", "gemini", "copilot", "cursor", "opencode", "pi", "omp", "openclaw", "hermes",
+];
+
+/// Every query form: words, implicit AND, phrases, OR, NOT, prefixes, CJK, short needles that
+/// trigrams cannot look up, accents, nothing found.
+const QUERIES: &[&str] = &[
+    "test",
+    "kubernetes",
+    "borrow",
+    "docker compose",
+    "\"docker compose\"",
+    "kube*",
+    "bor*",
+    "kubernetes OR borrow",
+    "test NOT kubernetes",
+    "borrow NOT checker",
+    "大别山",
+    "大别",
+    "go",
+    "a",
+    "the error",
+    "\"the error\"",
+    "docker OR 大别山",
+    "Café",
+    "fix",
+    "zzzqqq-not-there",
+];
+
+fn search(c: &Client, env: &Env, q: Value) -> Vec<agent_mux_sessions::SessionSummary> {
+    c.search(env.clone(), &search_query(&q).unwrap()).unwrap()
+}
+
+/// Queries, filters and sorts over all agents and each agent alone; returns how many results
+/// were compared (so a test can tell it compared something).
+fn assert_same_search(home: &Path, with: &Client, without: &Client) -> usize {
+    let env = Env::with_home(home);
+    let mut compared = 0;
+    let mut shapes: Vec<Value> = Vec::new();
+    for q in QUERIES {
+        for sort in ["relevance", "date", "cost"] {
+            shapes.push(json!({"text": q, "sort": sort, "limit": 1000}));
+        }
+        shapes.push(json!({"text": q, "limit": 3}));
+        shapes.push(json!({"text": q, "since": 1767225600000u64, "limit": 1000}));
+        shapes.push(json!({"text": q, "until": 1748736000000u64}));
+        for a in AGENTS {
+            shapes.push(json!({"text": q, "agent": a, "limit": 1000}));
+        }
+    }
+    // Filters that take values from the home itself.
+    let all = search(without, &env, json!({"text": "test", "limit": 1000}));
+    for s in all.iter().take(4) {
+        if let Some(m) = &s.model {
+            shapes.push(json!({"text": "test", "model": m, "limit": 1000}));
+        }
+        if let Some(cwd) = &s.cwd {
+            shapes.push(json!({"text": "test OR the", "cwd": cwd, "limit": 1000}));
+        }
+    }
+    shapes.push(json!({"text": "test", "tags": ["nightly"], "limit": 1000}));
+    for q in shapes {
+        let want = search(without, &env, q.clone());
+        let got = search(with, &env, q.clone());
+        assert_eq!(got, want, "{q}");
+        compared += want.len();
+    }
+    compared
+}
+
+fn assert_same_lists(home: &Path, with: &Client, without: &Client) {
+    let env = Env::with_home(home);
+    for a in AGENTS {
+        for o in [
+            json!({"limit": 1000}),
+            json!({"sort": "cost", "limit": 5}),
+            json!({"sort": "turns", "sortDirection": "asc"}),
+        ] {
+            let o = list_options(&o).unwrap();
+            let want = without.list(env.clone(), a, &o).unwrap();
+            assert_eq!(with.list(env.clone(), a, &o).unwrap(), want, "{a}");
+        }
+    }
+    for o in [json!({"groupBy": "day"}), json!({"groupBy": "model"})] {
+        let o = cost_options(&o).unwrap();
+        let want = without.total_cost(env.clone(), &o).unwrap();
+        assert_eq!(with.total_cost(env.clone(), &o).unwrap(), want);
+    }
+}
+
+#[test]
+fn the_index_answers_as_the_stores_do_on_the_demo_home() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    copy_dir(&demo_home(), &home);
+    let cache = tmp.path().join("cache");
+    let before = snapshot(&home);
+    let (with, without) = (indexed(&cache), scanning());
+    // Twice: the first call builds the index, the second reads it.
+    for _ in 0..2 {
+        assert!(assert_same_search(&home, &with, &without) > 100);
+        assert_same_lists(&home, &with, &without);
+    }
+    // A new client (a new process) answers from the index as it stands.
+    assert!(assert_same_search(&home, &indexed(&cache), &without) > 100);
+    assert!(cache.join("index-v1.sqlite").is_file());
+    // The agent stores are byte-identical, and nothing was added to them.
+    assert_eq!(snapshot(&home), before);
+}
+
+#[test]
+fn the_index_answers_as_the_stores_do_on_a_generated_home() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(home) = generated_home(&tmp.path().join("home"), 150, 11) else {
+        return;
+    };
+    let cache = tmp.path().join("cache");
+    let (with, without) = (indexed(&cache), scanning());
+    for _ in 0..2 {
+        assert!(assert_same_search(&home, &with, &without) > 100);
+        assert_same_lists(&home, &with, &without);
+    }
+}
+
+/// A Claude JSONL record: a user message `text` in session `sid`, after record `parent`.
+fn claude_line(sid: &str, uuid: &str, parent: Option<&str>, text: &str) -> String {
+    json!({
+        "parentUuid": parent, "isSidechain": false, "type": "user", "uuid": uuid,
+        "sessionId": sid, "cwd": "/home/dev/src/shop", "timestamp": "2026-10-08T10:00:00.000Z",
+        "message": {"role": "user", "content": text}
+    })
+    .to_string()
+        + "\n"
+}
+
+fn last_uuid(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .rev()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find_map(|v| v["uuid"].as_str().map(str::to_string))
+        .unwrap()
+}
+
+/// Index and scan agree on these queries and on Claude's listing, and return the hits' ids.
+fn agree(home: &Path, with: &Client, without: &Client) -> Vec<Vec<String>> {
+    let env = Env::with_home(home);
+    let ids = |v: &[agent_mux_sessions::SessionSummary]| -> Vec<String> {
+        v.iter().map(|s| s.session_id.clone()).collect()
+    };
+    let mut out = Vec::new();
+    for q in ["zebrafish", "kubernetes", "test OR zebrafish", "okapi"] {
+        let q = json!({"text": q, "limit": 1000});
+        let want = search(without, &env, q.clone());
+        assert_eq!(search(with, &env, q.clone()), want, "{q}");
+        out.push(ids(&want));
+    }
+    let o = list_options(&json!({"limit": 1000})).unwrap();
+    // A new client: the scan's in-process summary cache keys on size and time, not the inode,
+    // so it cannot see a file replaced by one of the same size and time; the index can.
+    let want = scanning().list(env.clone(), "claude", &o).unwrap();
+    assert_eq!(with.list(env, "claude", &o).unwrap(), want);
+    out
+}
+
+#[test]
+fn sources_that_appear_grow_change_shrink_or_vanish_are_seen_at_the_next_call() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    copy_dir(&demo_home(), &home);
+    let (with, without) = (indexed(&tmp.path().join("cache")), scanning());
+    let project = home.join(".claude/projects/-home-dev-src-shop");
+    let existing = std::fs::read_dir(&project)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .unwrap();
+    let sid = existing.file_stem().unwrap().to_str().unwrap().to_string();
+    assert!(agree(&home, &with, &without)[0].is_empty());
+
+    // New: a session appears.
+    let new_sid = "0b5e7a57-0000-4000-8000-000000000001";
+    let new = project.join(format!("{new_sid}.jsonl"));
+    std::fs::write(&new, claude_line(new_sid, "u1", None, "a zebrafish tank")).unwrap();
+    assert_eq!(agree(&home, &with, &without)[0], [new_sid]);
+
+    // Grown: a message appended to an indexed session.
+    let parent = last_uuid(&existing);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&existing)
+        .unwrap();
+    std::io::Write::write_all(
+        &mut f,
+        claude_line(&sid, "u2", Some(&parent), "zebrafish too").as_bytes(),
+    )
+    .unwrap();
+    drop(f);
+    let hits = agree(&home, &with, &without);
+    assert_eq!(hits[0].len(), 2, "{hits:?}");
+
+    // Rewritten in place with the same size and time, as another file (a new inode).
+    let md = std::fs::metadata(&new).unwrap();
+    let replaced = tmp.path().join("replacement");
+    std::fs::write(
+        &replaced,
+        claude_line(new_sid, "u1", None, "an okapi... tank"),
+    )
+    .unwrap();
+    assert_eq!(std::fs::metadata(&replaced).unwrap().len(), md.len());
+    std::fs::File::options()
+        .write(true)
+        .open(&replaced)
+        .unwrap()
+        .set_modified(md.modified().unwrap())
+        .unwrap();
+    std::fs::rename(&replaced, &new).unwrap();
+    let hits = agree(&home, &with, &without);
+    assert_eq!((hits[0].len(), &hits[3]), (1, &vec![new_sid.to_string()]));
+
+    // Truncated: the appended message is gone again.
+    let text = std::fs::read_to_string(&existing).unwrap();
+    let keep = text.lines().count() - 1;
+    let kept: String = text.lines().take(keep).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&existing, kept).unwrap();
+    assert!(agree(&home, &with, &without)[0].is_empty());
+
+    // Vanished: the session is dropped from the index at once, its text with it.
+    std::fs::remove_file(&new).unwrap();
+    assert!(agree(&home, &with, &without)[3].is_empty());
+    let db = rusqlite::Connection::open(tmp.path().join("cache/index-v1.sqlite")).unwrap();
+    let okapi: i64 = db
+        .query_row(
+            "SELECT count(*) FROM text WHERE text MATCH '\"oka\"'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(okapi, 0);
+}
+
+#[test]
+fn a_damaged_or_foreign_index_is_read_around_and_rebuilt() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    copy_dir(&demo_home(), &home);
+    let cache = tmp.path().join("cache");
+    let db = cache.join("index-v1.sqlite");
+    let (with, without) = (indexed(&cache), scanning());
+    agree(&home, &with, &without);
+    let version = |db: &Path| -> i64 {
+        rusqlite::Connection::open(db)
+            .unwrap()
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap()
+    };
+    let damages: [(&str, &dyn Fn()); 3] = [
+        ("garbage", &|| {
+            std::fs::write(&db, vec![7u8; 64 * 1024]).unwrap()
+        }),
+        ("truncated", &|| {
+            let f = std::fs::OpenOptions::new().write(true).open(&db).unwrap();
+            f.set_len(f.metadata().unwrap().len() / 3).unwrap();
+        }),
+        ("foreign", &|| {
+            rusqlite::Connection::open(&db)
+                .unwrap()
+                .pragma_update(None, "user_version", 99)
+                .unwrap()
+        }),
+    ];
+    for (what, damage) in damages {
+        // Settle the WAL into the file so the damage reaches what is read.
+        rusqlite::Connection::open(&db)
+            .unwrap()
+            .pragma_update(None, "wal_checkpoint", "TRUNCATE")
+            .ok();
+        damage();
+        // Answers as a scan does, then (next call) from a rebuilt index.
+        agree(&home, &with, &without);
+        agree(&home, &with, &without);
+        assert_eq!(version(&db), 1, "{what}");
+        let docs: i64 = rusqlite::Connection::open(&db)
+            .unwrap()
+            .query_row("SELECT count(*) FROM doc", [], |r| r.get(0))
+            .unwrap();
+        assert!(docs > 0, "{what}");
+    }
+}
+
+#[test]
+fn an_unwritable_cache_dir_means_reading_the_stores() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    copy_dir(&demo_home(), &home);
+    // A directory that cannot be made (a file is in the way: unwritable even for root), and,
+    // where permissions hold, one inside a read-only directory.
+    let blocker = tmp.path().join("a-file");
+    std::fs::write(&blocker, b"not a directory").unwrap();
+    let mut caches = vec![blocker.join("cache")];
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let locked = tmp.path().join("locked");
+        std::fs::create_dir(&locked).unwrap();
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o500)).unwrap();
+        if std::fs::write(locked.join("probe"), b"").is_err() {
+            caches.push(locked.join("cache"));
+        }
+    }
+    for cache in caches {
+        assert!(assert_same_search(&home, &indexed(&cache), &scanning()) > 100);
+        assert_same_lists(&home, &indexed(&cache), &scanning());
+        assert!(!cache.exists());
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn the_index_is_private_to_its_owner() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    copy_dir(&demo_home(), &home);
+    let cache = tmp.path().join("a/b/cache");
+    let with = indexed(&cache);
+    agree(&home, &with, &scanning());
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&cache), 0o700);
+    // A reader holds the WAL and its index open (the last connection to close removes them).
+    let reader = rusqlite::Connection::open(cache.join("index-v1.sqlite")).unwrap();
+    let _: i64 = reader
+        .query_row("SELECT count(*) FROM doc", [], |r| r.get(0))
+        .unwrap();
+    let mut files = 0;
+    for e in std::fs::read_dir(&cache).unwrap().flatten() {
+        assert_eq!(mode(&e.path()), 0o600, "{:?}", e.path());
+        files += 1;
+    }
+    assert!(files >= 3, "the database, its WAL and shared-memory index");
+}
+
+#[test]
+fn two_clients_updating_one_index_at_once_both_answer_right() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(home) = generated_home(&tmp.path().join("home"), 120, 3) else {
+        return;
+    };
+    let cache = tmp.path().join("cache");
+    let without = scanning();
+    let env = Env::with_home(&home);
+    let queries = ["test", "kubernetes OR borrow", "\"docker compose\""];
+    let want: Vec<_> = queries
+        .iter()
+        .map(|q| search(&without, &env, json!({"text": q, "limit": 1000})))
+        .collect();
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| {
+                let with = indexed(&cache);
+                for (q, want) in queries.iter().zip(&want) {
+                    assert_eq!(
+                        &search(&with, &env, json!({"text": q, "limit": 1000})),
+                        want
+                    );
+                }
+            });
+        }
+    });
+    let o = cost_options(&json!({})).unwrap();
+    assert_eq!(
+        indexed(&cache).total_cost(env.clone(), &o).unwrap(),
+        without.total_cost(env, &o).unwrap()
+    );
+}
