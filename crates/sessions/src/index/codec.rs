@@ -1,0 +1,351 @@
+//! The index's own compact encoding of what it stores: summaries (with the per-model usage that
+//! pricing needs and JSON would drop) and the messages search reads. Exact round trips: dates to
+//! the nanosecond, JSON values in their key order. A value that does not decode is an error, and
+//! the caller treats the index as broken (it falls back to reading the store).
+use chrono::DateTime;
+use serde_json::Value;
+
+use crate::model::{
+    CostRecord, Message, ModelUsage, Role, SessionSummary, Timestamp, Tokens, ToolCall, ToolResult,
+    UsageSlice,
+};
+
+#[derive(Default)]
+pub struct Writer(pub Vec<u8>);
+
+impl Writer {
+    pub fn put_u64(&mut self, v: u64) {
+        self.u64(v)
+    }
+    pub fn put_i64(&mut self, v: i64) {
+        self.i64(v)
+    }
+    fn u64(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.0.push((v as u8) | 0x80);
+            v >>= 7;
+        }
+        self.0.push(v as u8);
+    }
+    fn i64(&mut self, v: i64) {
+        self.u64(((v << 1) ^ (v >> 63)) as u64);
+    }
+    fn f64(&mut self, v: f64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn str(&mut self, s: &str) {
+        self.u64(s.len() as u64);
+        self.0.extend_from_slice(s.as_bytes());
+    }
+    fn opt<T>(&mut self, v: Option<T>, put: impl FnOnce(&mut Self, T)) {
+        match v {
+            Some(v) => {
+                self.0.push(1);
+                put(self, v);
+            }
+            None => self.0.push(0),
+        }
+    }
+    fn time(&mut self, t: &Timestamp) {
+        self.i64(t.timestamp());
+        self.u64(t.timestamp_subsec_nanos() as u64);
+    }
+    fn value(&mut self, v: &Value) {
+        // serde_json writes a Value's keys in their order (preserve_order), unlike the model's
+        // own serialisation, which puts them in JS order.
+        self.str(&serde_json::to_string(v).unwrap_or_default());
+    }
+    fn tokens(&mut self, t: &Tokens) {
+        // Destructured so a field added to `Tokens` fails to compile here, not to round-trip.
+        let Tokens {
+            input,
+            output,
+            cache_read,
+            cache_write,
+            reasoning,
+            cache_write_1h,
+        } = *t;
+        for v in [
+            input,
+            output,
+            cache_read,
+            cache_write,
+            reasoning,
+            cache_write_1h,
+        ] {
+            self.u64(v);
+        }
+    }
+}
+
+pub struct Reader<'a> {
+    b: &'a [u8],
+}
+
+/// A truncated or foreign value.
+#[derive(Debug)]
+pub struct Corrupt;
+
+type R<T> = std::result::Result<T, Corrupt>;
+
+impl<'a> Reader<'a> {
+    pub fn new(b: &'a [u8]) -> Reader<'a> {
+        Reader { b }
+    }
+    fn byte(&mut self) -> R<u8> {
+        let (&first, rest) = self.b.split_first().ok_or(Corrupt)?;
+        self.b = rest;
+        Ok(first)
+    }
+    fn u64(&mut self) -> R<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            v |= ((b & 0x7f) as u64) << shift;
+            if b < 0x80 {
+                return Ok(v);
+            }
+        }
+        Err(Corrupt)
+    }
+    fn i64(&mut self) -> R<i64> {
+        let u = self.u64()?;
+        Ok(((u >> 1) as i64) ^ -((u & 1) as i64))
+    }
+    fn f64(&mut self) -> R<f64> {
+        let (head, rest) = self.b.split_at_checked(8).ok_or(Corrupt)?;
+        self.b = rest;
+        Ok(f64::from_le_bytes(head.try_into().map_err(|_| Corrupt)?))
+    }
+    fn str(&mut self) -> R<String> {
+        let n = self.u64()? as usize;
+        let (head, rest) = self.b.split_at_checked(n).ok_or(Corrupt)?;
+        self.b = rest;
+        String::from_utf8(head.to_vec()).map_err(|_| Corrupt)
+    }
+    fn opt<T>(&mut self, get: impl FnOnce(&mut Self) -> R<T>) -> R<Option<T>> {
+        match self.byte()? {
+            0 => Ok(None),
+            1 => get(self).map(Some),
+            _ => Err(Corrupt),
+        }
+    }
+    fn time(&mut self) -> R<Timestamp> {
+        let secs = self.i64()?;
+        let nanos = self.u64()? as u32;
+        DateTime::from_timestamp(secs, nanos).ok_or(Corrupt)
+    }
+    fn value(&mut self) -> R<Value> {
+        serde_json::from_str(&self.str()?).map_err(|_| Corrupt)
+    }
+    fn tokens(&mut self) -> R<Tokens> {
+        Ok(Tokens {
+            input: self.u64()?,
+            output: self.u64()?,
+            cache_read: self.u64()?,
+            cache_write: self.u64()?,
+            reasoning: self.u64()?,
+            cache_write_1h: self.u64()?,
+        })
+    }
+    fn done(&self) -> R<()> {
+        if self.b.is_empty() {
+            Ok(())
+        } else {
+            Err(Corrupt)
+        }
+    }
+}
+
+fn put_summary(w: &mut Writer, s: &SessionSummary) {
+    for t in [&s.agent, &s.session_id, &s.unified_id, &s.title] {
+        w.str(t);
+    }
+    w.time(&s.created_at);
+    w.time(&s.updated_at);
+    w.u64(s.turn_count);
+    w.u64(s.message_count);
+    w.opt(s.model.as_deref(), Writer::str);
+    w.opt(s.cost.as_ref(), |w, c| {
+        w.str(&serde_json::to_string(c).unwrap_or_default())
+    });
+    w.u64(s.tags.len() as u64);
+    s.tags.iter().for_each(|t| w.str(t));
+    w.opt(s.cwd.as_deref(), Writer::str);
+    w.opt(s.forked_from.as_deref(), Writer::str);
+    w.opt(s.relevance_score, Writer::f64);
+    w.opt(s.snippet.as_deref(), Writer::str);
+    w.opt(s.match_count, Writer::u64);
+    w.u64(s.usage.len() as u64);
+    for u in &s.usage {
+        w.str(&u.model);
+        w.tokens(&u.tokens);
+        w.opt(u.native_cost_usd, Writer::f64);
+        u.long_prompt.iter().for_each(|t| w.tokens(t));
+        w.u64(u.slices.len() as u64);
+        for sl in &u.slices {
+            w.opt(sl.quarter, Writer::i64);
+            w.opt(sl.band, |w, b| w.u64(b as u64));
+            w.tokens(&sl.tokens);
+            w.opt(sl.native_cost_usd, Writer::f64);
+        }
+    }
+    w.u64(s.run_count);
+}
+
+fn get_summary(r: &mut Reader) -> R<SessionSummary> {
+    let (agent, session_id) = (r.str()?, r.str()?);
+    let (unified_id, title) = (r.str()?, r.str()?);
+    let (created_at, updated_at) = (r.time()?, r.time()?);
+    let mut s = SessionSummary::new(&agent, &session_id, created_at, updated_at);
+    s.unified_id = unified_id;
+    s.title = title;
+    s.turn_count = r.u64()?;
+    s.message_count = r.u64()?;
+    s.model = r.opt(Reader::str)?;
+    s.cost = r.opt(|r| serde_json::from_str::<CostRecord>(&r.str()?).map_err(|_| Corrupt))?;
+    let tags = r.u64()?;
+    s.tags = (0..tags).map(|_| r.str()).collect::<R<_>>()?;
+    s.cwd = r.opt(Reader::str)?;
+    s.forked_from = r.opt(Reader::str)?;
+    s.relevance_score = r.opt(Reader::f64)?;
+    s.snippet = r.opt(Reader::str)?;
+    s.match_count = r.opt(Reader::u64)?;
+    let usage = r.u64()?;
+    for _ in 0..usage {
+        let mut u = ModelUsage {
+            model: r.str()?,
+            tokens: r.tokens()?,
+            native_cost_usd: r.opt(Reader::f64)?,
+            ..Default::default()
+        };
+        for t in u.long_prompt.iter_mut() {
+            *t = r.tokens()?;
+        }
+        let slices = r.u64()?;
+        for _ in 0..slices {
+            u.slices.push(UsageSlice {
+                quarter: r.opt(Reader::i64)?,
+                band: r.opt(|r| r.u64().map(|b| b as usize))?,
+                tokens: r.tokens()?,
+                native_cost_usd: r.opt(Reader::f64)?,
+            });
+        }
+        s.usage.push(u);
+    }
+    s.run_count = r.u64()?;
+    Ok(s)
+}
+
+/// Summaries (a source's, as `list` reads them).
+pub fn summaries(v: &[SessionSummary]) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.u64(v.len() as u64);
+    v.iter().for_each(|s| put_summary(&mut w, s));
+    w.0
+}
+
+pub fn decode_summaries(b: &[u8]) -> R<Vec<SessionSummary>> {
+    let mut r = Reader::new(b);
+    let n = r.u64()?;
+    let v = (0..n).map(|_| get_summary(&mut r)).collect::<R<_>>()?;
+    r.done()?;
+    Ok(v)
+}
+
+pub fn summary(s: &SessionSummary) -> Vec<u8> {
+    let mut w = Writer::default();
+    put_summary(&mut w, s);
+    w.0
+}
+
+pub fn decode_summary(b: &[u8]) -> R<SessionSummary> {
+    let mut r = Reader::new(b);
+    let s = get_summary(&mut r)?;
+    r.done()?;
+    Ok(s)
+}
+
+fn role_byte(r: Role) -> u8 {
+    match r {
+        Role::User => 0,
+        Role::Assistant => 1,
+        Role::System => 2,
+        Role::Tool => 3,
+    }
+}
+
+fn role_of(b: u8) -> R<Role> {
+    Ok(match b {
+        0 => Role::User,
+        1 => Role::Assistant,
+        2 => Role::System,
+        3 => Role::Tool,
+        _ => return Err(Corrupt),
+    })
+}
+
+/// The messages as search reads them: what the scoring looks at (text, tools, roles, times,
+/// models), not the usage the summary already holds.
+pub fn messages(v: &[Message]) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.u64(v.len() as u64);
+    for m in v {
+        w.0.push(role_byte(m.role));
+        w.str(&m.content);
+        w.opt(m.timestamp.as_ref(), Writer::time);
+        w.opt(m.thinking.as_deref(), Writer::str);
+        w.opt(m.model.as_deref(), Writer::str);
+        w.opt(m.subagent.as_deref(), Writer::str);
+        w.u64(m.elided);
+        w.u64(m.tool_calls.len() as u64);
+        for c in &m.tool_calls {
+            w.str(&c.tool_call_id);
+            w.str(&c.tool_name);
+            w.value(&c.input);
+            w.opt(c.output.as_ref(), Writer::value);
+            w.opt(c.duration_ms, Writer::f64);
+        }
+        w.opt(m.tool_result.as_ref(), |w, r| {
+            w.str(&r.tool_call_id);
+            w.str(&r.tool_name);
+            w.value(&r.output);
+        });
+    }
+    w.0
+}
+
+pub fn decode_messages(b: &[u8]) -> R<Vec<Message>> {
+    let mut r = Reader::new(b);
+    let n = r.u64()?;
+    let mut out = Vec::with_capacity(n.min(1 << 16) as usize);
+    for _ in 0..n {
+        let role = role_of(r.byte()?)?;
+        let mut m = Message::new(role, r.str()?);
+        m.timestamp = r.opt(Reader::time)?;
+        m.thinking = r.opt(Reader::str)?;
+        m.model = r.opt(Reader::str)?;
+        m.subagent = r.opt(Reader::str)?;
+        m.elided = r.u64()?;
+        let calls = r.u64()?;
+        for _ in 0..calls {
+            m.tool_calls.push(ToolCall {
+                tool_call_id: r.str()?,
+                tool_name: r.str()?,
+                input: r.value()?,
+                output: r.opt(Reader::value)?,
+                duration_ms: r.opt(Reader::f64)?,
+            });
+        }
+        m.tool_result = r.opt(|r| {
+            Ok(ToolResult {
+                tool_call_id: r.str()?,
+                tool_name: r.str()?,
+                output: r.value()?,
+            })
+        })?;
+        out.push(m);
+    }
+    r.done()?;
+    Ok(out)
+}
