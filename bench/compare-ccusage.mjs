@@ -5,6 +5,8 @@
 // cross midnight: amux puts a whole session on the day of its createdAt (spec), ccusage puts each
 // usage line on its own day. Each run of consecutive days joined by such sessions must then agree
 // as a whole.
+// Exits 1 on a mismatch: no day to compare, totals that differ, or (with storeDir) a day group that
+// differs; without storeDir, any day off by more than 0.5%.
 import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 const [ours, theirs, label, store] = process.argv.slice(2)
@@ -81,4 +83,14 @@ if (store) {
   }
   const unexplained = off.filter((k) => !link.has(k) && ![...link.values()].includes(k))
   console.log(`${label}: ${crossing} of ${files.length} sessions cross midnight UTC; ${groups} day groups (days joined by such sessions), ${bad} differ by more than 1e-9; days off by >0.5% not touched by a crossing session: ${unexplained.length}`)
+  if (bad > 0) mismatch(`${bad} day groups differ`)
+} else if (off.length > 0) {
+  mismatch(`${off.length} days differ by more than 0.5%`)
+}
+if (compared === 0) mismatch('ccusage reported no days')
+if (rel(ourTotal, theirTotal) > 1e-9) mismatch('the totals differ')
+
+function mismatch(why) {
+  console.error(`${label}: MISMATCH between amux and ccusage: ${why}`)
+  process.exitCode = 1
 }
