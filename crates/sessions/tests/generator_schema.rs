@@ -3,24 +3,16 @@
 //! the agents' real schema dumps in ../shared/research: every table it declares exists there with
 //! the same columns in the same order, types, NOT NULL, defaults, primary key and STRICT flag.
 mod common;
+mod sqlite_fixtures;
 
 use std::path::Path;
 
 use rusqlite::Connection;
 
-/// A database built from a `.schema` dump. SQLite's own lines (`sqlite_sequence`, FTS5 shadow
-/// tables) cannot be replayed and are recreated by the statements that own them.
+/// An in-memory database built from a schema file or a `.schema` dump.
 fn db(sql: &str) -> Connection {
-    let replayable: String = sql
-        .lines()
-        .filter(|l| {
-            !l.starts_with("CREATE TABLE sqlite_sequence")
-                && !l.starts_with("CREATE TABLE IF NOT EXISTS '")
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
     let c = Connection::open_in_memory().unwrap();
-    c.execute_batch(&replayable).unwrap();
+    sqlite_fixtures::apply_ddl(&c, sql);
     c
 }
 

@@ -15,12 +15,17 @@ pub fn research_file(dir: &str, name: &str) -> String {
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-/// Run a `.schema` dump as SQLite printed it. `sqlite_sequence` is created by SQLite itself on
-/// the first AUTOINCREMENT table and cannot be created by hand, so its line is dropped.
+/// Run a `.schema` dump as SQLite printed it. Its lines for SQLite's own tables cannot be replayed
+/// and are dropped: `sqlite_sequence` (made with the first AUTOINCREMENT table) and FTS5 shadow
+/// tables (`CREATE TABLE IF NOT EXISTS '<name>_data'…`, made by their `CREATE VIRTUAL TABLE`).
 pub fn apply_ddl(conn: &Connection, ddl: &str) {
     let sql: String = ddl
         .lines()
-        .filter(|l| !l.trim_start().starts_with("CREATE TABLE sqlite_sequence"))
+        .filter(|l| {
+            let l = l.trim_start();
+            !l.starts_with("CREATE TABLE sqlite_sequence")
+                && !l.starts_with("CREATE TABLE IF NOT EXISTS '")
+        })
         .collect::<Vec<_>>()
         .join("\n");
     conn.execute_batch(&sql).expect("DDL applies");
