@@ -1,5 +1,5 @@
 // Shared by the vitest suites: fixture homes and proofs that nothing was written.
-import { cpSync, mkdtempSync, readdirSync, readFileSync, lstatSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, lstatSync, rmSync } from 'node:fs'
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { tmpdir } from 'node:os'
@@ -79,6 +79,30 @@ export const python = (() => {
     return null
   }
 })()
+
+/** `python`, or a failure that says why: Python 3 is a prerequisite of the test suite (README). */
+export function requirePython() {
+  if (!python) throw new Error('python3 with its sqlite3 module is needed to write test fixtures (a prerequisite, see README "Development")')
+  return python
+}
+
+/** Run scripts/gen_home.py (sessions of the ten agents in their on-disk layouts) into `out`. */
+export function genHome(out, args) {
+  execFileSync(requirePython(), [join(repoRoot, 'scripts', 'gen_home.py'), '--out', out, ...args], { stdio: 'ignore' })
+}
+
+/**
+ * `../shared/<rel>` beside the checkout (the real captures, the agents' DDL), or null where it is
+ * absent: suites that need it are skipped then (`describe.skipIf`). With
+ * AGENT_MUX_REQUIRE_FIXTURES=1 (CI) an absent one is an error instead, so nothing is skipped.
+ */
+export function shared(rel) {
+  const p = join(repoRoot, '..', 'shared', rel)
+  if (existsSync(p)) return p
+  if (process.env.AGENT_MUX_REQUIRE_FIXTURES === '1') throw new Error(`${p} is absent and AGENT_MUX_REQUIRE_FIXTURES=1`)
+  console.warn(`skipping the tests that need ${p}: it is absent`)
+  return null
+}
 
 /**
  * Turns as the spec counts them: a user message answered by at least one assistant message. A

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Damaged Hermes and OpenCode databases for __test__/hostile.test.mjs, built from the agents' real
-DDL (scripts/gen_home.py apply_ddl), then broken: a table missing, or cells of the wrong type.
+"""Damaged Hermes and OpenCode databases for __test__/hostile.test.mjs, built from the agents'
+tables (scripts/schema, as scripts/gen_home.py builds them), then broken: a table missing, or cells
+of the wrong type.
 
-  python3 __test__/hostile-dbs.py HOME DDL_DIR
+  python3 __test__/hostile-dbs.py HOME
 """
 import os
 import sqlite3
@@ -11,14 +12,14 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
 import gen_home as g  # noqa: E402
 
-home, ddl_dir = sys.argv[1], sys.argv[2]
+home = sys.argv[1]
 
 
-def make(rel, ddl_file, damage):
+def make(rel, agent, damage):
     path = os.path.join(home, rel)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     c = sqlite3.connect(path)
-    g.apply_ddl(c, os.path.join(ddl_dir, ddl_file))
+    g.apply_schema(c, agent)
     damage(c)
     c.commit()
     c.close()
@@ -62,7 +63,7 @@ def opencode_types(c):  # times and cost as text, title a BLOB, message data not
     c.execute("INSERT INTO part VALUES ('prt_2', 'msg_2', 'ses_wrongtypes00000000000001', 0, 0, X'ff')")
 
 
-make(".hermes/profiles/missing/state.db", "hermes-schema-v22.sql", hermes_missing)
-make(".hermes/profiles/types/state.db", "hermes-schema-v22.sql", hermes_types)
-make(".local/share/opencode/opencode-missing.db", "opencode-schema-1.18.sql", opencode_missing)
-make(".local/share/opencode/opencode-types.db", "opencode-schema-1.18.sql", opencode_types)
+make(".hermes/profiles/missing/state.db", "hermes", hermes_missing)
+make(".hermes/profiles/types/state.db", "hermes", hermes_types)
+make(".local/share/opencode/opencode-missing.db", "opencode", opencode_missing)
+make(".local/share/opencode/opencode-types.db", "opencode", opencode_types)

@@ -2,14 +2,13 @@
 // crash Node, or read outside the store.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
 import { execFileSync } from 'node:child_process'
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs'
+import { chmodSync, copyFileSync, lstatSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, dirname } from 'node:path'
 import { createClient, AgentMuxError } from '../index.mjs'
-import { python, removeDir, snapshot, withHome, repoRoot } from './helpers.mjs'
+import { removeDir, requirePython, snapshot, withHome, repoRoot } from './helpers.mjs'
 
 const fixtures = join(repoRoot, '__test__', 'fixtures', 'hostile')
-const ddlDir = join(repoRoot, '..', 'shared', 'research')
 const good = (id) =>
   [
     { type: 'user', uuid: 'u1', parentUuid: null, sessionId: id, timestamp: '2026-01-02T03:04:05.000Z', cwd: '/w',
@@ -78,12 +77,8 @@ beforeAll(() => {
     mkdirSync(dirname(db), { recursive: true })
     copyFileSync(join(fixtures, 'not-a-database.db'), db)
   }
-  // a table missing and cells of the wrong types, in dbs built from the agents' real DDL
-  if (python && existsSync(ddlDir)) {
-    execFileSync(python, [join(repoRoot, '__test__', 'hostile-dbs.py'), home, ddlDir])
-  } else {
-    console.warn('skipping damaged-db cases: needs python3 and ../shared/research')
-  }
+  // a table missing and cells of the wrong types, in dbs built with the agents' tables
+  execFileSync(requirePython(), [join(repoRoot, '__test__', 'hostile-dbs.py'), home])
 }, 120_000)
 
 afterAll(() => {
@@ -95,6 +90,7 @@ const AGENTS = ['claude', 'codex', 'gemini', 'copilot', 'cursor', 'opencode', 'p
 // mode 000 stops no one as root, and nothing on Windows (see `posix`)
 const readsUnreadable = process.getuid?.() === 0 || !posix
 const damagedDbs = () => existsSync(join(home, '.hermes', 'profiles', 'types', 'state.db'))
+const asRoot = process.getuid?.() === 0
 const inStoreDevice = () => {
   try {
     return lstatSync(join(project, '44444444-4444-4444-8444-444444444444.jsonl')).isCharacterDevice()
@@ -118,14 +114,9 @@ describe('hostile stores', () => {
       const expected = { '11111111-1111-4111-8111-111111111111': 2, deep: 1, 'huge-line': 1, 'invalid-utf8': 1 }
       if (readsUnreadable) expected.unreadable = 2
       expect(byId).toEqual(expected)
-      if (damagedDbs()) {
-        // the db without its messages table is skipped; wrong types read with defaults
-        expect((await sessions.list('hermes')).map((s) => [s.sessionId, s.messageCount])).toEqual([['20260101_000000_bbbbbb', 1]])
-        expect((await sessions.list('opencode')).map((s) => [s.sessionId, s.messageCount])).toEqual([['ses_wrongtypes00000000000001', 0]])
-      } else {
-        expect(await sessions.list('hermes')).toEqual([])
-        expect(await sessions.list('opencode')).toEqual([])
-      }
+      // the db without its messages table is skipped; wrong types read with defaults
+      expect((await sessions.list('hermes')).map((s) => [s.sessionId, s.messageCount])).toEqual([['20260101_000000_bbbbbb', 1]])
+      expect((await sessions.list('opencode')).map((s) => [s.sessionId, s.messageCount])).toEqual([['ses_wrongtypes00000000000001', 0]])
       const hits = await sessions.search({ text: 'hello from', agent: 'claude' })
       expect(hits.map((h) => h.sessionId).sort()).toEqual(
         ['11111111-1111-4111-8111-111111111111', 'deep', ...(readsUnreadable ? ['unreadable'] : [])],
@@ -161,13 +152,11 @@ describe('hostile stores', () => {
       // the root state.db is not a database: get names it, whatever other dbs hold
       const hermes = await sessions.get('hermes', '20260101_000000_abcdef').then(() => null, (e) => e)
       expect(hermes.code).toBe('PARSE_ERROR')
-      if (damagedDbs()) {
-        expect(await codeOf(sessions.get('opencode', 'ses_missingpart0000000000001'))).toBe('PARSE_ERROR')
-        const typed = await sessions.get('hermes', '20260101_000000_bbbbbb')
-        // the BLOB content is decoded lossily; the message whose role is a number is dropped
-        expect(typed.messages.map((m) => [m.role, m.content])).toEqual([['user', '\uFFFD\u0000\uFFFD']])
-        expect((await sessions.get('opencode', 'ses_wrongtypes00000000000001')).messages).toEqual([])
-      }
+      expect(await codeOf(sessions.get('opencode', 'ses_missingpart0000000000001'))).toBe('PARSE_ERROR')
+      const typed = await sessions.get('hermes', '20260101_000000_bbbbbb')
+      // the BLOB content is decoded lossily; the message whose role is a number is dropped
+      expect(typed.messages.map((m) => [m.role, m.content])).toEqual([['user', '\uFFFD\u0000\uFFFD']])
+      expect((await sessions.get('opencode', 'ses_wrongtypes00000000000001')).messages).toEqual([])
     })
   }, 120_000)
 

@@ -10,12 +10,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { createClient } from '../index.mjs'
-import { countTurns, python, removeDir, repoRoot, snapshot, withHome } from './helpers.mjs'
+import { countTurns, genHome, removeDir, repoRoot, requirePython, snapshot, withHome } from './helpers.mjs'
 
 const SECONDS = 6
-const ddl = join(repoRoot, '..', 'shared', 'research', 'hermes-schema-v22.sql')
-const skip = !python || !existsSync(ddl)
-if (skip) console.warn('skipping live writers: needs python3 with sqlite3 and ../shared/research/hermes-schema-v22.sql')
 
 /** Everything a session must agree with itself on; returns the problems found. */
 function inconsistencies(s) {
@@ -44,18 +41,16 @@ function inconsistencies(s) {
 
 let home
 beforeAll(() => {
-  if (skip) return
   home = mkdtempSync(join(tmpdir(), 'amux-live-'))
-  execFileSync(python, [join(repoRoot, 'scripts', 'gen_home.py'), '--out', home, '--sessions', '9', '--seed', '5', '--scale', '1',
-    '--agents', 'claude,codex,hermes'], { stdio: 'ignore' })
+  genHome(home, ['--sessions', '9', '--seed', '5', '--scale', '1', '--agents', 'claude,codex,hermes'])
 })
 afterAll(() => home && removeDir(home))
 
-describe.skipIf(skip)('live writers', () => {
+describe('live writers', () => {
   it('list/get/search stay consistent and write nothing while agents write', async () => {
     const before = snapshot(home)
     const hermesDir = join(home, '.hermes')
-    const writer = spawn(python, [join(repoRoot, '__test__', 'live-writer.py'), home, String(SECONDS)], {
+    const writer = spawn(requirePython(), [join(repoRoot, '__test__', 'live-writer.py'), home, String(SECONDS)], {
       stdio: ['ignore', 'pipe', 'inherit'],
     })
     const lines = createInterface({ input: writer.stdout })[Symbol.asyncIterator]()
@@ -114,7 +109,7 @@ describe.skipIf(skip)('live writers', () => {
     // writer's -wal/-shm (only the last connection removes them). Let the writer open and close its
     // db once more, as the agent would on its next run, so the check below sees its clean state.
     if (existsSync(join(hermesDir, 'state.db-wal'))) {
-      execFileSync('python3', ['-c', 'import sqlite3,sys; c = sqlite3.connect(sys.argv[1]); c.execute("select count(*) from sqlite_master").fetchall(); c.close()', join(hermesDir, 'state.db')])
+      execFileSync(requirePython(), ['-c', 'import sqlite3,sys; c = sqlite3.connect(sys.argv[1]); c.execute("select count(*) from sqlite_master").fetchall(); c.close()', join(hermesDir, 'state.db')])
     }
 
     // Files other than the writer's are byte-identical; the writer's are the two new session files

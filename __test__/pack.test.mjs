@@ -1,5 +1,6 @@
 // The package as npm would ship it: `npm pack` the root and this platform's npm/<platform>
-// package, install both tarballs into a temporary project offline, and use it from a child node
+// package, install both tarballs (and the root's dependencies, packed from node_modules) into a
+// temporary project offline with an empty npm cache, and use it from a child node
 // process (require, import, the amux bin). A broken loader, `files` list or platform package
 // manifest fails here, not on a user's machine.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
@@ -41,9 +42,24 @@ function run(cmd, args, opts = {}) {
   return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32', ...opts })
 }
 
-// Offline and quiet: the tarballs are local, and their dependencies come from npm's cache
-// (`npm ci` in this checkout put them there).
-const NPM_FLAGS = ['--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error']
+// Offline and quiet: every package comes from a local tarball, the root's runtime dependencies
+// too (packed from this checkout's node_modules), so the install needs neither the registry nor
+// npm's cache: it runs with an empty cache of its own (`npm ci` caches no registry metadata, and
+// --offline resolution from the cache fails without it).
+const NPM_FLAGS = ['--offline', '--no-package-lock', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error']
+
+/** `npm pack` each directory into `dest`; the tarball file names. */
+function pack(dirs, dest) {
+  return JSON.parse(run(npm, ['pack', ...dirs, '--pack-destination', dest, '--json', '--ignore-scripts', '--loglevel=error']))
+}
+
+/** The root package's runtime dependencies as installed here: package-lock entries not marked dev. */
+function runtimeDependencyDirs() {
+  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'))
+  return Object.entries(lock.packages)
+    .filter(([path, p]) => path.startsWith('node_modules/') && !p.dev && !p.devOptional)
+    .map(([path]) => join(root, path))
+}
 
 describe('platform packages (npm/<platform>)', () => {
   it('one per napi target, named, constrained and versioned like the root', () => {
@@ -81,7 +97,7 @@ describe('the packed package, installed', () => {
     tmp = mkdtempSync(join(tmpdir(), 'amux-pack-'))
     const tarballs = join(tmp, 'tarballs')
     mkdirSync(tarballs)
-    const [rootPack] = JSON.parse(run(npm, ['pack', root, '--pack-destination', tarballs, '--json', '--ignore-scripts', '--loglevel=error']))
+    const [rootPack] = pack([root], tarballs)
     packedFiles = rootPack.files.map((f) => f.path)
 
     // The platform package as CI publishes it: its manifest from npm/<platform> plus the binary.
@@ -89,17 +105,23 @@ describe('the packed package, installed', () => {
     mkdirSync(stage)
     copyFileSync(join(root, 'npm', platform, 'package.json'), join(stage, 'package.json'))
     copyFileSync(binary, join(stage, `${pkg.napi.binaryName}.${platform}.node`))
-    const [platformPack] = JSON.parse(run(npm, ['pack', stage, '--pack-destination', tarballs, '--json', '--loglevel=error']))
+    const [platformPack] = pack([stage], tarballs)
     expect(platformPack.files.map((f) => f.path).sort()).toEqual([`${pkg.napi.binaryName}.${platform}.node`, 'package.json'])
 
     project = join(tmp, 'project')
     mkdirSync(project)
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'pack-probe', version: '1.0.0', private: true }))
-    run(npm, ['install', ...NPM_FLAGS, join(tarballs, rootPack.filename), join(tarballs, platformPack.filename)], { cwd: project })
+    const deps = pack(runtimeDependencyDirs(), tarballs)
+    expect(deps.map((d) => d.name)).toEqual(expect.arrayContaining(Object.keys(pkg.dependencies)))
+    const cache = join(tmp, 'empty-npm-cache')
+    run(npm, ['install', ...NPM_FLAGS, ...[rootPack, platformPack, ...deps].map((p) => join(tarballs, p.filename))], {
+      cwd: project,
+      env: { ...process.env, npm_config_cache: cache },
+    })
     // A published root package carries no binary (CI moves them into npm/*): drop the one a local
     // build left in the tarball so the loader has to find the platform package.
     rmSync(join(project, 'node_modules', pkg.name, `${pkg.napi.binaryName}.${platform}.node`), { force: true })
-  }, 180_000)
+  }, 600_000) // packing and installing a debug binary takes minutes on a loaded 2-core machine
 
   afterAll(() => {
     if (tmp) rmSync(tmp, { recursive: true, force: true })

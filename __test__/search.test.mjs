@@ -2,12 +2,11 @@
 // filter and sort, cross-agent ranking, snippets. Homes: a copy of the demo home with a few extra
 // Claude sessions (made from a demo session by replacing its text), and a small generated home.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
-import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, writeFileSync, mkdtempSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient } from '../index.mjs'
-import { copyDemoHome, removeDir, repoRoot, withHome } from './helpers.mjs'
+import { copyDemoHome, genHome, removeDir, withHome } from './helpers.mjs'
 
 const BASE_ID = '6513270e-269e-4d37-b2a7-4de452e6b438'
 const BASE_DIR = '.claude/projects/-home-dev-src-shop'
@@ -46,14 +45,7 @@ beforeAll(() => {
     [run('r1', 'aaaaaaaa-0000-4000-8000-000000000001', ['triage']), run('r2', BASE_ID, ['ops', 'triage'])].join('\n') + '\n',
   )
   gen = mkdtempSync(join(tmpdir(), 'amux-gen-'))
-  // The SQLite stores are built from the agents' real DDL in ../shared/research; without it, generate
-  // the agents that need no DDL (CI has ../shared).
-  const args = [join(repoRoot, 'scripts', 'gen_home.py'), '--out', gen, '--sessions', '40', '--seed', '5', '--scale', '1']
-  if (!existsSync(join(repoRoot, '..', 'shared', 'research'))) {
-    console.log('../shared/research is absent: generating the file-based agents only')
-    args.push('--agents', 'claude,codex,gemini,copilot,cursor,pi,omp')
-  }
-  execFileSync('python3', args)
+  genHome(gen, ['--sessions', '40', '--seed', '5', '--scale', '1'])
 })
 
 afterAll(() => {

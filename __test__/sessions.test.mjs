@@ -2,11 +2,11 @@
 // the spec promises (Dates, plain numbers, arrays), list filters/sorts/limit checked against what
 // the full list and get() say, and the real captures read in place through `sessionDirs`.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient, BUILT_IN_AGENTS } from '../index.mjs'
-import { copyDemoHome, countTurns, removeDir, repoRoot, snapshot } from './helpers.mjs'
+import { copyDemoHome, countTurns, removeDir, shared, snapshot } from './helpers.mjs'
 
 const ROLES = new Set(['user', 'assistant', 'system', 'tool'])
 
@@ -257,12 +257,10 @@ describe('demo home: every agent through list and get', () => {
   }
 })
 
-// CI keeps the captures beside the checkout as ../shared; find them from the repo, not from /work.
-const real = join(repoRoot, '..', 'shared', 'fixtures', 'real')
-const haveReal = existsSync(real)
-if (!haveReal) console.warn(`skipping the real captures: ${real} is absent`)
+// The captures live beside the checkout as ../shared, not in it.
+const real = shared('fixtures/real')
 
-describe.skipIf(!haveReal)('real captures read in place through sessionDirs', () => {
+describe.skipIf(!real)('real captures read in place through sessionDirs', () => {
   let emptyHome
   let savedHome
   beforeAll(() => {

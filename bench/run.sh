@@ -102,8 +102,10 @@ for which in claude codex; do
   node -e "const r = require('/tmp/amux-cost-$which.json');
     console.log('$which: ccusage daily ' + Math.round($secs * 1000) + ' ms (whole process), peak RSS ' + Math.round($kb / 1024) + ' MB; amux totalCost day ' + r.ms + ' ms (in process), peak RSS ' + r.maxRssMb + ' MB')"
 done
-node bench/compare-ccusage.mjs /tmp/amux-cost-claude.json /tmp/ccusage-claude.json claude "$ABS_HOME/.claude" || true
-node bench/compare-ccusage.mjs /tmp/amux-cost-codex.json /tmp/ccusage-codex.json codex "$ABS_HOME/.codex" || true
+# A mismatch does not stop the other benchmarks, but makes the run fail at the end.
+MISMATCH=0
+node bench/compare-ccusage.mjs /tmp/amux-cost-claude.json /tmp/ccusage-claude.json claude "$ABS_HOME/.claude" || MISMATCH=1
+node bench/compare-ccusage.mjs /tmp/amux-cost-codex.json /tmp/ccusage-codex.json codex "$ABS_HOME/.codex" || MISMATCH=1
 
 echo; echo "## get / export of the 200 MB session"
 ls -la "$ABS_HOME"/.claude/projects/*/$HUGE_ID.jsonl | awk '{print "file bytes:", $5}'
@@ -118,3 +120,8 @@ M search-warm "$ABS_HERMES" "大别山" hermes
 
 echo; echo "## diff of two 10,000-message sessions (Rust core, release)"
 cargo run --quiet --release -p agent-mux-sessions --example diff_bench 2>&1
+
+if [ "$MISMATCH" = 1 ]; then
+  echo "bench/run.sh: totalCost and ccusage disagree (MISMATCH above)" >&2
+  exit 1
+fi

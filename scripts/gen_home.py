@@ -3,8 +3,9 @@
 
 Deterministic from --seed. The defaults make benchmark data (10,000 sessions, about 1.1 GB); the
 bundled demo home and the tests ask for a few small sessions (--scale 1). The formats follow
-shared/research/native-formats.md and its addenda; the SQLite stores (OpenCode, OpenClaw 2026.9, Hermes, Cursor) are created from the agents' real DDL
-(shared/research/*.sql), so readers meet exactly the tables and columns the agents write.
+docs/FORMATS.md; the OpenCode, OpenClaw 2026.9 and Hermes databases are created from
+scripts/schema/*.sql (their tables and columns as the agents write them). Needs only Python 3
+(3.8 or newer, with its sqlite3 module; `zstandard`, if installed, compresses large OpenClaw events).
 
   python3 scripts/gen_home.py --out examples/demo-home --sessions 30 --seed 7 --scale 1
   python3 scripts/gen_home.py --out bench/data/home --seed 1 --huge-mb 200
@@ -20,7 +21,7 @@ from datetime import datetime, timedelta, timezone
 
 AGENTS = ["claude", "codex", "gemini", "copilot", "cursor", "opencode", "pi", "omp", "openclaw", "hermes"]
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_DDL = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "research"))
+SCHEMA_DIR = os.path.join(HERE, "schema")
 
 TOPICS = [
     ("kubernetes", "Why does my kubernetes deployment keep restarting the api pod?",
@@ -431,31 +432,19 @@ def write_omp(home, c):
 
 # --- SQLite agents ------------------------------------------------------------------------------
 
-def apply_ddl(conn, ddl_path):
-    """Create a database from an agent's real `.schema` dump. SQLite's own dumps include FTS shadow
-    tables and sqlite_sequence, which SQLite creates itself; those statements are skipped."""
-    conn.create_function("octet_length", 1,
-                         lambda v: None if v is None else len(v.encode("utf-8") if isinstance(v, str) else v),
-                         deterministic=True)
-    buf = ""
-    with open(ddl_path, encoding="utf-8") as f:
-        for line in f:
-            buf += line
-            if not sqlite3.complete_statement(buf):
-                continue
-            stmt, buf = buf.strip(), ""
-            if stmt.startswith("CREATE TABLE sqlite_sequence") or stmt.startswith("CREATE TABLE IF NOT EXISTS '"):
-                continue
-            conn.execute(stmt)
+def apply_schema(conn, agent):
+    """Create `agent`'s tables from scripts/schema/<agent>.sql."""
+    with open(os.path.join(SCHEMA_DIR, agent + ".sql"), encoding="utf-8") as f:
+        conn.executescript(f.read())
 
 
-def new_db(path, ddl_dir, ddl_file):
+def new_db(path, agent):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     if os.path.exists(path):
         os.remove(path)
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA journal_mode=WAL")  # as the agents run them: the file header says WAL
-    apply_ddl(conn, os.path.join(ddl_dir, ddl_file))
+    apply_schema(conn, agent)
     return conn
 
 
@@ -660,7 +649,6 @@ def main():
     ap.add_argument("--scale", type=int, default=30, help="multiplies turns and tool output sizes (1 = small)")
     ap.add_argument("--output-scale", type=int, default=None,
                     help="multiplies tool output sizes only (default: --scale); small values give many short messages")
-    ap.add_argument("--ddl-dir", default=DEFAULT_DDL, help="folder with the agents' real .sql schema dumps")
     ap.add_argument("--agents", default=",".join(AGENTS))
     ap.add_argument("--huge-mb", type=int, default=0, help="also write one Claude session of about this many MB")
     args = ap.parse_args()
@@ -678,8 +666,7 @@ def main():
             for c in convs:
                 file_writers[agent](home, c)
         elif agent == "opencode":
-            conn = new_db(os.path.join(home, ".local", "share", "opencode", "opencode.db"), args.ddl_dir,
-                          "opencode-schema-1.18.sql")
+            conn = new_db(os.path.join(home, ".local", "share", "opencode", "opencode.db"), "opencode")
             ids = OpenCodeIds(rng)
             for c in convs:
                 write_opencode(conn, c, ids)
@@ -687,14 +674,14 @@ def main():
             conn.close()
         elif agent == "openclaw":
             conn = new_db(os.path.join(home, ".openclaw", "agents", "main", "agent", "openclaw-agent.sqlite"),
-                          args.ddl_dir, "openclaw-agent-schema-2026.9.sql")
+                          "openclaw")
             compress = zstd_compressor()
             for c in convs:
                 write_openclaw(conn, c, compress)
             conn.commit()
             conn.close()
         elif agent == "hermes":
-            conn = new_db(os.path.join(home, ".hermes", "state.db"), args.ddl_dir, "hermes-schema-v22.sql")
+            conn = new_db(os.path.join(home, ".hermes", "state.db"), "hermes")
             conn.execute("INSERT INTO schema_version VALUES (22)")
             used_titles = set()
             for i, c in enumerate(convs):

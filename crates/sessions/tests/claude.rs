@@ -35,13 +35,14 @@ fn assert_consistent(list: &SessionSummary, full: &Session) {
     assert_eq!(list.usage, g.usage);
 }
 
-fn real_claude() -> Option<PathBuf> {
-    real_fixtures().map(|p| p.join("claude"))
+fn real_claude() -> PathBuf {
+    real_fixtures().join("claude")
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn real_captures_are_read_exactly() {
-    let Some(dir) = real_claude() else { return };
+    let dir = real_claude();
     let before = snapshot(&dir);
     let client = client_over("claude", &dir);
     let env = Env::from_pairs([]);

@@ -63,8 +63,9 @@ fn usage_of(s: &Session, model: &str) -> Tokens {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn real_subdir_v1_events() {
-    let Some(real) = real_fixtures() else { return };
+    let real = real_fixtures();
     let s = read_in_place(&real.join(
         "copilot/agent-sessions-subdir_v1/aaaabbbb-1111-2222-3333-ccccddddeeee/events.jsonl",
     ));
@@ -107,8 +108,9 @@ fn real_subdir_v1_events() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn real_stage0_large_legacy_flat() {
-    let Some(real) = real_fixtures() else { return };
+    let real = real_fixtures();
     let s = read_in_place(&real.join("copilot/agent-sessions-stage0-large.jsonl"));
     assert_eq!(s.summary.session_id, "copilot_stage0_large");
     assert_eq!(s.summary.title, "Step 1");
@@ -135,8 +137,9 @@ fn real_stage0_large_legacy_flat() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn real_stage0_small_catalogue() {
-    let Some(real) = real_fixtures() else { return };
+    let real = real_fixtures();
     let s = read_in_place(&real.join("copilot/agent-sessions-stage0-small.jsonl"));
     assert_eq!(s.summary.session_id, "copilot_stage0_small");
     assert_eq!(s.summary.title, "List the files");
@@ -274,19 +277,24 @@ fn home() -> tempfile::TempDir {
     write(h, ".copilot/config.json", "{}");
     write(h, ".config/github-copilot/hosts.json", "{}");
     std::fs::create_dir_all(h.join(".copilot/session-state/dir-only/events.jsonl")).unwrap();
-    if let Some(real) = real_fixtures() {
-        place(
-            h,
-            ".copilot/session-state/copilot_stage0_large.jsonl",
-            &real.join("copilot/agent-sessions-stage0-large.jsonl"),
-        );
-        // A file whose name is not its id: found through its session.start.
-        place(
-            h,
-            ".copilot/session-state/renamed.jsonl",
-            &real.join("copilot/agent-sessions-stage0-small.jsonl"),
-        );
-    }
+    dir
+}
+
+/// `home()` with two real captures among the current sessions.
+fn home_with_real() -> tempfile::TempDir {
+    let dir = home();
+    let (h, real) = (dir.path(), real_fixtures());
+    place(
+        h,
+        ".copilot/session-state/copilot_stage0_large.jsonl",
+        &real.join("copilot/agent-sessions-stage0-large.jsonl"),
+    );
+    // A file whose name is not its id: found through its session.start.
+    place(
+        h,
+        ".copilot/session-state/renamed.jsonl",
+        &real.join("copilot/agent-sessions-stage0-small.jsonl"),
+    );
     dir
 }
 
@@ -382,11 +390,9 @@ fn legacy_history_document_and_spec_path() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn list_covers_every_layout_and_changes_nothing() {
-    let h = home();
-    if real_fixtures().is_none() {
-        return;
-    }
+    let h = home_with_real();
     let snap = snapshot(h.path());
     let c = client();
     let all = c
@@ -414,11 +420,9 @@ fn list_covers_every_layout_and_changes_nothing() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn list_filters_sorts_and_limits() {
-    let h = home();
-    if real_fixtures().is_none() {
-        return;
-    }
+    let h = home_with_real();
     let c = client();
     let list = |o: Value| -> Vec<String> {
         c.list(env(h.path()), "copilot", &list_options(&o).unwrap())

@@ -69,13 +69,14 @@ fn total_over_files(agent: &str, files: &[PathBuf]) -> CostSummary {
     cost::total_cost(&ctx, summaries, &by_model_opts(agent))
 }
 
-fn real(rel: &str) -> Option<PathBuf> {
-    Some(common::real_fixtures()?.join(rel))
+fn real(rel: &str) -> PathBuf {
+    common::real_fixtures().join(rel)
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn claude_real_totals() {
-    let Some(dir) = real("claude") else { return };
+    let dir = real("claude");
     let before = common::snapshot(&dir);
     let c = total_over_dir("claude", &dir);
     // margin 2.1.233, claude-haiku-4-5 (in 1, out 5, cache read 0.1, 1h write 2): two responses
@@ -108,8 +109,9 @@ fn claude_real_totals() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn codex_real_totals() {
-    let Some(dir) = real("codex") else { return };
+    let dir = real("codex");
     let c = total_over_dir("codex", &dir);
     // margin 0.146.0, gpt-5.6-sol (in 4, out 20, cache read 0.4): two requests, last_token_usage
     // {in 16,007, cached 0, out 80} and {in 16,142 of which cached 15,104, out 46}:
@@ -130,8 +132,9 @@ fn codex_real_totals() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn gemini_real_totals() {
-    let Some(dir) = real("gemini") else { return };
+    let dir = real("gemini");
     let files: Vec<PathBuf> = [
         "agent-sessions-jsonl_v040.jsonl",
         "agent-sessions-small.json",
@@ -157,8 +160,9 @@ fn gemini_real_totals() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn copilot_real_totals() {
-    let Some(dir) = real("copilot") else { return };
+    let dir = real("copilot");
     let c = total_over_dir("copilot", &dir);
     // stage0-small (1.0.77): only per-message outputTokens (15) under gpt-5-mini (out 2):
     //   15*2 = 30 -> 0.00003. Its shutdown's modelMetrics has request counts but no usage.
@@ -181,8 +185,9 @@ fn copilot_real_totals() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn pi_real_totals_use_native_costs() {
-    let Some(dir) = real("pi") else { return };
+    let dir = real("pi");
     let c = total_over_dir("pi", &dir);
     // large-session head: claude-sonnet-4-5 with Pi's own usage.cost.total per message:
     //   0 (an all-zero cost means "unknown", and that message has no tokens) + 0.009189
@@ -207,8 +212,9 @@ fn pi_real_totals_use_native_costs() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn openclaw_real_totals() {
-    let Some(dir) = real("openclaw") else { return };
+    let dir = real("openclaw");
     let c = total_over_files("openclaw", &[dir.join("toolpath-convo-EXCERPT.jsonl")]);
     // One assistant message, claude-opus-4-8 (in 5, out 25, cache read 0.5, write 6.25), with
     // usage.cost all zeros (no native cost: estimated): in 2, out 140, cache read 26,070,
@@ -227,8 +233,9 @@ fn openclaw_real_totals() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn opencode_real_totals() {
-    let Some(dir) = real("opencode") else { return };
+    let dir = real("opencode");
     let c = total_over_dir("opencode", &dir.join("agent-sessions-storage_v2"));
     // s_stage0_large msg_0002: gpt-4o-mini (in 0.15, out 0.6), tokens in 120, out 16. Its
     // `cost` is an object ({input: 24, output: 8}), not OpenCode's USD number, so it is not

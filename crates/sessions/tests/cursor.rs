@@ -20,8 +20,8 @@ const SUB: &str = "0f1e2d3c-0000-4000-8000-000000000002";
 const FLAT: &str = "0f1e2d3c-0000-4000-8000-000000000003";
 const BUCKET: &str = "9e107d9d372bb6826bd81d3542a419d6";
 
-fn real(name: &str) -> Option<PathBuf> {
-    Some(common::real_fixtures()?.join("cursor").join(name))
+fn real(name: &str) -> PathBuf {
+    common::real_fixtures().join("cursor").join(name)
 }
 
 fn list(home: &Path) -> Vec<SessionSummary> {
@@ -45,38 +45,36 @@ fn transcripts_dir() -> &'static str {
 }
 
 /// Every real capture at the place cursor-agent writes it.
-fn place_real(home: &Path) -> Option<()> {
+fn place_real(home: &Path) {
     common::place(
         home,
         &format!(".cursor/chats/{BUCKET}/{STORE_ID}/store.db"),
-        &real("agent-sessions-chats-store.db")?,
+        &real("agent-sessions-chats-store.db"),
     );
     let t = transcripts_dir();
     common::place(
         home,
         &format!("{t}/{MAIN}/{MAIN}.jsonl"),
-        &real("agent-sessions-agent-transcript-test-session.jsonl")?,
+        &real("agent-sessions-agent-transcript-test-session.jsonl"),
     );
     common::place(
         home,
         &format!("{t}/{MAIN}/subagents/{SUB}.jsonl"),
-        &real("agent-sessions-agent-transcript-subagent-session.jsonl")?,
+        &real("agent-sessions-agent-transcript-subagent-session.jsonl"),
     );
     common::place(
         home,
         &format!("{t}/{FLAT}.jsonl"),
-        &real("agent-sessions-stage0-small-with-turn_ended.jsonl")?,
+        &real("agent-sessions-stage0-small-with-turn_ended.jsonl"),
     );
-    Some(())
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn real_captures_in_the_cursor_agent_layout() {
     let home = tempfile::tempdir().unwrap();
-    let Some(()) = place_real(home.path()) else {
-        return;
-    };
-    let real_dir = real("").unwrap();
+    place_real(home.path());
+    let real_dir = real("");
     let real_before = common::snapshot(&real_dir);
     let before = common::snapshot(home.path());
     let v = list(home.path());
@@ -173,11 +171,10 @@ fn real_captures_in_the_cursor_agent_layout() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn store_without_messages_takes_them_from_the_transcript() {
     let home = tempfile::tempdir().unwrap();
-    let Some(db) = real("agent-sessions-chats-store.db") else {
-        return;
-    };
+    let db = real("agent-sessions-chats-store.db");
     common::place(
         home.path(),
         &format!(".cursor/chats/{BUCKET}/{STORE_ID}/store.db"),
@@ -186,7 +183,7 @@ fn store_without_messages_takes_them_from_the_transcript() {
     common::place(
         home.path(),
         &format!("{}/{STORE_ID}/{STORE_ID}.jsonl", transcripts_dir()),
-        &real("agent-sessions-agent-transcript-test-session.jsonl").unwrap(),
+        &real("agent-sessions-agent-transcript-test-session.jsonl"),
     );
     let v = list(home.path());
     assert_eq!(v.len(), 1, "one session, from two stores");
@@ -196,8 +193,8 @@ fn store_without_messages_takes_them_from_the_transcript() {
 }
 
 /// The real capture's own schema (`sqlite_master.sql`), read through the read-only opener.
-fn real_schema() -> Option<String> {
-    let conn = open_read_only(&real("agent-sessions-chats-store.db")?).unwrap();
+fn real_schema() -> String {
+    let conn = open_read_only(&real("agent-sessions-chats-store.db")).unwrap();
     let mut st = conn
         .prepare("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid")
         .unwrap();
@@ -206,7 +203,7 @@ fn real_schema() -> Option<String> {
         .unwrap()
         .map(|r| r.unwrap())
         .collect();
-    Some(v.join(";\n") + ";")
+    v.join(";\n") + ";"
 }
 
 fn blob(c: &Connection, data: &[u8]) {
@@ -317,8 +314,9 @@ fn check_store(home: &Path, env: Env) {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn store_with_json_and_protobuf_blobs() {
-    let Some(ddl) = real_schema() else { return };
+    let ddl = real_schema();
     let home = tempfile::tempdir().unwrap();
     drop(build_store(&store_dir(home.path(), "s1"), &ddl, true));
     let before = common::snapshot(home.path());
@@ -327,8 +325,9 @@ fn store_with_json_and_protobuf_blobs() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn sees_committed_rows_of_a_live_writer() {
-    let Some(ddl) = real_schema() else { return };
+    let ddl = real_schema();
     let home = tempfile::tempdir().unwrap();
     let w = build_store(&store_dir(home.path(), "s1"), &ddl, true);
     w.execute_batch("PRAGMA wal_autocheckpoint=0;").unwrap();
@@ -359,9 +358,10 @@ fn sees_committed_rows_of_a_live_writer() {
 
 #[cfg(unix)]
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn read_only_directory_gets_no_new_files() {
     use std::os::unix::fs::PermissionsExt;
-    let Some(ddl) = real_schema() else { return };
+    let ddl = real_schema();
     let home = tempfile::tempdir().unwrap();
     let dir = store_dir(home.path(), "s1");
     drop(build_store(&dir, &ddl, true));
@@ -374,8 +374,9 @@ fn read_only_directory_gets_no_new_files() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn corrupt_store_is_skipped_by_list_and_a_parse_error_for_get() {
-    let Some(ddl) = real_schema() else { return };
+    let ddl = real_schema();
     let home = tempfile::tempdir().unwrap();
     drop(build_store(&store_dir(home.path(), "s1"), &ddl, false));
     let bad_dir = store_dir(home.path(), "s2");

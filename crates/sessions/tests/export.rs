@@ -1,10 +1,8 @@
 //! Export (spec 6.5): golden files for the three formats, jsonl parsed line by line, and the
 //! Markdown checked by a real CommonMark parser so hostile content provably cannot change the
-//! document's structure. Regenerate the golden files with `UPDATE_GOLDEN=1`.
+//! document's structure. Regenerate the golden files with `npm run update-golden`.
 mod common;
 mod sample;
-
-use std::path::PathBuf;
 
 use agent_mux_sessions::export::export;
 use agent_mux_sessions::model::{Role, Session};
@@ -29,58 +27,42 @@ fn same_json(a: Value, b: Value) {
     assert_eq!(numbers_as_f64(a), numbers_as_f64(b));
 }
 
-fn golden(name: &str, actual: &str) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, actual).unwrap();
+/// Every sample's export in `format` equals its golden file. Only `npm run update-golden`
+/// (tests/update_golden.rs) writes them, so a test run can never rewrite what it compares with.
+fn golden(format: ExportFormat) {
+    for (path, actual) in sample::golden_files(format) {
+        let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e} (`npm run update-golden` writes it)",
+                path.display()
+            )
+        });
+        assert!(
+            expected == actual,
+            "{} differs from the export; if the change is intended, run `npm run update-golden` \
+             and review the diff",
+            path.display()
+        );
     }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (run with UPDATE_GOLDEN=1)", path.display()));
-    assert!(
-        expected == actual,
-        "{name} differs from its golden file; run with UPDATE_GOLDEN=1 and review the diff"
-    );
 }
 
 fn samples() -> Vec<(&'static str, Session)> {
-    vec![
-        ("claude", sample::claude()),
-        ("codex", sample::codex()),
-        ("gemini-hostile", sample::gemini_hostile()),
-    ]
+    sample::named()
 }
 
 #[test]
 fn golden_json() {
-    for (name, s) in samples() {
-        golden(
-            &format!("{name}.json"),
-            &export(&s, ExportFormat::Json).unwrap(),
-        );
-    }
+    golden(ExportFormat::Json);
 }
 
 #[test]
 fn golden_jsonl() {
-    for (name, s) in samples() {
-        golden(
-            &format!("{name}.jsonl"),
-            &export(&s, ExportFormat::Jsonl).unwrap(),
-        );
-    }
+    golden(ExportFormat::Jsonl);
 }
 
 #[test]
 fn golden_markdown() {
-    for (name, s) in samples() {
-        golden(
-            &format!("{name}.md"),
-            &export(&s, ExportFormat::Markdown).unwrap(),
-        );
-    }
+    golden(ExportFormat::Markdown);
 }
 
 #[test]

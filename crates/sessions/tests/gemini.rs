@@ -57,8 +57,9 @@ fn total(s: &Session) -> (u64, u64, u64, u64) {
 use Role::{Assistant as A, Tool as T, User as U};
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn real_jsonl_v040() {
-    let Some(real) = real_fixtures() else { return };
+    let real = real_fixtures();
     let s = read_in_place(&real.join("gemini/agent-sessions-jsonl_v040.jsonl"));
     assert_eq!(s.summary.session_id, "gemini_stage0_jsonl");
     assert_eq!(s.summary.title, "Say hello and list files.");
@@ -92,8 +93,9 @@ fn real_jsonl_v040() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn real_legacy_small_json() {
-    let Some(real) = real_fixtures() else { return };
+    let real = real_fixtures();
     let s = read_in_place(&real.join("gemini/agent-sessions-small.json"));
     assert_eq!(s.summary.session_id, "session-2026-01-16T18-34-3739ef95");
     assert_eq!(s.summary.title, "Hello");
@@ -112,8 +114,9 @@ fn real_legacy_small_json() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn real_legacy_large_json() {
-    let Some(real) = real_fixtures() else { return };
+    let real = real_fixtures();
     let s = read_in_place(&real.join("gemini/agent-sessions-large.json"));
     assert_eq!(s.summary.session_id, "session-2025-12-16T23-47-b4f17607");
     assert_eq!(s.summary.title, "Run a command");

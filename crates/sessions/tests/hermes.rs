@@ -19,26 +19,26 @@ const DISCORD: &str = "20250309_192005_3a4b5c6d";
 const ACP: &str = "7d2f6a1e-3c4b-4e8f-9a0b-1c2d3e4f5a6b";
 const BRANCH: &str = "20250307_163000_b7a6c5";
 
-fn v22() -> Option<String> {
+fn v22() -> String {
     research_file("research", "hermes-schema-v22.sql")
 }
-fn v30() -> Option<String> {
+fn v30() -> String {
     research_file("research", "hermes-schema-v30.sql")
 }
 
 /// The v11 layout as the spec's storage note gives it: its `sessions`, `messages` and FTS blocks.
-fn v11() -> Option<String> {
-    let md = research_file("spec", "hermes-session-storage.md")?;
+fn v11() -> String {
+    let md = research_file("spec", "hermes-session-storage.md");
     let blocks: Vec<&str> = md
         .split("```sql")
         .skip(1)
         .map(|b| b.split("```").next().unwrap())
         .filter(|b| b.contains("CREATE"))
         .collect();
-    Some(format!(
+    format!(
         "CREATE TABLE schema_version (version INTEGER NOT NULL);\n{}",
         blocks.join("\n")
-    ))
+    )
 }
 
 fn env_for(home: &Path) -> Env {
@@ -392,8 +392,9 @@ fn check_common_versions(home: &Path, version: i64) {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/research")]
 fn reads_schema_v22_written_by_hermes_0_19() {
-    let Some(ddl) = v22() else { return };
+    let ddl = v22();
     let dir = tempfile::tempdir().unwrap();
     build(dir.path(), &ddl, 22);
     let before = common::snapshot(dir.path());
@@ -432,8 +433,9 @@ fn reads_schema_v22_written_by_hermes_0_19() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/research")]
 fn reads_schema_v30_of_hermes_main() {
-    let Some(ddl) = v30() else { return };
+    let ddl = v30();
     let dir = tempfile::tempdir().unwrap();
     build(dir.path(), &ddl, 30);
     {
@@ -482,8 +484,9 @@ fn check_common_versions_v30(home: &Path) {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/spec")]
 fn reads_schema_v11_without_activity_columns() {
-    let Some(ddl) = v11() else { return };
+    let ddl = v11();
     let dir = tempfile::tempdir().unwrap();
     build(dir.path(), &ddl, 11);
     let v = list(dir.path());
@@ -503,8 +506,9 @@ fn check_v11_costs(v: &[SessionSummary]) {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/research")]
 fn profiles_each_have_their_own_database() {
-    let Some(ddl) = v22() else { return };
+    let ddl = v22();
     let dir = tempfile::tempdir().unwrap();
     build(dir.path(), &ddl, 22);
     let c = create_db(&dir.path().join("profiles/work/state.db"), &ddl, true);
@@ -539,8 +543,9 @@ fn profiles_each_have_their_own_database() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/research")]
 fn session_dirs_override_replaces_hermes_home() {
-    let Some(ddl) = v22() else { return };
+    let ddl = v22();
     let dir = tempfile::tempdir().unwrap();
     build(&dir.path().join("elsewhere"), &ddl, 22);
     let mut opts = ClientOptions::default();
@@ -560,8 +565,9 @@ fn session_dirs_override_replaces_hermes_home() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/research")]
 fn broken_fts_tables_do_not_affect_reading() {
-    let Some(ddl) = v22() else { return };
+    let ddl = v22();
     let dir = tempfile::tempdir().unwrap();
     build(dir.path(), &ddl, 22);
     {
@@ -591,8 +597,9 @@ fn broken_fts_tables_do_not_affect_reading() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/research")]
 fn sees_committed_rows_of_a_live_writer_and_creates_nothing() {
-    let Some(ddl) = v22() else { return };
+    let ddl = v22();
     let dir = tempfile::tempdir().unwrap();
     let w = create_db(&dir.path().join("state.db"), &ddl, true);
     w.execute_batch("PRAGMA wal_autocheckpoint=0;").unwrap();
@@ -634,9 +641,10 @@ fn sees_committed_rows_of_a_live_writer_and_creates_nothing() {
 
 #[cfg(unix)]
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/research")]
 fn read_only_directory_gets_no_new_files() {
     use std::os::unix::fs::PermissionsExt;
-    let Some(ddl) = v22() else { return };
+    let ddl = v22();
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("h");
     build(&home, &ddl, 22);
@@ -655,8 +663,9 @@ fn read_only_directory_gets_no_new_files() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/research")]
 fn corrupt_database_is_skipped_by_list_and_a_parse_error_for_get() {
-    let Some(ddl) = v22() else { return };
+    let ddl = v22();
     let dir = tempfile::tempdir().unwrap();
     build(dir.path(), &ddl, 22);
     // A second profile whose database is damaged past its header.
@@ -686,8 +695,9 @@ fn corrupt_database_is_skipped_by_list_and_a_parse_error_for_get() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/research")]
 fn locked_database_is_skipped_by_list_and_a_parse_error_for_get() {
-    let Some(ddl) = v22() else { return };
+    let ddl = v22();
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("state.db");
     let w = create_db(&db, &ddl, false); // rollback journal: a writer can lock readers out
@@ -713,7 +723,7 @@ fn locked_database_is_skipped_by_list_and_a_parse_error_for_get() {
 #[test]
 #[ignore]
 fn bench_large_v22_store() {
-    let Some(ddl) = v22() else { return };
+    let ddl = v22();
     let dir = tempfile::tempdir().unwrap();
     let c = create_db(&dir.path().join("state.db"), &ddl, true);
     c.execute_batch("BEGIN").unwrap();

@@ -11,8 +11,8 @@ use common::*;
 use rusqlite::{params, Connection};
 use std::path::{Path, PathBuf};
 
-fn real(name: &str) -> Option<PathBuf> {
-    Some(real_fixtures()?.join("openclaw").join(name))
+fn real(name: &str) -> PathBuf {
+    real_fixtures().join("openclaw").join(name)
 }
 
 fn roles(s: &agent_mux_sessions::Session) -> Vec<Role> {
@@ -22,10 +22,9 @@ fn roles(s: &agent_mux_sessions::Session) -> Vec<Role> {
 use Role::*;
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn real_toolpath_excerpt() {
-    let Some(p) = real("toolpath-convo-EXCERPT.jsonl") else {
-        return;
-    };
+    let p = real("toolpath-convo-EXCERPT.jsonl");
     let s = read_transcript(&p, true).unwrap();
     assert_eq!(s.summary.session_id, "907f477b-0bba-4b63-9d04-481a03f2db9e");
     assert_eq!(
@@ -75,10 +74,9 @@ fn real_toolpath_excerpt() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn real_agent_sessions_small() {
-    let Some(p) = real("agent-sessions-stage0-small.jsonl") else {
-        return;
-    };
+    let p = real("agent-sessions-stage0-small.jsonl");
     let s = read_transcript(&p, false).unwrap();
     assert_eq!(s.summary.session_id, "openclaw-stage0-small");
     assert_eq!(roles(&s), [User, Assistant, Tool]);
@@ -98,10 +96,9 @@ fn real_agent_sessions_small() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn real_agent_sessions_large() {
-    let Some(p) = real("agent-sessions-stage0-large.jsonl") else {
-        return;
-    };
+    let p = real("agent-sessions-stage0-large.jsonl");
     let s = read_transcript(&p, true).unwrap();
     assert_eq!(s.summary.session_id, "openclaw-stage0-large");
     assert_eq!(s.summary.cwd.as_deref(), Some("/tmp/large"));
@@ -137,10 +134,9 @@ fn real_agent_sessions_large() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn real_agent_sessions_schema_drift() {
-    let Some(p) = real("agent-sessions-stage0-schema_drift.jsonl") else {
-        return;
-    };
+    let p = real("agent-sessions-stage0-schema_drift.jsonl");
     let s = read_transcript(&p, false).unwrap();
     assert_eq!(s.summary.session_id, "openclaw-stage0-drift");
     assert_eq!(roles(&s), [User, Assistant, Tool, System]);
@@ -296,28 +292,21 @@ fn spec_channel_layout_is_the_last_fallback() {
 
 // ---- 2026.9 SQLite store, built from the real DDL ------------------------------------------
 
-fn ddl() -> Option<String> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/research/openclaw-agent-schema-2026.9.sql");
-    match std::fs::read_to_string(&p) {
-        // Two kinds of line in a `.schema` dump are SQLite's own and cannot be replayed by hand:
-        // `sqlite_sequence` (made with the first AUTOINCREMENT table) and the FTS5 shadow tables
-        // (`CREATE TABLE IF NOT EXISTS '<name>_data'…`, made by their `CREATE VIRTUAL TABLE`,
-        // which the dump lists after them). Every other statement runs as captured.
-        Ok(s) => Some(
-            s.lines()
-                .filter(|l| {
-                    !l.starts_with("CREATE TABLE sqlite_sequence(")
-                        && !l.starts_with("CREATE TABLE IF NOT EXISTS '")
-                })
-                .collect::<Vec<_>>()
-                .join("\n"),
-        ),
-        Err(_) => {
-            eprintln!("skipping: ../shared/research/openclaw-agent-schema-2026.9.sql is absent");
-            None
-        }
-    }
+fn ddl() -> String {
+    let p = shared("research/openclaw-agent-schema-2026.9.sql");
+    // Two kinds of line in a `.schema` dump are SQLite's own and cannot be replayed by hand:
+    // `sqlite_sequence` (made with the first AUTOINCREMENT table) and the FTS5 shadow tables
+    // (`CREATE TABLE IF NOT EXISTS '<name>_data'…`, made by their `CREATE VIRTUAL TABLE`, which
+    // the dump lists after them). Every other statement runs as captured.
+    std::fs::read_to_string(&p)
+        .unwrap()
+        .lines()
+        .filter(|l| {
+            !l.starts_with("CREATE TABLE sqlite_sequence(")
+                && !l.starts_with("CREATE TABLE IF NOT EXISTS '")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 const S1: &str = "0199f000-aaaa-7bbb-8ccc-000000000001";
@@ -431,14 +420,14 @@ fn build_db(path: &Path, ddl: &str) {
     assert_eq!(packed, 1, "one event is stored compressed");
 }
 
-fn sqlite_home() -> Option<(tempfile::TempDir, PathBuf)> {
-    let ddl = ddl()?;
+fn sqlite_home() -> (tempfile::TempDir, PathBuf) {
+    let ddl = ddl();
     let home = tempfile::tempdir().unwrap();
     let db = home
         .path()
         .join(".openclaw/agents/main/agent/openclaw-agent.sqlite");
     build_db(&db, &ddl);
-    Some((home, db))
+    (home, db)
 }
 
 fn listing(dir: &Path) -> Vec<String> {
@@ -451,10 +440,9 @@ fn listing(dir: &Path) -> Vec<String> {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/research")]
 fn sqlite_store_inline_and_compressed_events() {
-    let Some((home, db)) = sqlite_home() else {
-        return;
-    };
+    let (home, db) = sqlite_home();
     let dir = db.parent().unwrap().to_path_buf();
     assert_eq!(
         listing(&dir),
@@ -540,10 +528,9 @@ fn sqlite_store_inline_and_compressed_events() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/research")]
 fn sqlite_store_being_written_is_read_without_new_files() {
-    let Some((home, db)) = sqlite_home() else {
-        return;
-    };
+    let (home, db) = sqlite_home();
     let dir = db.parent().unwrap().to_path_buf();
     let w = Connection::open(&db).unwrap();
     w.execute_batch("PRAGMA wal_autocheckpoint=0;").unwrap();
@@ -621,10 +608,9 @@ fn bad_transcripts() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn real_captures_are_left_unchanged() {
-    let Some(dir) = real_fixtures().map(|r| r.join("openclaw")) else {
-        return;
-    };
+    let dir = real_fixtures().join("openclaw");
     let before = snapshot(&dir);
     let mut read = 0;
     for p in agent_mux_sessions::read::fs::files(&dir, |n| n.ends_with(".jsonl")) {

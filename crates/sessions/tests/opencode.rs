@@ -30,15 +30,14 @@ fn list(c: &Client, env: Env) -> Vec<SessionSummary> {
     v
 }
 
-fn real(name: &str) -> Option<PathBuf> {
-    Some(common::real_fixtures()?.join("opencode").join(name))
+fn real(name: &str) -> PathBuf {
+    common::real_fixtures().join("opencode").join(name)
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn real_storage_v2_tree() {
-    let Some(dir) = real("agent-sessions-storage_v2") else {
-        return;
-    };
+    let dir = real("agent-sessions-storage_v2");
     let before = common::snapshot(&dir);
     let c = client_for(&dir);
     let v = list(&c, nobody());
@@ -117,10 +116,9 @@ fn real_storage_v2_tree() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn real_storage_legacy_tree_with_flat_parts() {
-    let Some(dir) = real("agent-sessions-storage_legacy") else {
-        return;
-    };
+    let dir = real("agent-sessions-storage_legacy");
     let before = common::snapshot(&dir);
     let c = client_for(&dir);
     let v = list(&c, nobody());
@@ -320,8 +318,9 @@ fn check_db(env: Env) {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/research")]
 fn opencode_1_18_database() {
-    let Some(ddl) = ddl() else { return };
+    let ddl = ddl();
     let home = tempfile::tempdir().unwrap();
     build_db(&data_dir(home.path()).join("opencode.db"), &ddl);
     let before = common::snapshot(home.path());
@@ -330,8 +329,9 @@ fn opencode_1_18_database() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/research")]
 fn xdg_data_home_channel_dbs_and_opencode_db() {
-    let Some(ddl) = ddl() else { return };
+    let ddl = ddl();
     let home = tempfile::tempdir().unwrap();
     let xdg = home.path().join("xdg");
     build_db(&xdg.join("opencode/opencode-dev.db"), &ddl);
@@ -356,8 +356,9 @@ fn xdg_data_home_channel_dbs_and_opencode_db() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/research")]
 fn sees_committed_rows_of_a_live_writer() {
-    let Some(ddl) = ddl() else { return };
+    let ddl = ddl();
     let home = tempfile::tempdir().unwrap();
     let db = data_dir(home.path()).join("opencode.db");
     let w = create_db(&db, &ddl, true);
@@ -396,9 +397,10 @@ fn sees_committed_rows_of_a_live_writer() {
 
 #[cfg(unix)]
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/research")]
 fn read_only_directory_gets_no_new_files() {
     use std::os::unix::fs::PermissionsExt;
-    let Some(ddl) = ddl() else { return };
+    let ddl = ddl();
     let home = tempfile::tempdir().unwrap();
     let data = data_dir(home.path());
     build_db(&data.join("opencode.db"), &ddl);
@@ -411,8 +413,9 @@ fn read_only_directory_gets_no_new_files() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/research")]
 fn corrupt_database_is_skipped_by_list_and_a_parse_error_for_get() {
-    let Some(ddl) = ddl() else { return };
+    let ddl = ddl();
     let home = tempfile::tempdir().unwrap();
     let data = data_dir(home.path());
     build_db(&data.join("opencode.db"), &ddl);
@@ -435,8 +438,9 @@ fn corrupt_database_is_skipped_by_list_and_a_parse_error_for_get() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/research")]
 fn database_and_legacy_tree_together() {
-    let Some(ddl) = ddl() else { return };
+    let ddl = ddl();
     let home = tempfile::tempdir().unwrap();
     let data = data_dir(home.path());
     build_db(&data.join("opencode.db"), &ddl);

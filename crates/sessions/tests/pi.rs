@@ -10,8 +10,8 @@ use agent_mux_sessions::{Env, ErrorCode};
 use common::*;
 use std::path::Path;
 
-fn real(name: &str) -> Option<std::path::PathBuf> {
-    Some(real_fixtures()?.join("pi").join(name))
+fn real(name: &str) -> std::path::PathBuf {
+    real_fixtures().join("pi").join(name)
 }
 
 fn iso(t: &chrono::DateTime<chrono::Utc>) -> String {
@@ -19,10 +19,9 @@ fn iso(t: &chrono::DateTime<chrono::Utc>) -> String {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn real_v3_capture_with_compactions() {
-    let Some(p) = real("agent-sessions-pi-0.74-capture-small.jsonl") else {
-        return;
-    };
+    let p = real("agent-sessions-pi-0.74-capture-small.jsonl");
     let s = read_file("pi", &p, true).unwrap();
     assert!(s.compacted);
     let s = s.session;
@@ -84,10 +83,9 @@ fn real_v3_capture_with_compactions() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn real_v1_large_session_head() {
-    let Some(p) = real("pi-mono-large-session-v1-head12.jsonl") else {
-        return;
-    };
+    let p = real("pi-mono-large-session-v1-head12.jsonl");
     let s = read_file("pi", &p, true).unwrap().session;
     assert_eq!(s.summary.session_id, "d703a1a9-1b7b-4fb1-b512-c9738b1fe617");
     assert_eq!(s.summary.title, "/mode");
@@ -153,10 +151,9 @@ fn real_v1_large_session_head() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn real_v1_branched_session() {
-    let Some(p) = real("pi-mono-before-compaction-v1-head3.jsonl") else {
-        return;
-    };
+    let p = real("pi-mono-before-compaction-v1-head3.jsonl");
     let s = read_file("pi", &p, false).unwrap().session;
     assert_eq!(s.summary.session_id, "ffae836b-9420-4060-ac13-7745215f90ff");
     // v1 `branchedFrom` is the parent's file path; exposed as the parent's id.
@@ -570,10 +567,9 @@ fn bench_large_store() {
 /// The real captures, listed in place through a `sessionDirs` override: every file becomes one
 /// session, and the directory is byte-identical afterwards with no new file.
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn real_captures_listed_in_place_and_left_unchanged() {
-    let Some(dir) = real_fixtures().map(|r| r.join("pi")) else {
-        return;
-    };
+    let dir = real_fixtures().join("pi");
     let before = snapshot(&dir);
     let mut opts = agent_mux_sessions::ClientOptions::default();
     opts.session_dirs.insert("pi".into(), dir.clone());

@@ -1,23 +1,17 @@
 //! Hermes' FTS5 search on databases built from Hermes' real DDL (v22 inline FTS, v30 external
 //! content), compared with the rows Hermes' own `search_messages` SQL returns (shared/research/
 //! hermes.md 4.2), grouped by session the way `session_search` does.
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use agent_mux_sessions::agents::hermes::search::{route, search_db, snippets, Route};
 use agent_mux_sessions::query::{parse::sanitize, Query};
 use rusqlite::Connection;
 
-fn ddl(version: &str) -> Option<String> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
-        "../../../shared/research/hermes-schema-{version}.sql"
-    ));
-    match std::fs::read_to_string(&p) {
-        Ok(s) => Some(s),
-        Err(_) => {
-            eprintln!("skipping: {} is absent", p.display());
-            None
-        }
-    }
+fn ddl(version: &str) -> String {
+    let p = common::shared(&format!("research/hermes-schema-{version}.sql"));
+    std::fs::read_to_string(&p).unwrap()
 }
 
 /// Statements of a `.schema` dump: triggers end at `END;`, everything else at a line ending `;`.
@@ -184,8 +178,8 @@ const MESSAGES: &[(usize, &str, &str, Option<&str>, Option<&str>, i64)] = &[
     (5, "assistant", "안녕하세요 docker", None, None, 1),
 ];
 
-fn build(dir: &Path, version: &str) -> Option<PathBuf> {
-    let sql = ddl(version)?;
+fn build(dir: &Path, version: &str) -> PathBuf {
+    let sql = ddl(version);
     let path = dir.join(format!("state-{version}.db"));
     let c = Connection::open(&path).unwrap();
     for st in statements(&sql) {
@@ -213,7 +207,7 @@ fn build(dir: &Path, version: &str) -> Option<PathBuf> {
         )
         .unwrap();
     }
-    Some(path)
+    path
 }
 
 /// Hermes' `search_messages` (0.19, hermes.md 4.2) written out as SQL, message ids in order.
@@ -342,9 +336,7 @@ const QUERIES: &[&str] = &[
 
 fn check(version: &str) {
     let dir = tempfile::tempdir().unwrap();
-    let Some(path) = build(dir.path(), version) else {
-        return;
-    };
+    let path = build(dir.path(), version);
     let c = Connection::open(&path).unwrap();
     // Small limits cut the ranking short, with and without a hidden row among the best.
     for limit in [1, 2, 50] {
@@ -368,21 +360,22 @@ fn check(version: &str) {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/research")]
 fn same_sessions_in_same_order_as_hermes_v22() {
     check("v22");
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/research")]
 fn same_sessions_in_same_order_as_hermes_v30() {
     check("v30");
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/research")]
 fn hermes_results_by_hand() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(path) = build(dir.path(), "v22") else {
-        return;
-    };
+    let path = build(dir.path(), "v22");
     let ids = |q: &str| -> Vec<String> {
         search_db(&path, &Query::parse(q).unwrap(), 50)
             .unwrap()
@@ -421,11 +414,10 @@ fn hermes_results_by_hand() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/research")]
 fn the_database_is_not_changed() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(path) = build(dir.path(), "v22") else {
-        return;
-    };
+    let path = build(dir.path(), "v22");
     let before = std::fs::read(&path).unwrap();
     let listing = |d: &Path| {
         let mut v: Vec<_> = std::fs::read_dir(d)

@@ -35,10 +35,9 @@ fn key(s: &SessionSummary) -> impl std::fmt::Debug + PartialEq {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn summaries_and_full_reads_agree_on_every_real_capture() {
-    let Some(real) = common::real_fixtures() else {
-        return;
-    };
+    let real = common::real_fixtures();
     let home = tempfile::tempdir().unwrap();
     let ctx = common::ctx(home.path());
     let mut checked = 0;

@@ -7,15 +7,26 @@ use std::path::{Path, PathBuf};
 
 use agent_mux_sessions::{Client, ClientOptions, Context, Env};
 
-/// `../shared/fixtures/real` beside the checkout, or `None` (with a message) where it is absent.
-pub fn real_fixtures() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/real");
-    if p.is_dir() {
-        Some(p.canonicalize().unwrap())
-    } else {
-        eprintln!("skipping: ../shared/fixtures/real is not beside this checkout");
-        None
+/// `../shared/<rel>` beside the checkout (the real captures, the agents' DDL, the spec). Tests
+/// that call this carry `#[cfg_attr(no_shared, ignore = "needs ../shared/...")]`: crates/sessions/
+/// build.rs sets `no_shared` where it is absent, so they never run (and pass) without it.
+pub fn shared(rel: &str) -> PathBuf {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared")
+        .join(rel);
+    match p.canonicalize() {
+        Ok(p) => p,
+        Err(e) => panic!(
+            "{}: {e} (tests that need ../shared are ignored without it unless \
+             AGENT_MUX_REQUIRE_FIXTURES=1; after adding it, touch crates/sessions/build.rs)",
+            p.display()
+        ),
     }
+}
+
+/// The real captures, `../shared/fixtures/real`.
+pub fn real_fixtures() -> PathBuf {
+    shared("fixtures/real")
 }
 
 /// Write `content` at `root/rel`, creating directories.

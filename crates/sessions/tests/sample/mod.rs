@@ -6,6 +6,10 @@ use agent_mux_sessions::model::{
     ToolResult,
 };
 use serde_json::json;
+use std::path::PathBuf;
+
+use agent_mux_sessions::export::export;
+use agent_mux_sessions::options::ExportFormat;
 
 pub fn t(s: &str) -> chrono::DateTime<chrono::Utc> {
     parse_time_str(s).unwrap()
@@ -278,4 +282,31 @@ pub fn gemini_hostile() -> Session {
     s.summary.title = "Hostile <b>markdown</b> # test | pipes `x`\nsecond line".into();
     s.summary.forked_from = Some("gemini:0c9d1f20".into());
     s
+}
+
+/// The samples the export golden files are made of, by name.
+pub fn named() -> Vec<(&'static str, Session)> {
+    vec![
+        ("claude", claude()),
+        ("codex", codex()),
+        ("gemini-hostile", gemini_hostile()),
+    ]
+}
+
+/// Each named sample's golden file in `format` (`tests/golden/<name>.<ext>`) and the export it
+/// must hold.
+pub fn golden_files(format: ExportFormat) -> Vec<(PathBuf, String)> {
+    let ext = match format {
+        ExportFormat::Json => "json",
+        ExportFormat::Jsonl => "jsonl",
+        ExportFormat::Markdown => "md",
+    };
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    named()
+        .into_iter()
+        .map(|(name, s)| {
+            let text = export(&s, format).unwrap();
+            (dir.join(format!("{name}.{ext}")), text)
+        })
+        .collect()
 }

@@ -1,5 +1,5 @@
 //! Building SQLite fixture stores from the agents' real DDL (read at test time from
-//! `../shared/research/`), shared by the cursor, opencode and hermes tests.
+//! `../shared/research/`; tests using it are ignored without it), shared by the cursor, opencode and hermes tests.
 #![allow(dead_code)]
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -9,28 +9,23 @@ use rusqlite::Connection;
 
 pub mod opencode;
 
-/// `../shared/research/<name>` (or `../shared/spec/<name>`) beside the checkout, or `None` with a
-/// message: tests that need the real DDL skip where it is absent.
-pub fn research_file(dir: &str, name: &str) -> Option<String> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared")
-        .join(dir)
-        .join(name);
-    match std::fs::read_to_string(&p) {
-        Ok(s) => Some(s),
-        Err(_) => {
-            eprintln!("skipping: {} is not beside this checkout", p.display());
-            None
-        }
-    }
+/// `../shared/<dir>/<name>` (the real DDL in `research`, the spec's notes in `spec`) as text.
+pub fn research_file(dir: &str, name: &str) -> String {
+    let p = crate::common::shared(&format!("{dir}/{name}"));
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-/// Run a `.schema` dump as SQLite printed it. `sqlite_sequence` is created by SQLite itself on
-/// the first AUTOINCREMENT table and cannot be created by hand, so its line is dropped.
+/// Run a `.schema` dump as SQLite printed it. Its lines for SQLite's own tables cannot be replayed
+/// and are dropped: `sqlite_sequence` (made with the first AUTOINCREMENT table) and FTS5 shadow
+/// tables (`CREATE TABLE IF NOT EXISTS '<name>_data'…`, made by their `CREATE VIRTUAL TABLE`).
 pub fn apply_ddl(conn: &Connection, ddl: &str) {
     let sql: String = ddl
         .lines()
-        .filter(|l| !l.trim_start().starts_with("CREATE TABLE sqlite_sequence"))
+        .filter(|l| {
+            let l = l.trim_start();
+            !l.starts_with("CREATE TABLE sqlite_sequence")
+                && !l.starts_with("CREATE TABLE IF NOT EXISTS '")
+        })
         .collect::<Vec<_>>()
         .join("\n");
     conn.execute_batch(&sql).expect("DDL applies");

@@ -4,8 +4,8 @@ use rusqlite::Connection;
 
 use super::{i, insert, research_file, t};
 
-/// OpenCode's DDL from ../shared/research, or `None` (the test skips).
-pub fn ddl() -> Option<String> {
+/// OpenCode's DDL from ../shared/research.
+pub fn ddl() -> String {
     research_file("research", "opencode-schema-1.18.sql")
 }
 
