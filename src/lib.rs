@@ -150,21 +150,21 @@ impl NativeClient {
 
     /// `{}` → JSON `IndexStatus`.
     #[napi]
-    pub fn index_status(&self, _args: String) -> AsyncTask<Job> {
+    pub fn index_status(&self, _args: String) -> AsyncTask<TextJob> {
         let (client, env) = (self.inner.clone(), Env::from_process());
         Job::new(move || json(&client.index_status(env)))
     }
 
     /// `{}` → JSON `IndexStatus` after deleting and building the index again.
     #[napi]
-    pub fn index_rebuild(&self, _args: String) -> AsyncTask<Job> {
+    pub fn index_rebuild(&self, _args: String) -> AsyncTask<TextJob> {
         let (client, env) = (self.inner.clone(), Env::from_process());
         Job::new(move || json(&client.index_rebuild(env)?))
     }
 
     /// `{}` → JSON `true` when the index was deleted, `false` when it is off.
     #[napi]
-    pub fn index_clear(&self, _args: String) -> AsyncTask<Job> {
+    pub fn index_clear(&self, _args: String) -> AsyncTask<TextJob> {
         let (client, env) = (self.inner.clone(), Env::from_process());
         Job::new(move || json(&client.index_clear(env)?))
     }
