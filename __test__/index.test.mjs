@@ -10,6 +10,9 @@ import { createClient } from '../index.mjs'
 import { copyDemoHome, removeDir, repoRoot, withHome } from './helpers.mjs'
 
 const run = promisify(execFile)
+// Search's recency decay reads the time of each call: pinned, so two calls made a moment apart
+// (one from the index, one scanning) are judged at the same instant and may be compared exactly.
+process.env.AGENT_MUX_NOW = '2026-11-23T00:00:00Z'
 const amux = (args, env) =>
   run(process.execPath, [join(repoRoot, 'bin', 'amux.js'), ...args], { env: { ...process.env, TZ: 'UTC', ...env } })
 
