@@ -141,6 +141,8 @@ describe('README', () => {
 
   it('running the demo never writes the index under the demo home (it goes to the cache dir)', (ctx) => {
     try { require.resolve(binary) } catch { ctx.skip() }
+    // A README command run by hand (HOME=examples/demo-home amux …, git-ignored) may have left one.
+    rmSync(join(demoHome, '.cache'), { recursive: true, force: true })
     const run = node(['bin/amux.js', 'sessions', 'search', 'kubernetes', '--json'], demoEnv())
     expect(run.status).toBe(0)
     expect(existsSync(join(process.env.AGENT_MUX_CACHE_DIR, 'index-v1.sqlite'))).toBe(true)

@@ -4,6 +4,8 @@
 // (search), a cross-agent diff of the first two hits, and the cost report by agent. Each CLI
 // command is echoed first, so it can be copied.
 import { spawnSync } from 'node:child_process'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
 
@@ -22,6 +24,11 @@ const OVERRIDES = [
 for (const name of OVERRIDES) delete process.env[name]
 process.env.HOME = home
 process.env.USERPROFILE = home
+// The index would otherwise go to the demo home's own ~/.cache, inside the checkout: keep it in
+// the system's temporary directory unless the caller chose a cache directory.
+if (!process.env.AGENT_MUX_CACHE_DIR && !process.env.AGENT_MUX_NO_CACHE) {
+  process.env.AGENT_MUX_CACHE_DIR = join(tmpdir(), 'agent-mux-demo-cache')
+}
 
 const { createClient, BUILT_IN_AGENTS } = require('../index.js')
 const { sessions } = createClient()
