@@ -17,25 +17,23 @@ fn demo_home() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo-home")
 }
 
-/// A generated home of every agent (scripts/gen_home.py), or `None` where Python or the agents'
-/// schemas are missing.
-fn generated_home(out: &Path, sessions: u32, seed: u32) -> Option<PathBuf> {
+/// A generated home of every agent (scripts/gen_home.py, from the repository's own schemas).
+/// Python 3 is a stated prerequisite, so a generator that does not run fails the test.
+fn generated_home(out: &Path, sessions: u32, seed: u32) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let ok = Command::new("python3")
+    let status = Command::new("python3")
         .arg(root.join("scripts/gen_home.py"))
-        .args(["--out", out.to_str()?, "--sessions", &sessions.to_string()])
+        .args([
+            "--out",
+            out.to_str().unwrap(),
+            "--sessions",
+            &sessions.to_string(),
+        ])
         .args(["--seed", &seed.to_string(), "--scale", "1"])
         .status()
-        .map(|s| s.success())
-        .unwrap_or(false);
-    if !ok {
-        eprintln!("skipping the generated home: scripts/gen_home.py did not run");
-        assert!(
-            std::env::var_os("AGENT_MUX_REQUIRE_FIXTURES").is_none(),
-            "gen_home.py must run when fixtures are required"
-        );
-    }
-    ok.then(|| out.to_path_buf())
+        .expect("python3 runs scripts/gen_home.py (a prerequisite, see the README)");
+    assert!(status.success(), "scripts/gen_home.py failed: {status}");
+    out.to_path_buf()
 }
 
 fn indexed(cache: &Path) -> Client {
@@ -162,9 +160,7 @@ fn the_index_answers_as_the_stores_do_on_the_demo_home() {
 #[test]
 fn the_index_answers_as_the_stores_do_on_a_generated_home() {
     let tmp = tempfile::tempdir().unwrap();
-    let Some(home) = generated_home(&tmp.path().join("home"), 150, 11) else {
-        return;
-    };
+    let home = generated_home(&tmp.path().join("home"), 150, 11);
     let cache = tmp.path().join("cache");
     let (with, without) = (indexed(&cache), scanning());
     for _ in 0..2 {
@@ -395,9 +391,7 @@ fn the_index_is_private_to_its_owner() {
 #[test]
 fn two_clients_updating_one_index_at_once_both_answer_right() {
     let tmp = tempfile::tempdir().unwrap();
-    let Some(home) = generated_home(&tmp.path().join("home"), 120, 3) else {
-        return;
-    };
+    let home = generated_home(&tmp.path().join("home"), 120, 3);
     let cache = tmp.path().join("cache");
     let without = scanning();
     let env = Env::with_home(&home);
