@@ -101,10 +101,7 @@ impl Client {
         };
         let price = |v: &mut [SessionSummary]| cost::apply_to_summaries(&ctx, v);
         // The persistent index (issue #16) finds the same hits as the scan, when it can be used.
-        let files = |ctx: &Context, agents: &[&'static dyn Agent], query: &Query| {
-            crate::index::search(ctx, agents, query)
-                .unwrap_or_else(|| crate::search::scan::scan(ctx, agents, query))
-        };
+        let files = crate::index::IndexedFiles::new();
         Ok(crate::search::run(
             &ctx,
             &targets,

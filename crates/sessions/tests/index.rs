@@ -90,7 +90,12 @@ fn assert_same_search(home: &Path, with: &Client, without: &Client) -> usize {
         for sort in ["relevance", "date", "cost"] {
             shapes.push(json!({"text": q, "sort": sort, "limit": 1000}));
         }
-        shapes.push(json!({"text": q, "limit": 3}));
+        // Cuts that leave hits out: the index completes only what the cut needs.
+        for sort in ["relevance", "date", "cost"] {
+            for limit in [1, 3] {
+                shapes.push(json!({"text": q, "sort": sort, "limit": limit}));
+            }
+        }
         shapes.push(json!({"text": q, "since": 1767225600000u64, "limit": 1000}));
         shapes.push(json!({"text": q, "until": 1748736000000u64}));
         for a in AGENTS {
@@ -152,7 +157,7 @@ fn the_index_answers_as_the_stores_do_on_the_demo_home() {
     }
     // A new client (a new process) answers from the index as it stands.
     assert!(assert_same_search(&home, &indexed(&cache), &without) > 100);
-    assert!(cache.join("index-v1.sqlite").is_file());
+    assert!(agent_mux_sessions::index::store::path_in(&cache).is_file());
     // The agent stores are byte-identical, and nothing was added to them.
     assert_eq!(snapshot(&home), before);
 }
@@ -276,15 +281,22 @@ fn sources_that_appear_grow_change_shrink_or_vanish_are_seen_at_the_next_call() 
     // Vanished: the session is dropped from the index at once, its text with it.
     std::fs::remove_file(&new).unwrap();
     assert!(agree(&home, &with, &without)[3].is_empty());
-    let db = rusqlite::Connection::open(tmp.path().join("cache/index-v1.sqlite")).unwrap();
-    let okapi: i64 = db
-        .query_row(
-            "SELECT count(*) FROM text WHERE text MATCH '\"oka\"'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert_eq!(okapi, 0);
+    let db = rusqlite::Connection::open(agent_mux_sessions::index::store::path_in(
+        &tmp.path().join("cache"),
+    ))
+    .unwrap();
+    let count = |sql: &str| -> i64 { db.query_row(sql, [], |r| r.get(0)).unwrap() };
+    assert_eq!(count("SELECT count(*) FROM term WHERE token = 'okapi'"), 0);
+    // Nothing of a dropped session is left behind: every count and body belongs to a session.
+    assert_eq!(
+        count("SELECT count(*) FROM term WHERE doc NOT IN (SELECT id FROM doc)"),
+        0
+    );
+    assert_eq!(
+        count("SELECT count(*) FROM body WHERE id NOT IN (SELECT id FROM doc)"),
+        0
+    );
+    assert!(count("SELECT count(*) FROM term") > 0);
 }
 
 #[test]
@@ -293,7 +305,7 @@ fn a_damaged_or_foreign_index_is_read_around_and_rebuilt() {
     let home = tmp.path().join("home");
     copy_dir(&demo_home(), &home);
     let cache = tmp.path().join("cache");
-    let db = cache.join("index-v1.sqlite");
+    let db = agent_mux_sessions::index::store::path_in(&cache);
     let (with, without) = (indexed(&cache), scanning());
     agree(&home, &with, &without);
     let version = |db: &Path| -> i64 {
@@ -327,7 +339,11 @@ fn a_damaged_or_foreign_index_is_read_around_and_rebuilt() {
         // Answers as a scan does, then (next call) from a rebuilt index.
         agree(&home, &with, &without);
         agree(&home, &with, &without);
-        assert_eq!(version(&db), 1, "{what}");
+        assert_eq!(
+            version(&db),
+            agent_mux_sessions::index::store::FORMAT,
+            "{what}"
+        );
         let docs: i64 = rusqlite::Connection::open(&db)
             .unwrap()
             .query_row("SELECT count(*) FROM doc", [], |r| r.get(0))
@@ -376,7 +392,8 @@ fn the_index_is_private_to_its_owner() {
     let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&cache), 0o700);
     // A reader holds the WAL and its index open (the last connection to close removes them).
-    let reader = rusqlite::Connection::open(cache.join("index-v1.sqlite")).unwrap();
+    let reader =
+        rusqlite::Connection::open(agent_mux_sessions::index::store::path_in(&cache)).unwrap();
     let _: i64 = reader
         .query_row("SELECT count(*) FROM doc", [], |r| r.get(0))
         .unwrap();

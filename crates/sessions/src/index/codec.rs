@@ -9,6 +9,8 @@ use crate::model::{
     CostRecord, Message, ModelUsage, Role, SessionSummary, Timestamp, Tokens, ToolCall, ToolResult,
     UsageSlice,
 };
+use crate::search::score::FIELDS;
+use crate::search::terms::TermCount;
 
 #[derive(Default)]
 pub struct Writer(pub Vec<u8>);
@@ -348,4 +350,55 @@ pub fn decode_messages(b: &[u8]) -> R<Vec<Message>> {
     }
     r.done()?;
     Ok(out)
+}
+
+/// A session's field lengths.
+pub fn lengths(v: &[u64; FIELDS]) -> Vec<u8> {
+    let mut w = Writer::default();
+    v.iter().for_each(|&n| w.u64(n));
+    w.0
+}
+
+pub fn decode_lengths(b: &[u8]) -> R<[u64; FIELDS]> {
+    let mut r = Reader::new(b);
+    let mut out = [0; FIELDS];
+    for n in &mut out {
+        *n = r.u64()?;
+    }
+    Ok(out)
+}
+
+/// One token's counts in one session.
+pub fn term_count(c: &TermCount) -> Vec<u8> {
+    let mut w = Writer::default();
+    c.tf.iter().for_each(|&n| w.u64(n as u64));
+    w.u64(c.body as u64);
+    w.0
+}
+
+pub fn decode_term_count(b: &[u8]) -> R<TermCount> {
+    let mut r = Reader::new(b);
+    let mut c = TermCount::default();
+    for n in &mut c.tf {
+        *n = u32::try_from(r.u64()?).map_err(|_| Corrupt)?;
+    }
+    c.body = u32::try_from(r.u64()?).map_err(|_| Corrupt)?;
+    Ok(c)
+}
+
+/// The tokens a session has term rows for (so that they can be deleted), compressed: tokens
+/// and CJK characters never hold a newline.
+pub fn vocabulary<'a>(tokens: impl Iterator<Item = &'a str>) -> Vec<u8> {
+    let joined: Vec<&str> = tokens.collect();
+    zstd::bulk::compress(joined.join("\n").as_bytes(), 1).unwrap_or_default()
+}
+
+pub fn decode_vocabulary(b: &[u8]) -> R<Vec<String>> {
+    let text = zstd::stream::decode_all(b).map_err(|_| Corrupt)?;
+    let text = String::from_utf8(text).map_err(|_| Corrupt)?;
+    Ok(text
+        .split('\n')
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+        .collect())
 }

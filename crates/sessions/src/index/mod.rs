@@ -4,14 +4,16 @@
 //!
 //! - `dir`: where it lives; `store`: the SQLite file (WAL, busy timeout, format check);
 //! - `sync`: compares each source with what was recorded, re-reads the changed, drops the gone;
-//! - `codec`: the stored summaries and messages; `text`: the folded text FTS5 picks from;
-//! - `search`: candidates from FTS5, then the search engine's own scoring.
+//! - `codec`: the stored summaries, messages and counts;
+//! - `search`: sessions and their statistics from the counts of every token, then the search
+//!   engine's own scoring.
 //!
 //! A layer above the agents and beside the engines: it uses only the `Agent` trait and the
 //! search engine's scoring, and no agent knows it exists. Every fault (no directory, a full
 //! disk, a damaged or foreign file, another process holding it too long) makes the caller read
 //! the stores as if there were no index; a damaged file is removed so the next call rebuilds it.
 use rusqlite::Connection;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -19,48 +21,104 @@ use crate::agents::Agent;
 use crate::context::Context;
 use crate::model::SessionSummary;
 use crate::query::Query;
-use crate::search::scan::FileHit;
+use crate::search::scan::{self, FileHit};
+use crate::search::Files;
 
 pub mod codec;
 pub mod dir;
 pub mod search;
 pub mod store;
 pub mod sync;
-pub mod text;
 
 use store::Fault;
 use sync::Part;
 
-/// Run `f` on the index of this call's cache directory; `None` when there is none or it cannot
-/// be used (the caller then reads the stores).
-fn with_index<T>(ctx: &Context, f: impl FnOnce(&Connection) -> Result<T, Fault>) -> Option<T> {
+/// The index of this call's cache directory, opened; `None` when there is none or it cannot be
+/// opened.
+fn open(ctx: &Context) -> Option<(PathBuf, Connection)> {
     let dir = dir::resolve(ctx)?;
-    let result = store::open(&dir).and_then(|conn| f(&conn));
+    match store::open(&dir) {
+        Ok(conn) => Some((dir, conn)),
+        Err(fault) => settle(&dir, Err(fault)),
+    }
+}
+
+/// What a fault means: a damaged or foreign index is removed, so the next call builds it afresh.
+fn settle<T>(dir: &std::path::Path, result: Result<T, Fault>) -> Option<T> {
     match result {
         Ok(v) => Some(v),
         Err(Fault::Broken(_)) => {
-            // Damaged or foreign: start afresh next time.
-            let _ = store::remove(&dir);
+            let _ = store::remove(dir);
             None
         }
         Err(Fault::Unusable(_)) => None,
     }
 }
 
-/// The file engine's hits for `q` over `agents`, from the index brought up to date; `None` when
-/// the index is off or unusable.
-pub fn search(ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Option<Vec<FileHit>> {
-    if agents.is_empty() {
-        return Some(Vec::new());
-    }
-    with_index(ctx, |conn| {
-        let mut sources = Vec::new();
-        for a in agents {
-            let v = sync::sync(conn, ctx, *a, Part::Documents)?;
-            sources.extend(v.into_iter().map(|s| (*a, s)));
+/// Run `f` on the index of this call's cache directory; `None` when there is none or it cannot
+/// be used (the caller then reads the stores).
+fn with_index<T>(ctx: &Context, f: impl FnOnce(&Connection) -> Result<T, Fault>) -> Option<T> {
+    let (dir, conn) = open(ctx)?;
+    settle(&dir, f(&conn))
+}
+
+/// The search engine's files from the index brought up to date, or from the scan when the index
+/// is off or cannot be used. Hits found from the index's counts are completed from the same
+/// snapshot of it.
+pub struct IndexedFiles {
+    /// The index a search read, in a read transaction, for completing its pending hits.
+    snapshot: RefCell<Option<(PathBuf, Connection)>>,
+}
+
+impl IndexedFiles {
+    pub fn new() -> IndexedFiles {
+        IndexedFiles {
+            snapshot: RefCell::new(None),
         }
-        search::search(conn, sources, q)
-    })
+    }
+}
+
+impl Default for IndexedFiles {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Files for IndexedFiles {
+    fn hits(&self, ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<FileHit> {
+        if agents.is_empty() {
+            return Vec::new();
+        }
+        let Some((dir, conn)) = open(ctx) else {
+            return scan::scan(ctx, agents, q);
+        };
+        let found = (|| {
+            let mut sources = Vec::new();
+            for a in agents {
+                let v = sync::sync(&conn, ctx, *a, Part::Documents)?;
+                sources.extend(v.into_iter().map(|s| (*a, s)));
+            }
+            // One snapshot for the hits and their completion, whatever other processes write.
+            conn.execute_batch("BEGIN")?;
+            search::search(&conn, sources, q)
+        })();
+        match settle(&dir, found) {
+            Some(hits) => {
+                *self.snapshot.borrow_mut() = Some((dir, conn));
+                hits
+            }
+            None => scan::scan(ctx, agents, q),
+        }
+    }
+
+    fn complete(&self, q: &Query, keys: &[u64]) -> Option<Vec<(u32, Option<String>)>> {
+        if keys.is_empty() {
+            return Some(Vec::new());
+        }
+        let snapshot = self.snapshot.borrow();
+        let (dir, conn) = snapshot.as_ref()?;
+        settle(dir, search::complete(conn, q, keys))
+    }
 }
 
 /// Unpriced summaries of every session of `agent` (as `SummaryCache::all_summaries` gives them,

@@ -1,165 +1,344 @@
-//! Search from the index: FTS5 (trigrams of the folded text) picks the sessions that may match,
-//! a superset of what a scan would find; the search engine's own analysis and ranking then run
-//! on their stored messages, so scores, snippets and counts are the scan's.
+//! Search from the index. Every token (and CJK character) of every session is kept with its
+//! counts per field (`search::terms`), so:
+//! - a query of single words (with OR, NOT and prefixes) is answered from those counts alone:
+//!   which sessions match, how many times, their scores. Sessions are read only for the results
+//!   returned (their snippets) and, for words side by side, for those that may make the cut;
+//! - any other query (phrases, CJK) reads the sessions that hold every token or CJK character it
+//!   needs and analyses them as the scan does.
+//!
+//! Either way the search engine's own ranking (`scan::rank`) scores them, so scores, snippets
+//! and counts are the scan's.
 use rayon::prelude::*;
-use rusqlite::Connection;
-use std::collections::HashMap;
+use rusqlite::{params, Connection, OptionalExtension};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::codec;
 use super::store::Fault;
 use super::sync::path_bytes;
 use crate::agents::{Agent, Source};
-use crate::model::Session;
-use crate::query::parse::{Expr, Query};
-use crate::query::prefilter::{needles_of, Prefilter};
-use crate::search::scan::{rank, Examined, FileHit};
-use crate::search::score::{analyse, Matcher};
+use crate::model::{Session, SessionSummary};
+use crate::query::parse::{Expr, Leaf, Query};
+use crate::query::prefilter::Prefilter;
+use crate::query::text::is_cjk;
+use crate::search::scan::{rank, Examined, FileHit, ReadSession};
+use crate::search::score::{adjacency_leaf, analyse, Matcher, Stats, FIELDS};
+use crate::search::terms::TermCount;
 
-/// An FTS5 expression that every session able to match `q` satisfies (NOTs ignored, as a match
-/// needs only the rest), or `None` when it cannot narrow anything (every session is a candidate).
-pub fn candidates_expr(q: &Query) -> Option<String> {
-    expr(q, &q.expr)
-}
-
-fn expr(q: &Query, e: &Expr) -> Option<String> {
-    match e {
-        Expr::Leaf(l) => and(needles_of(&q.leaves[*l]).iter().filter_map(|n| needle(n))),
-        Expr::And(v) => and(v.iter().filter_map(|e| expr(q, e))),
-        // One part that cannot narrow makes the whole OR unable to.
-        Expr::Or(v) => {
-            let parts: Option<Vec<String>> = v.iter().map(|e| expr(q, e)).collect();
-            let parts = parts?;
-            (!parts.is_empty()).then(|| format!("({})", parts.join(" OR ")))
-        }
-        Expr::Not(a, _) => expr(q, a),
-    }
-}
-
-fn and(parts: impl Iterator<Item = String>) -> Option<String> {
-    let v: Vec<String> = parts.collect();
-    (!v.is_empty()).then(|| format!("({})", v.join(" AND ")))
-}
-
-/// Every trigram of a needle (a text holding the needle holds them all); `None` for a needle of
-/// fewer than three characters, which trigrams cannot look up.
-fn needle(n: &str) -> Option<String> {
-    let chars: Vec<char> = n.chars().collect();
-    if chars.len() < 3 {
-        return None;
-    }
-    let grams: Vec<String> = chars
-        .windows(3)
-        .map(|w| {
-            let g: String = w.iter().collect();
-            format!("\"{}\"", g.replace('"', "\"\""))
-        })
-        .collect();
-    and(grams.into_iter())
-}
-
-/// A candidate: its source, summary and compressed messages.
-struct Candidate {
-    source: i64,
-    summary: Vec<u8>,
-    body: Vec<u8>,
-}
-
-/// Search the indexed documents of `sources` (already brought up to date).
-pub fn search(
+/// The indexed sources a search covers, in the scan's order: id and sessions held.
+fn covered(
     conn: &Connection,
     mut sources: Vec<(&'static dyn Agent, Source)>,
-    q: &Query,
-) -> Result<Vec<FileHit>, Fault> {
+) -> Result<Vec<(i64, usize)>, Fault> {
     let mut names: Vec<&str> = sources.iter().map(|(a, _)| a.name()).collect();
     names.dedup();
     let names_json = serde_json::to_string(&names).unwrap_or_default();
     let mut stored: HashMap<(String, Vec<u8>), (i64, usize)> = HashMap::new();
-    {
-        let mut st = conn.prepare(
-            "SELECT id, sessions, agent, path FROM source WHERE search_key IS NOT NULL
-             AND agent IN (SELECT value FROM json_each(?1))",
-        )?;
-        let rows = st.query_map([&names_json], |r| {
-            Ok((
-                (r.get(2)?, r.get(3)?),
-                (r.get(0)?, r.get::<_, i64>(1)? as usize),
-            ))
-        })?;
-        for r in rows {
-            let (k, v) = r?;
-            stored.insert(k, v);
-        }
+    let mut st = conn.prepare(
+        "SELECT id, sessions, agent, path FROM source WHERE search_key IS NOT NULL
+         AND agent IN (SELECT value FROM json_each(?1))",
+    )?;
+    let rows = st.query_map([&names_json], |r| {
+        Ok((
+            (r.get(2)?, r.get(3)?),
+            (r.get(0)?, r.get::<_, i64>(1)? as usize),
+        ))
+    })?;
+    for r in rows {
+        let (k, v) = r?;
+        stored.insert(k, v);
     }
     // The scan's order (largest first), so that of two equal hits on one session the same copy
     // is kept.
     sources.sort_by_key(|(_, s)| std::cmp::Reverse(s.stamps.iter().map(|t| t.size).sum::<u64>()));
-    let sources: Vec<(i64, usize)> = sources
+    Ok(sources
         .iter()
         .filter_map(|(a, s)| {
             let key = (a.name().to_string(), path_bytes(&s.path).to_vec());
             stored.get(&key).copied()
         })
+        .collect())
+}
+
+/// Search the indexed documents of `sources` (already brought up to date).
+pub fn search(
+    conn: &Connection,
+    sources: Vec<(&'static dyn Agent, Source)>,
+    q: &Query,
+) -> Result<Vec<FileHit>, Fault> {
+    let covered = covered(conn, sources)?;
+    let in_scope: HashSet<i64> = covered.iter().map(|&(id, _)| id).collect();
+    let read = match one_word_leaves(q) {
+        Some(words) => from_counts(conn, q, &words, &in_scope)?,
+        None => by_analysis(conn, q, &in_scope)?,
+    };
+    Ok(rank(q, examined(covered, read)))
+}
+
+/// Per source, its sessions read (in doc order), as ranking takes them.
+fn examined(
+    covered: Vec<(i64, usize)>,
+    mut read: HashMap<i64, BTreeMap<i64, ReadSession>>,
+) -> impl Iterator<Item = Examined> {
+    covered.into_iter().map(move |(id, sessions)| Examined {
+        sessions,
+        read: read.remove(&id).unwrap_or_default().into_values().collect(),
+    })
+}
+
+/// The token and whether it is a prefix, of each leaf, when every leaf is one word and the
+/// query cannot match a session that holds none of them.
+fn one_word_leaves(q: &Query) -> Option<Vec<(&str, bool)>> {
+    let words: Option<Vec<(&str, bool)>> = q
+        .leaves
+        .iter()
+        .map(|l| match l {
+            Leaf::Words { tokens, prefix } if tokens.len() == 1 => {
+                Some((tokens[0].as_str(), *prefix))
+            }
+            _ => None,
+        })
         .collect();
-    let mut candidates: Vec<Candidate> = Vec::new();
-    {
-        let filter = candidates_expr(q);
-        let sql = match filter {
-            Some(_) => {
-                "SELECT source, summary, body FROM doc WHERE agent IN (SELECT value FROM json_each(?1))
-                 AND id IN (SELECT rowid FROM text WHERE text MATCH ?2) ORDER BY id"
+    words.filter(|_| !q.eval_ignoring_not(&|_| false))
+}
+
+/// The upper end of the tokens that start with `prefix`: no token holds U+10FFFF.
+fn prefix_end(prefix: &str) -> String {
+    format!("{prefix}\u{10FFFF}")
+}
+
+/// Sessions of sources in scope, per source, by doc id.
+type BySource = HashMap<i64, BTreeMap<i64, ReadSession>>;
+
+/// Statistics of every session holding one of the words, from the stored counts alone.
+fn from_counts(
+    conn: &Connection,
+    q: &Query,
+    words: &[(&str, bool)],
+    in_scope: &HashSet<i64>,
+) -> Result<BySource, Fault> {
+    struct Counted {
+        source: i64,
+        lengths: [u64; FIELDS],
+        per_leaf: Vec<TermCount>,
+    }
+    let mut docs: HashMap<i64, Counted> = HashMap::new();
+    let mut exact = conn.prepare_cached(
+        "SELECT t.doc, t.counts, d.source, d.lengths FROM term t JOIN doc d ON d.id = t.doc
+         WHERE t.token = ?1",
+    )?;
+    let mut range = conn.prepare_cached(
+        "SELECT t.doc, t.counts, d.source, d.lengths FROM term t JOIN doc d ON d.id = t.doc
+         WHERE t.token >= ?1 AND t.token < ?2",
+    )?;
+    for (l, &(word, prefix)) in words.iter().enumerate() {
+        let mut rows = if prefix {
+            range.query(params![word, prefix_end(word)])?
+        } else {
+            exact.query(params![word])?
+        };
+        while let Some(r) = rows.next()? {
+            let source: i64 = r.get(2)?;
+            if !in_scope.contains(&source) {
+                continue;
             }
-            None => {
-                "SELECT source, summary, body FROM doc WHERE agent IN (SELECT value FROM json_each(?1))
-                 ORDER BY id"
+            let counts =
+                codec::decode_term_count(&r.get::<_, Vec<u8>>(1)?).map_err(|_| corrupt())?;
+            let doc = match docs.entry(r.get(0)?) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    let lengths =
+                        codec::decode_lengths(&r.get::<_, Vec<u8>>(3)?).map_err(|_| corrupt())?;
+                    e.insert(Counted {
+                        source,
+                        lengths,
+                        per_leaf: vec![TermCount::default(); words.len()],
+                    })
+                }
+            };
+            // A prefix sums the counts of every token it starts.
+            let sum = &mut doc.per_leaf[l];
+            for (a, b) in sum.tf.iter_mut().zip(counts.tf) {
+                *a += b;
             }
+            sum.body += counts.body;
+        }
+    }
+    // Words side by side can be no more frequent than the rarer of them.
+    let side_by_side = adjacency_leaf(q).is_some();
+    let mut summary = conn.prepare_cached("SELECT summary FROM doc WHERE id = ?1")?;
+    let mut out: BySource = HashMap::new();
+    for (id, c) in docs {
+        let stats = Stats {
+            tf: c.per_leaf.iter().map(|t| t.tf).collect(),
+            adjacent_tf: 0,
+            lengths: c.lengths,
+            snippet: None,
         };
-        let mut st = conn.prepare(sql)?;
-        let map = |r: &rusqlite::Row| {
-            Ok(Candidate {
-                source: r.get(0)?,
-                summary: r.get(1)?,
-                body: r.get(2)?,
-            })
+        let hit = match stats.matches(q) {
+            true => {
+                let blob: Vec<u8> = summary.query_row([id], |r| r.get(0))?;
+                Some(decode_summary(&blob)?)
+            }
+            false => None,
         };
-        let rows = match &filter {
-            Some(f) => st.query_map(rusqlite::params![names_json, f], map)?,
-            None => st.query_map(rusqlite::params![names_json], map)?,
+        let most = match side_by_side {
+            true => c.per_leaf.iter().map(|t| t.body).min().unwrap_or(0),
+            false => 0,
         };
-        for r in rows {
-            candidates.push(r?);
+        let read = ReadSession {
+            stats,
+            hit,
+            later: Some((id as u64, most)),
+        };
+        out.entry(c.source).or_default().insert(id, read);
+    }
+    Ok(out)
+}
+
+/// Every session that may match (holding every token or CJK character the query needs,
+/// ignoring its NOTs), read and analysed.
+fn by_analysis(conn: &Connection, q: &Query, in_scope: &HashSet<i64>) -> Result<BySource, Fault> {
+    let ids = candidates(conn, q, &q.expr)?;
+    let mut read = conn.prepare_cached(
+        "SELECT d.source, d.summary, b.messages FROM doc d JOIN body b ON b.id = d.id
+         WHERE d.id = ?1",
+    )?;
+    let mut blobs = Vec::new();
+    for id in ids {
+        let row: Option<(i64, Vec<u8>, Vec<u8>)> = read
+            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .optional()?;
+        match row {
+            Some((source, summary, messages)) if in_scope.contains(&source) => {
+                blobs.push((id, source, summary, messages))
+            }
+            Some(_) => {}
+            None => return Err(corrupt()),
         }
     }
     let pf = Prefilter::new(q);
     let matcher = Matcher::new(q, &pf);
-    let analysed: Vec<_> = candidates
+    let analysed: Vec<(i64, i64, ReadSession)> = blobs
         .par_iter()
-        .map(|c| {
-            let summary = codec::decode_summary(&c.summary).map_err(|_| corrupt())?;
-            let body = zstd::stream::decode_all(c.body.as_slice()).map_err(|_| corrupt())?;
-            let messages = codec::decode_messages(&body).map_err(|_| corrupt())?;
-            let s = Session {
-                summary,
-                messages,
-                raw: None,
-            };
+        .map(|(id, source, summary, messages)| {
+            let s = session(summary, messages)?;
             let st = analyse(&matcher, &s);
-            let hit = st.matches(q).then(|| {
-                let mut summary = s.summary;
-                summary.unified_id = crate::ids::unified_id(&summary.agent, &summary.session_id);
-                summary
-            });
-            Ok((c.source, st, hit))
+            let hit = st.matches(q).then_some(s.summary);
+            Ok((*id, *source, ReadSession::complete(st, hit)))
         })
         .collect::<Result<_, Fault>>()?;
-    let mut read: HashMap<i64, Vec<_>> = HashMap::new();
-    for (source, st, hit) in analysed {
-        read.entry(source).or_default().push((st, hit));
+    let mut out: BySource = HashMap::new();
+    for (id, source, r) in analysed {
+        out.entry(source).or_default().insert(id, r);
     }
-    let examined = sources.into_iter().map(|(id, sessions)| Examined {
-        sessions,
-        read: read.remove(&id).unwrap_or_default(),
-    });
-    Ok(rank(q, examined))
+    Ok(out)
+}
+
+/// Docs that hold what `e` needs, ignoring NOTs.
+fn candidates(conn: &Connection, q: &Query, e: &Expr) -> Result<HashSet<i64>, Fault> {
+    Ok(match e {
+        Expr::Leaf(l) => {
+            let (words, prefix): (Vec<String>, bool) = match &q.leaves[*l] {
+                Leaf::Words { tokens, prefix } => (tokens.clone(), *prefix),
+                Leaf::Substring(s) => (
+                    s.chars().filter(|&c| is_cjk(c)).map(String::from).collect(),
+                    false,
+                ),
+            };
+            let last = words.len().saturating_sub(1);
+            let mut out: Option<HashSet<i64>> = None;
+            for (i, w) in words.iter().enumerate() {
+                let has = docs_with(conn, w, prefix && i == last)?;
+                out = Some(match out {
+                    None => has,
+                    Some(o) => o.intersection(&has).copied().collect(),
+                });
+            }
+            out.unwrap_or_default()
+        }
+        Expr::And(v) => {
+            let mut out: Option<HashSet<i64>> = None;
+            for e in v {
+                let has = candidates(conn, q, e)?;
+                out = Some(match out {
+                    None => has,
+                    Some(o) => o.intersection(&has).copied().collect(),
+                });
+            }
+            out.unwrap_or_default()
+        }
+        Expr::Or(v) => {
+            let mut out = HashSet::new();
+            for e in v {
+                out.extend(candidates(conn, q, e)?);
+            }
+            out
+        }
+        Expr::Not(a, _) => candidates(conn, q, a)?,
+    })
+}
+
+fn docs_with(conn: &Connection, token: &str, prefix: bool) -> Result<HashSet<i64>, Fault> {
+    let mut out = HashSet::new();
+    if prefix {
+        let mut st =
+            conn.prepare_cached("SELECT doc FROM term WHERE token >= ?1 AND token < ?2")?;
+        let rows = st.query_map(params![token, prefix_end(token)], |r| r.get(0))?;
+        for r in rows {
+            out.insert(r?);
+        }
+    } else {
+        let mut st = conn.prepare_cached("SELECT doc FROM term WHERE token = ?1")?;
+        let rows = st.query_map([token], |r| r.get(0))?;
+        for r in rows {
+            out.insert(r?);
+        }
+    }
+    Ok(out)
+}
+
+/// The side-by-side count and snippet of the docs `keys` (hits left pending by `from_counts`).
+pub fn complete(
+    conn: &Connection,
+    q: &Query,
+    keys: &[u64],
+) -> Result<Vec<(u32, Option<String>)>, Fault> {
+    let mut read = conn.prepare_cached(
+        "SELECT d.summary, b.messages FROM doc d JOIN body b ON b.id = d.id WHERE d.id = ?1",
+    )?;
+    let mut blobs = Vec::with_capacity(keys.len());
+    for &k in keys {
+        let row: Option<(Vec<u8>, Vec<u8>)> = read
+            .query_row([k as i64], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        blobs.push(row.ok_or_else(corrupt)?);
+    }
+    let pf = Prefilter::new(q);
+    let matcher = Matcher::new(q, &pf);
+    blobs
+        .par_iter()
+        .map(|(summary, messages)| {
+            let st = analyse(&matcher, &session(summary, messages)?);
+            Ok((st.adjacent_tf, st.snippet))
+        })
+        .collect()
+}
+
+/// A stored summary as search reports it.
+fn decode_summary(blob: &[u8]) -> Result<SessionSummary, Fault> {
+    let mut summary = codec::decode_summary(blob).map_err(|_| corrupt())?;
+    summary.unified_id = crate::ids::unified_id(&summary.agent, &summary.session_id);
+    Ok(summary)
+}
+
+/// A stored session, for analysis.
+fn session(summary: &[u8], messages: &[u8]) -> Result<Session, Fault> {
+    let body = zstd::stream::decode_all(messages).map_err(|_| corrupt())?;
+    Ok(Session {
+        summary: decode_summary(summary)?,
+        messages: codec::decode_messages(&body).map_err(|_| corrupt())?,
+        raw: None,
+    })
 }
 
 fn corrupt() -> Fault {

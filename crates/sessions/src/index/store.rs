@@ -7,7 +7,7 @@ use std::time::Duration;
 
 /// Bumped whenever what is stored changes meaning; an index of another format is rebuilt. The
 /// file name carries it too, so two versions of agent-mux on one machine keep their own files.
-pub const FORMAT: i64 = 1;
+pub const FORMAT: i64 = 2;
 
 /// How long a call waits for another process's write before reading the stores instead.
 const BUSY: Duration = Duration::from_millis(1500);
@@ -56,19 +56,28 @@ CREATE TABLE IF NOT EXISTS source(
     sessions INTEGER NOT NULL DEFAULT 0,
     UNIQUE(agent, path)
 );
--- one searchable session: its summary as search reports it, its messages (zstd)
+-- one searchable session: its summary as search reports it, its field lengths
 CREATE TABLE IF NOT EXISTS doc(
     id INTEGER PRIMARY KEY,
     source INTEGER NOT NULL,
     agent TEXT NOT NULL,
     summary BLOB NOT NULL,
-    body BLOB NOT NULL
+    lengths BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS doc_by_source ON doc(source);
--- the folded text of each doc (rowid = doc id), for picking candidates only
-CREATE VIRTUAL TABLE IF NOT EXISTS text USING fts5(
-    t, content='', contentless_delete=1, detail=none, tokenize='trigram case_sensitive 1'
+-- a doc's messages (zstd), read only for the results shown, and the tokens it has terms for
+CREATE TABLE IF NOT EXISTS body(
+    id INTEGER PRIMARY KEY,
+    messages BLOB NOT NULL,
+    vocabulary BLOB NOT NULL
 );
+-- every token (and CJK character) of every doc, with its counts per field (search::terms)
+CREATE TABLE IF NOT EXISTS term(
+    token TEXT NOT NULL,
+    doc INTEGER NOT NULL,
+    counts BLOB NOT NULL,
+    PRIMARY KEY(token, doc)
+) WITHOUT ROWID;
 ";
 
 /// Open (creating if needed) the index in `dir`.

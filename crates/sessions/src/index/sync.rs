@@ -8,11 +8,11 @@ use std::collections::HashMap;
 
 use super::codec::{self, Writer};
 use super::store::Fault;
-use super::text::searchable_text;
 use crate::agents::{Agent, Source};
 use crate::context::{Context, Progress};
 use crate::model::SessionSummary;
 use crate::read::page_cache::install_for;
+use crate::search::terms::{term_stats, TermCount};
 
 /// Which part of a source a call needs up to date.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -63,8 +63,10 @@ pub fn path_bytes(p: &std::path::Path) -> &[u8] {
 /// One session ready to store.
 struct Doc {
     summary: Vec<u8>,
-    body: Vec<u8>,
-    text: String,
+    lengths: Vec<u8>,
+    messages: Vec<u8>,
+    /// Sorted by token, so that inserting them walks the index in order.
+    terms: Vec<(String, TermCount)>,
 }
 
 /// What reading one source gave.
@@ -81,11 +83,17 @@ fn read(ctx: &Context, a: &dyn Agent, src: &Source, part: Part) -> Read {
             Ok(sessions) => Read::Documents(
                 sessions
                     .iter()
-                    .map(|s| Doc {
-                        summary: codec::summary(&s.summary),
-                        body: zstd::bulk::compress(&codec::messages(&s.messages), 1)
-                            .unwrap_or_default(),
-                        text: searchable_text(s),
+                    .map(|s| {
+                        let stats = term_stats(s);
+                        let mut terms: Vec<_> = stats.terms.into_iter().collect();
+                        terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                        Doc {
+                            summary: codec::summary(&s.summary),
+                            lengths: codec::lengths(&stats.lengths),
+                            messages: zstd::bulk::compress(&codec::messages(&s.messages), 1)
+                                .unwrap_or_default(),
+                            terms,
+                        }
                     })
                     .collect(),
             ),
@@ -226,12 +234,29 @@ fn source_id(tx: &Connection, agent: &str, src: &Source) -> rusqlite::Result<i64
 }
 
 fn drop_documents(tx: &Connection, source: i64) -> rusqlite::Result<()> {
-    tx.execute(
-        "DELETE FROM text WHERE rowid IN (SELECT id FROM doc WHERE source = ?1)",
-        [source],
+    let mut vocabularies = tx.prepare_cached(
+        "SELECT b.id, b.vocabulary FROM doc d JOIN body b ON b.id = d.id WHERE d.source = ?1",
     )?;
+    let docs: Vec<(i64, Vec<u8>)> = vocabularies
+        .query_map([source], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut term = tx.prepare_cached("DELETE FROM term WHERE token = ?1 AND doc = ?2")?;
+    for (doc, vocabulary) in docs {
+        // A vocabulary that does not decode leaves its terms behind: the index is damaged.
+        let tokens = codec::decode_vocabulary(&vocabulary)
+            .map_err(|_| rusqlite::Error::SqliteFailure(corrupt(), None))?;
+        for t in tokens {
+            term.execute(params![t, doc])?;
+        }
+        tx.execute("DELETE FROM body WHERE id = ?1", [doc])?;
+    }
     tx.execute("DELETE FROM doc WHERE source = ?1", [source])?;
     Ok(())
+}
+
+/// The error SQLite gives a damaged database, so that the index is rebuilt.
+fn corrupt() -> rusqlite::ffi::Error {
+    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT)
 }
 
 fn write(tx: &Connection, agent: &str, src: &Source, k: &[u8], r: Read) -> rusqlite::Result<()> {
@@ -250,12 +275,20 @@ fn write(tx: &Connection, agent: &str, src: &Source, k: &[u8], r: Read) -> rusql
         Read::Documents(docs) => {
             drop_documents(tx, id)?;
             let mut doc = tx.prepare_cached(
-                "INSERT INTO doc(source, agent, summary, body) VALUES (?1, ?2, ?3, ?4)",
+                "INSERT INTO doc(source, agent, summary, lengths) VALUES (?1, ?2, ?3, ?4)",
             )?;
-            let mut text = tx.prepare_cached("INSERT INTO text(rowid, t) VALUES (?1, ?2)")?;
+            let mut body = tx
+                .prepare_cached("INSERT INTO body(id, messages, vocabulary) VALUES (?1, ?2, ?3)")?;
+            let mut term =
+                tx.prepare_cached("INSERT INTO term(token, doc, counts) VALUES (?1, ?2, ?3)")?;
             for d in &docs {
-                doc.execute(params![id, agent, d.summary, d.body])?;
-                text.execute(params![tx.last_insert_rowid(), d.text])?;
+                doc.execute(params![id, agent, d.summary, d.lengths])?;
+                let doc_id = tx.last_insert_rowid();
+                let vocabulary = codec::vocabulary(d.terms.iter().map(|(t, _)| t.as_str()));
+                body.execute(params![doc_id, d.messages, vocabulary])?;
+                for (t, c) in &d.terms {
+                    term.execute(params![t, doc_id, codec::term_count(c)])?;
+                }
             }
             tx.execute(
                 "UPDATE source SET search_key = ?2, sessions = ?3 WHERE id = ?1",

@@ -20,6 +20,7 @@ use crate::options::{SearchQuery, SearchSort};
 pub mod corpus;
 pub mod scan;
 pub mod score;
+pub mod terms;
 
 #[cfg(test)]
 mod tests;
@@ -30,19 +31,53 @@ pub use crate::query::{ByteFilter, NativeHit, Query, StoreRow};
 type SnippetFrom = (&'static dyn Agent, StoreRow);
 
 /// A result before normalisation: a summary (priced), its text score before normalisation, how many of the
-/// query's terms it holds, and the row whose snippet its agent makes if the result is returned.
+/// query's terms it holds, the row whose snippet its agent makes if the result is returned, and
+/// what a hit the index found from statistics alone still needs (`score` is then a lower bound).
 struct Found {
     summary: SessionSummary,
     score: f64,
     terms: usize,
     snippet_from: Option<SnippetFrom>,
+    pending: Option<scan::Pending>,
+}
+
+impl Found {
+    /// The most the score can be once complete.
+    fn most(&self) -> f64 {
+        self.score + self.pending.map_or(0.0, |p| p.most())
+    }
+
+    /// Is the score itself still unknown (not only the snippet)?
+    fn uncertain(&self) -> bool {
+        self.pending.is_some_and(|p| p.bonus.is_some())
+    }
 }
 
 /// An agent's summaries (unpriced, as `list` reads them) of the sessions with the given ids.
 pub type SummariesOf<'a> = dyn Fn(&dyn Agent, &HashSet<&str>) -> Vec<SessionSummary> + Sync + 'a;
 
-/// The file engine a search runs on (`scan::scan`, or the index that gives the same hits).
-pub type Files<'a> = dyn Fn(&Context, &[&'static dyn Agent], &Query) -> Vec<scan::FileHit> + 'a;
+/// Where the hits of the agents without a search of their own come from: the scan, or the
+/// index, which may leave hits pending (`scan::Pending`) and completes those a result needs.
+pub trait Files {
+    fn hits(&self, ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<scan::FileHit>;
+
+    /// The side-by-side count and snippet of the sessions of pending hits, by key, in order;
+    /// `None` when they cannot be read any more (the search then scans instead).
+    fn complete(&self, q: &Query, keys: &[u64]) -> Option<Vec<(u32, Option<String>)>>;
+}
+
+/// The scan: every hit complete.
+pub struct Scan;
+
+impl Files for Scan {
+    fn hits(&self, ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<scan::FileHit> {
+        scan::scan(ctx, agents, q)
+    }
+
+    fn complete(&self, _: &Query, keys: &[u64]) -> Option<Vec<(u32, Option<String>)>> {
+        keys.is_empty().then(Vec::new)
+    }
+}
 
 /// Run `q` over `targets`. `summaries_of` reports natively searched sessions (only the hits are
 /// copied and priced, not a whole store); `price` prices and tags summaries; `files` finds the
@@ -53,7 +88,7 @@ pub fn run(
     q: &SearchQuery,
     summaries_of: &SummariesOf,
     price: &dyn Fn(&mut [SessionSummary]),
-    files: &Files,
+    files: &dyn Files,
 ) -> Vec<SessionSummary> {
     let Some(query) = Query::parse(&q.text) else {
         return Vec::new();
@@ -61,6 +96,20 @@ pub fn run(
     if q.limit == 0 {
         return Vec::new();
     }
+    let search = |files: &dyn Files| run_on(ctx, targets, q, &query, summaries_of, price, files);
+    // Pending hits whose sessions went unreadable: the scan has none.
+    search(files).unwrap_or_else(|| search(&Scan).unwrap_or_default())
+}
+
+fn run_on(
+    ctx: &Context,
+    targets: &[&'static dyn Agent],
+    q: &SearchQuery,
+    query: &Query,
+    summaries_of: &SummariesOf,
+    price: &dyn Fn(&mut [SessionSummary]),
+    files: &dyn Files,
+) -> Option<Vec<SessionSummary>> {
     // Prices and run-index tags matter before the cut only to sort by cost or filter by tag;
     // otherwise only the results returned are priced.
     let price_early =
@@ -71,10 +120,7 @@ pub fn run(
     let mut found: Vec<Found> = Vec::new();
     let mut scanned: Vec<&'static dyn Agent> = Vec::new();
     for &a in targets {
-        match a
-            .search_support()
-            .and_then(|s| s.native_search(ctx, &query))
-        {
+        match a.search_support().and_then(|s| s.native_search(ctx, query)) {
             None => scanned.push(a),
             // A native engine reports no coverage: its hits count as holding every term.
             Some(Ok(hits)) => found.extend(join_native(a, hits, summaries_of, early, terms)),
@@ -82,7 +128,7 @@ pub fn run(
             Some(Err(_)) => {}
         }
     }
-    let mut from_files = files(ctx, &scanned, &query);
+    let mut from_files = files.hits(ctx, &scanned, query);
     let mut summaries: Vec<SessionSummary> = from_files.iter().map(|h| h.summary.clone()).collect();
     early(&mut summaries);
     for (h, s) in from_files.drain(..).zip(summaries) {
@@ -91,28 +137,202 @@ pub fn run(
             score: h.score,
             terms: h.terms,
             snippet_from: None,
+            pending: h.pending,
         });
     }
     found.retain(|f| list::matches(&f.summary, &q.filters));
-    let found = finish(dedupe(found), q, ctx.env.now());
-    let mut out = with_native_snippets(&query, found);
+    // Of a session found twice the better score is kept: know both.
+    let mut copies: HashMap<&str, usize> = HashMap::new();
+    for f in &found {
+        *copies.entry(f.summary.unified_id.as_str()).or_default() += 1;
+    }
+    let twice: Vec<usize> = (0..found.len())
+        .filter(|&i| found[i].uncertain() && copies[found[i].summary.unified_id.as_str()] > 1)
+        .collect();
+    complete(&mut found, &twice, query, files)?;
+    let mut found = dedupe(found);
+    let now = ctx.env.now();
+    settle(&mut found, q, now, query, files)?;
+    let mut found = finish(found, q, now);
+    let left: Vec<usize> = (0..found.len())
+        .filter(|&i| found[i].pending.is_some())
+        .collect();
+    debug_assert!(left.iter().all(|&i| !found[i].uncertain()));
+    complete(&mut found, &left, query, files)?;
+    let mut out = with_native_snippets(query, found);
     if !price_early {
         price(&mut out);
     }
-    out
+    Some(out)
+}
+
+/// Complete the pending hits at `at`: their exact score and their snippet.
+fn complete(found: &mut [Found], at: &[usize], query: &Query, files: &dyn Files) -> Option<()> {
+    if at.is_empty() {
+        return Some(());
+    }
+    let keys: Vec<u64> = at
+        .iter()
+        .filter_map(|&i| found[i].pending.map(|p| p.key))
+        .collect();
+    let done = files.complete(query, &keys)?;
+    if done.len() != at.len() {
+        return None;
+    }
+    for (&i, (adjacent, snippet)) in at.iter().zip(done) {
+        let f = &mut found[i];
+        if let Some((bonus, _)) = f.pending.take().and_then(|p| p.bonus) {
+            // As `Corpus::score` adds it.
+            f.score += bonus.value(adjacent);
+        }
+        f.summary.snippet = snippet;
+    }
+    Some(())
+}
+
+/// Leeway for float rounding when comparing a bound with a score, and for relevances that
+/// round to the same 1e-9.
+const SLACK: f64 = 1e-8;
+
+/// Complete the pending hits whose scores decide the results: the best scores (every relevance
+/// is scaled by them), then those that may make the cut. Every other hit's score stays a lower
+/// bound, which ranks it where its exact score would, below the cut.
+fn settle(
+    found: &mut [Found],
+    q: &SearchQuery,
+    now: Option<Timestamp>,
+    query: &Query,
+    files: &dyn Files,
+) -> Option<()> {
+    if !found.iter().any(Found::uncertain) {
+        return Some(());
+    }
+    let now = now.or_else(|| found.iter().map(|f| f.summary.updated_at).max())?;
+    let recency: Vec<f64> = found
+        .iter()
+        .map(|f| score::recency(f.summary.updated_at, now))
+        .collect();
+    loop {
+        // The best weighted score, overall and among the hits of most terms.
+        let low = |i: usize| found[i].score * recency[i];
+        let high = |i: usize| found[i].most() * recency[i];
+        let top_terms = found.iter().map(|f| f.terms.max(1)).max().unwrap_or(1);
+        let (mut best, mut best_top) = (0.0_f64, 0.0_f64);
+        for (i, f) in found.iter().enumerate() {
+            best = best.max(low(i));
+            if f.terms.max(1) == top_terms {
+                best_top = best_top.max(low(i));
+            }
+        }
+        let need: Vec<usize> = (0..found.len())
+            .filter(|&i| {
+                let f = &found[i];
+                f.uncertain()
+                    && (high(i) >= best * (1.0 - SLACK)
+                        || (f.terms.max(1) == top_terms && high(i) >= best_top * (1.0 - SLACK)))
+            })
+            .collect();
+        if need.is_empty() {
+            break;
+        }
+        complete(found, &need, query, files)?;
+    }
+    loop {
+        let scale = Scale::of(found, &recency);
+        let relevance = |i: usize, score: f64| scale.relevance(found[i].terms, score * recency[i]);
+        let mut order: Vec<usize> = (0..found.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (fa, fb) = (&found[a], &found[b]);
+            let primary = match q.sort {
+                SearchSort::Relevance => relevance(b, fb.score).total_cmp(&relevance(a, fa.score)),
+                SearchSort::Date => fb.summary.updated_at.cmp(&fa.summary.updated_at),
+                SearchSort::Cost => cost(&fb.summary).total_cmp(&cost(&fa.summary)),
+            };
+            primary.then_with(|| relevance(b, fb.score).total_cmp(&relevance(a, fa.score)))
+        });
+        let last = order.get(q.limit - 1).copied();
+        let need: Vec<usize> = (0..found.len())
+            .filter(|&i| found[i].uncertain())
+            .filter(|&i| {
+                let Some(last) = last else {
+                    return true; // all returned
+                };
+                let (f, l) = (&found[i], &found[last]);
+                match q.sort {
+                    SearchSort::Relevance => {
+                        relevance(i, f.most()) >= relevance(last, l.score) - SLACK
+                    }
+                    SearchSort::Date => f.summary.updated_at >= l.summary.updated_at,
+                    SearchSort::Cost => cost(&f.summary) >= cost(&l.summary),
+                }
+            })
+            .collect();
+        if need.is_empty() {
+            return Some(());
+        }
+        complete(found, &need, query, files)?;
+    }
+}
+
+/// How weighted scores become relevances (`finish`): each is divided by the best, and coverage
+/// tiers stack, then all are scaled so the best result is 1.
+struct Scale {
+    max: f64,
+    top: f64,
+}
+
+impl Scale {
+    /// From each hit's score as it stands, times its recency.
+    fn of(found: &[Found], recency: &[f64]) -> Scale {
+        let max = found
+            .iter()
+            .zip(recency)
+            .map(|(f, r)| f.score * r)
+            .fold(0.0_f64, f64::max);
+        let mut scale = Scale { max, top: 1.0 };
+        scale.top = found
+            .iter()
+            .zip(recency)
+            .map(|(f, r)| scale.tiered(f.terms, f.score * r))
+            .fold(0.0_f64, f64::max);
+        scale
+    }
+
+    fn tiered(&self, terms: usize, weighted: f64) -> f64 {
+        let within = if self.max > 0.0 {
+            weighted / self.max
+        } else {
+            1.0
+        };
+        terms.max(1) as f64 - 1.0 + within
+    }
+
+    fn relevance(&self, terms: usize, weighted: f64) -> f64 {
+        let t = self.tiered(terms, weighted);
+        if self.top > 0.0 {
+            t / self.top
+        } else {
+            1.0
+        }
+    }
 }
 
 /// Fill in the snippets natively found results left to their agent, one call per agent.
-fn with_native_snippets(
-    query: &Query,
-    found: Vec<(SessionSummary, Option<SnippetFrom>)>,
-) -> Vec<SessionSummary> {
+fn with_native_snippets(query: &Query, found: Vec<Found>) -> Vec<SessionSummary> {
     let mut out: Vec<SessionSummary> = Vec::with_capacity(found.len());
     // Per agent: (result index, row) of each snippet it owes.
     type Owed = Vec<(usize, StoreRow)>;
     let mut pending: Vec<(&'static dyn Agent, Owed)> = Vec::new();
-    for (i, (summary, from)) in found.into_iter().enumerate() {
-        if let Some((a, row)) = from {
+    for (
+        i,
+        Found {
+            summary,
+            snippet_from,
+            ..
+        },
+    ) in found.into_iter().enumerate()
+    {
+        if let Some((a, row)) = snippet_from {
             match pending.iter_mut().find(|(p, _)| p.name() == a.name()) {
                 Some((_, rows)) => rows.push((i, row)),
                 None => pending.push((a, vec![(i, row)])),
@@ -161,6 +381,7 @@ fn join_native(
                 score: h.score,
                 terms,
                 snippet_from: h.snippet_row.map(|row| (a, row)),
+                pending: None,
             })
         })
         .collect()
@@ -183,40 +404,26 @@ fn dedupe(mut v: Vec<Found>) -> Vec<Found> {
 /// text score times its recency at `now` (when not known: the newest result's time), scaled so
 /// the best result is 1. Coverage tiers stack: a result holding `t` terms scores within
 /// (t - 1, t], so any result with more terms ranks above every result with fewer.
-fn finish(
-    found: Vec<Found>,
-    q: &SearchQuery,
-    now: Option<Timestamp>,
-) -> Vec<(SessionSummary, Option<SnippetFrom>)> {
+fn finish(found: Vec<Found>, q: &SearchQuery, now: Option<Timestamp>) -> Vec<Found> {
     let Some(now) = now.or_else(|| found.iter().map(|f| f.summary.updated_at).max()) else {
         return Vec::new();
     };
-    let weighted: Vec<f64> = found
+    let recency: Vec<f64> = found
         .iter()
-        .map(|f| f.score * score::recency(f.summary.updated_at, now))
+        .map(|f| score::recency(f.summary.updated_at, now))
         .collect();
-    let max = weighted.iter().copied().fold(0.0_f64, f64::max);
-    let tiered: Vec<f64> = found
-        .iter()
-        .zip(&weighted)
-        .map(|(f, w)| {
-            let within = if max > 0.0 { w / max } else { 1.0 };
-            f.terms.max(1) as f64 - 1.0 + within
-        })
-        .collect();
-    let top = tiered.iter().copied().fold(0.0_f64, f64::max);
-    let mut out: Vec<(SessionSummary, Option<SnippetFrom>)> = found
+    let scale = Scale::of(&found, &recency);
+    let mut out: Vec<Found> = found
         .into_iter()
-        .zip(tiered)
-        .map(|(f, t)| {
-            let mut s = f.summary;
-            let score = if top > 0.0 { t / top } else { 1.0 };
+        .zip(recency)
+        .map(|(mut f, r)| {
+            let score = scale.relevance(f.terms, f.score * r);
             // Rounded so equal scores compare equal whatever the summation order.
-            s.relevance_score = Some((score * 1e9).round() / 1e9);
-            (s, f.snippet_from)
+            f.summary.relevance_score = Some((score * 1e9).round() / 1e9);
+            f
         })
         .collect();
-    sort_by_key(&mut out, q.sort, |(s, _)| s);
+    sort_by_key(&mut out, q.sort, |f| &f.summary);
     out.truncate(q.limit);
     out
 }

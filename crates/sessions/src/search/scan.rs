@@ -2,7 +2,7 @@
 //! cannot match is dropped without parsing; the others are parsed by their adapter and matched.
 use rayon::prelude::*;
 
-use super::score::{analyse, Corpus, Matcher, Stats};
+use super::score::{analyse, Bonus, Corpus, Matcher, Stats};
 use crate::agents::{Agent, Source};
 use crate::context::Context;
 use crate::model::SessionSummary;
@@ -17,6 +17,25 @@ pub struct FileHit {
     pub summary: SessionSummary,
     pub score: f64,
     pub terms: usize,
+    /// `None` when the hit is complete. Otherwise it was found from statistics alone (the
+    /// index): its snippet is still to be made, and `score` leaves out the side-by-side bonus.
+    pub pending: Option<Pending>,
+}
+
+/// What a hit found from statistics alone still needs: its session (by the engine's key) read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pending {
+    pub key: u64,
+    /// The side-by-side bonus left out of the score, and the most side-by-side occurrences the
+    /// session can hold; `None` when there is none to add.
+    pub bonus: Option<(Bonus, u32)>,
+}
+
+impl Pending {
+    /// The most the bonus left out can add to the score.
+    pub fn most(&self) -> f64 {
+        self.bonus.map_or(0.0, |(b, most)| b.value(most))
+    }
 }
 
 enum Outcome {
@@ -24,7 +43,7 @@ enum Outcome {
     Dropped,
     /// Parsed: every parsed session's statistics and the summaries of those that match, and the
     /// needles of sessions a database adapter dropped without building them.
-    Parsed(Vec<(Stats, Option<SessionSummary>)>, Vec<Mask>),
+    Parsed(Vec<ReadSession>, Vec<Mask>),
     /// Unreadable: skipped, as list skips it.
     Failed,
 }
@@ -76,7 +95,7 @@ fn examine(ctx: &Context, a: &dyn Agent, src: &Source, m: &Matcher) -> Outcome {
                 summary.unified_id = crate::ids::unified_id(a.name(), &summary.session_id);
                 summary
             });
-            (st, hit)
+            ReadSession::complete(st, hit)
         })
         .collect();
     Outcome::Parsed(v, filter.into_dropped())
@@ -115,7 +134,27 @@ pub fn scan(ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<File
 /// those that were read, with the summaries of those that match.
 pub struct Examined {
     pub sessions: usize,
-    pub read: Vec<(Stats, Option<SessionSummary>)>,
+    pub read: Vec<ReadSession>,
+}
+
+/// A session that was read (or whose statistics the index holds).
+pub struct ReadSession {
+    pub stats: Stats,
+    /// The summary, when the session matches.
+    pub hit: Option<SessionSummary>,
+    /// Set when the statistics lack the side-by-side count and the snippet: the session's key,
+    /// and the most side-by-side occurrences it can hold.
+    pub later: Option<(u64, u32)>,
+}
+
+impl ReadSession {
+    pub fn complete(stats: Stats, hit: Option<SessionSummary>) -> ReadSession {
+        ReadSession {
+            stats,
+            hit,
+            later: None,
+        }
+    }
 }
 
 /// Score the matching sessions of every searched source against statistics of them all (the
@@ -125,22 +164,31 @@ pub fn rank(q: &Query, examined: impl Iterator<Item = Examined>) -> Vec<FileHit>
     let mut matched = Vec::new();
     for e in examined {
         corpus.add_source(e.sessions);
-        for (st, summary) in e.read {
-            corpus.add_session(q, &st);
-            if let Some(summary) = summary {
-                matched.push((st, summary));
+        for r in e.read {
+            corpus.add_session(q, &r.stats);
+            if let Some(summary) = r.hit {
+                matched.push((r.stats, summary, r.later));
             }
         }
     }
     matched
         .into_iter()
-        .map(|(st, mut summary)| {
+        .map(|(st, mut summary, later)| {
             summary.match_count = Some(st.match_count(q));
             summary.snippet = st.snippet.clone();
+            let (score, pending) = match later {
+                None => (corpus.score(q, &st), None),
+                Some((key, most)) => {
+                    let (base, bonus) = corpus.score_parts(q, &st);
+                    let bonus = bonus.filter(|_| most > 0).map(|b| (b, most));
+                    (base, Some(Pending { key, bonus }))
+                }
+            };
             FileHit {
-                score: corpus.score(q, &st),
+                score,
                 terms: st.terms(q),
                 summary,
+                pending,
             }
         })
         .collect()

@@ -183,7 +183,7 @@ fn occurrences(leaf: &Leaf, f: &Folded) -> Vec<(usize, usize)> {
 
 /// How a text relates to the one read before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Copy {
+pub(super) enum Copy {
     /// A text of its own.
     New,
     /// Another rendering of the previous text (a tool message's output, whose content the
@@ -191,11 +191,22 @@ enum Copy {
     OfPrevious,
 }
 
+impl Copy {
+    /// What a text counts of `n` (bytes, occurrences) when the text before it had `seen`: a
+    /// copy counts only what it holds beyond the text it copies.
+    pub(super) fn beyond(self, n: u64, seen: u64) -> u64 {
+        match self {
+            Copy::New => n,
+            Copy::OfPrevious => n.saturating_sub(seen),
+        }
+    }
+}
+
 /// Every searchable text of a session after its title, in order, with its field: message
 /// content, thinking, tool names and inputs, outputs. Each text is read once: a call's output
 /// that a tool message of the session also carries (`answered`) is read there, and a tool
 /// message's output is read as a copy of its content. Tool texts are assembled in `scratch`.
-fn for_each_field(
+pub(super) fn for_each_field(
     messages: &[Message],
     answered: &HashSet<&str>,
     scratch: &mut String,
@@ -577,11 +588,7 @@ fn analyse_body(a: &Analysis, messages: &[Message]) -> Body {
         &mut |field, text, copy| {
             let k = field as usize;
             let len = text.len() as u64;
-            // A copy counts only what it holds beyond the text it copies.
-            let beyond = |n: u64, seen: u64| match copy {
-                Copy::New => n,
-                Copy::OfPrevious => n.saturating_sub(seen),
-            };
+            let beyond = |n: u64, seen: u64| copy.beyond(n, seen);
             body.lengths[k] += beyond(len, previous.0);
             previous.0 = len;
             // Direct matching is one pass and, without a hit, finds nothing to count. Otherwise
@@ -647,14 +654,10 @@ fn analyse_body(a: &Analysis, messages: &[Message]) -> Body {
 /// for a match. Fields the search's prefilter rules out are only measured.
 pub fn analyse(m: &Matcher, s: &Session) -> Stats {
     let q = m.q;
-    let answered = s
-        .messages
-        .iter()
-        .filter_map(|m| m.tool_result.as_ref())
-        .map(|r| r.tool_call_id.as_str())
-        .filter(|id| !id.is_empty()) // an unnamed result cannot stand for any one call
-        .collect();
-    let a = Analysis { m, answered };
+    let a = Analysis {
+        m,
+        answered: answered(&s.messages),
+    };
     let body = analyse_body(&a, &s.messages);
     let title = Folded::new(&s.summary.title);
     let (title_tf, title_hits, _) = folded_hits(q, &title);
@@ -682,6 +685,16 @@ pub fn analyse(m: &Matcher, s: &Session) -> Stats {
         None => None,
     };
     st
+}
+
+/// The ids of calls whose output a tool message of the session carries (read there, not twice).
+pub(super) fn answered(messages: &[Message]) -> HashSet<&str> {
+    messages
+        .iter()
+        .filter_map(|m| m.tool_result.as_ref())
+        .map(|r| r.tool_call_id.as_str())
+        .filter(|id| !id.is_empty()) // an unnamed result cannot stand for any one call
+        .collect()
 }
 
 /// Folded ranges to sorted, merged ranges of the original text.
@@ -741,11 +754,17 @@ impl Corpus {
     /// The raw (unnormalised) text score of a matching session: per leaf and field, BM25
     /// saturation against that field's length, times the field's weight.
     pub fn score(&self, q: &Query, st: &Stats) -> f64 {
-        let norm = |len: u64, total: u64| K1 * (1.0 - B + B * len as f64 / self.avg(total));
-        let sat = |tf: f64, norm: f64| tf * (K1 + 1.0) / (tf + norm);
+        let (base, side_by_side) = self.score_parts(q, st);
+        base + side_by_side.map_or(0.0, |b| b.value(st.adjacent_tf))
+    }
+
+    /// The score without the side-by-side bonus, and what that bonus is made of, for an
+    /// implicit-AND query of words: the index knows every count but the side-by-side one without
+    /// reading the session, and bounds the score with it (`Bonus::value` of 0 and of a maximum).
+    pub fn score_parts(&self, q: &Query, st: &Stats) -> (f64, Option<Bonus>) {
         let norms = Field::ALL.map(|f| {
             let k = f as usize;
-            norm(st.lengths[k], self.total_lengths[k])
+            self.norm(st.lengths[k], self.total_lengths[k])
         });
         let mut score = 0.0;
         let mut adjacent_weight = 0.0;
@@ -766,11 +785,37 @@ impl Corpus {
                 }
             }
         }
-        if st.adjacent_tf > 0 {
-            let whole = norm(st.length(), self.total_lengths.iter().sum());
-            score += ADJACENT_BONUS * adjacent_weight * sat(st.adjacent_tf as f64, whole);
+        let bonus = adjacency_leaf(q).map(|_| Bonus {
+            weight: adjacent_weight,
+            norm: self.norm(st.length(), self.total_lengths.iter().sum()),
+        });
+        (score, bonus)
+    }
+
+    fn norm(&self, len: u64, total: u64) -> f64 {
+        K1 * (1.0 - B + B * len as f64 / self.avg(total))
+    }
+}
+
+/// BM25 term-frequency saturation.
+fn sat(tf: f64, norm: f64) -> f64 {
+    tf * (K1 + 1.0) / (tf + norm)
+}
+
+/// The side-by-side bonus of one session, once its count is known.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bonus {
+    weight: f64,
+    norm: f64,
+}
+
+impl Bonus {
+    /// The bonus for `adjacent` occurrences of the words side by side (increasing in it).
+    pub fn value(&self, adjacent: u32) -> f64 {
+        if adjacent == 0 {
+            return 0.0;
         }
-        score
+        ADJACENT_BONUS * self.weight * sat(adjacent as f64, self.norm)
     }
 }
 

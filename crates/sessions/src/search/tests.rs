@@ -111,7 +111,7 @@ impl Home {
             .collect();
         let priced = |_: &dyn Agent, _: &std::collections::HashSet<&str>| Vec::new();
         let price = |_: &mut [SessionSummary]| {};
-        run(&ctx, &targets, q, &priced, &price, &scan::scan)
+        run(&ctx, &targets, q, &priced, &price, &super::Scan)
     }
     fn search(&self, text: &str) -> Vec<String> {
         self.search_q(&SearchQuery::new(text))
