@@ -217,6 +217,7 @@ mod tests {
         let stamps = vec![Stamp {
             size: 1,
             mtime_ns: 2,
+            inode: 3,
         }];
         cache.store(key.clone(), stamps.clone(), Arc::new(Vec::new()));
         let poisoned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

@@ -98,6 +98,9 @@ pub fn open(dir: &Path) -> Result<Connection, Fault> {
     }
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
+    // Up to 64 MiB of pages (taken only as used): a build's inserts reach all over the term
+    // table, and pages evicted mid-transaction are written more than once.
+    conn.pragma_update(None, "cache_size", -65536)?;
     if version == 0 {
         conn.execute_batch(&format!(
             "BEGIN IMMEDIATE; {SCHEMA} PRAGMA user_version = {FORMAT}; COMMIT;"

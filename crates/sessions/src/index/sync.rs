@@ -32,7 +32,7 @@ impl Part {
     }
 }
 
-/// What a source's part was read from: every stamp, and the file's inode (a file replaced by
+/// What a source's part was read from: every stamp, inodes included (a file replaced by
 /// another of the same size and time is still a new file).
 pub fn key(src: &Source) -> Vec<u8> {
     let mut w = Writer::default();
@@ -40,20 +40,9 @@ pub fn key(src: &Source) -> Vec<u8> {
     for s in &src.stamps {
         w.put_u64(s.size);
         w.put_i64(s.mtime_ns as i64);
+        w.put_u64(s.inode);
     }
-    w.put_u64(inode(&src.path));
     w.0
-}
-
-#[cfg(unix)]
-fn inode(p: &std::path::Path) -> u64 {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(p).map(|m| m.ino()).unwrap_or(0)
-}
-
-#[cfg(not(unix))]
-fn inode(_: &std::path::Path) -> u64 {
-    0
 }
 
 pub fn path_bytes(p: &std::path::Path) -> &[u8] {
@@ -65,7 +54,6 @@ struct Doc {
     summary: Vec<u8>,
     lengths: Vec<u8>,
     messages: Vec<u8>,
-    /// Sorted by token, so that inserting them walks the index in order.
     terms: Vec<(String, TermCount)>,
 }
 
@@ -85,8 +73,7 @@ fn read(ctx: &Context, a: &dyn Agent, src: &Source, part: Part) -> Read {
                     .iter()
                     .map(|s| {
                         let stats = term_stats(s);
-                        let mut terms: Vec<_> = stats.terms.into_iter().collect();
-                        terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                        let terms: Vec<_> = stats.terms.into_iter().collect();
                         Doc {
                             summary: codec::summary(&s.summary),
                             lengths: codec::lengths(&stats.lengths),
@@ -170,29 +157,39 @@ pub fn sync(
         })?;
     }
     let total = stale.len() as u64;
-    let mut done = 0u64;
-    for batch in stale.chunks(BATCH) {
-        let reads: Vec<Read> = install_for(batch.iter().map(|(s, _)| s.path.as_path()), || {
-            batch
-                .par_iter()
-                .map(|(src, _)| read(ctx, a, src, part))
-                .collect()
-        });
-        immediate(conn, |tx| {
-            for ((src, k), r) in batch.iter().zip(reads) {
-                write(tx, a.name(), src, k, r)?;
-            }
-            Ok(())
-        })?;
-        done += batch.len() as u64;
-        if let Some(p) = &ctx.options.progress {
-            (p.0)(&Progress {
-                agent: a.name(),
-                done,
-                total,
+    // One transaction for every batch: the counts of a batch's sessions go all over the term
+    // table, and committing each batch would write most of that table again every time.
+    immediate(conn, |tx| {
+        let mut done = 0u64;
+        for batch in stale.chunks(BATCH) {
+            let reads: Vec<Read> = install_for(batch.iter().map(|(s, _)| s.path.as_path()), || {
+                batch
+                    .par_iter()
+                    .map(|(src, _)| read(ctx, a, src, part))
+                    .collect()
             });
+            let mut terms = Vec::new();
+            for ((src, k), r) in batch.iter().zip(reads) {
+                write(tx, a.name(), src, k, r, &mut terms)?;
+            }
+            // In token order, so that the inserts walk the table once.
+            terms.sort_unstable_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+            let mut insert =
+                tx.prepare_cached("INSERT INTO term(token, doc, counts) VALUES (?1, ?2, ?3)")?;
+            for (t, doc, c) in &terms {
+                insert.execute(params![t, doc, codec::term_count(c)])?;
+            }
+            done += batch.len() as u64;
+            if let Some(p) = &ctx.options.progress {
+                (p.0)(&Progress {
+                    agent: a.name(),
+                    done,
+                    total,
+                });
+            }
         }
-    }
+        Ok(())
+    })?;
     Ok(sources)
 }
 
@@ -259,7 +256,16 @@ fn corrupt() -> rusqlite::ffi::Error {
     rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT)
 }
 
-fn write(tx: &Connection, agent: &str, src: &Source, k: &[u8], r: Read) -> rusqlite::Result<()> {
+/// Store what was read from `src`; the counts of its sessions go to `terms`, for the caller to
+/// insert in token order.
+fn write(
+    tx: &Connection,
+    agent: &str,
+    src: &Source,
+    k: &[u8],
+    r: Read,
+    terms: &mut Vec<(String, i64, TermCount)>,
+) -> rusqlite::Result<()> {
     let id = source_id(tx, agent, src)?;
     match r {
         Read::Summaries(res) => {
@@ -274,25 +280,22 @@ fn write(tx: &Connection, agent: &str, src: &Source, k: &[u8], r: Read) -> rusql
         }
         Read::Documents(docs) => {
             drop_documents(tx, id)?;
+            let sessions = docs.len() as i64;
             let mut doc = tx.prepare_cached(
                 "INSERT INTO doc(source, agent, summary, lengths) VALUES (?1, ?2, ?3, ?4)",
             )?;
             let mut body = tx
                 .prepare_cached("INSERT INTO body(id, messages, vocabulary) VALUES (?1, ?2, ?3)")?;
-            let mut term =
-                tx.prepare_cached("INSERT INTO term(token, doc, counts) VALUES (?1, ?2, ?3)")?;
-            for d in &docs {
+            for d in docs {
                 doc.execute(params![id, agent, d.summary, d.lengths])?;
                 let doc_id = tx.last_insert_rowid();
                 let vocabulary = codec::vocabulary(d.terms.iter().map(|(t, _)| t.as_str()));
                 body.execute(params![doc_id, d.messages, vocabulary])?;
-                for (t, c) in &d.terms {
-                    term.execute(params![t, doc_id, codec::term_count(c)])?;
-                }
+                terms.extend(d.terms.into_iter().map(|(t, c)| (t, doc_id, c)));
             }
             tx.execute(
                 "UPDATE source SET search_key = ?2, sessions = ?3 WHERE id = ?1",
-                params![id, k, docs.len() as i64],
+                params![id, k, sessions],
             )?;
         }
     }

@@ -4,11 +4,14 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-/// Size and modification time of one file: what the summary cache keys on.
+/// Size, modification time and inode of one file: what the caches key on (a file replaced by
+/// another of the same size and time is still another file).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Stamp {
     pub size: u64,
     pub mtime_ns: i128,
+    /// 0 where the platform has none.
+    pub inode: u64,
 }
 
 /// `Stamp` of a regular file (following a final symlink to a regular file inside the same tree is
@@ -27,7 +30,18 @@ pub fn stamp(path: &Path) -> Option<Stamp> {
     Some(Stamp {
         size: md.len(),
         mtime_ns,
+        inode: inode(&md),
     })
+}
+
+#[cfg(unix)]
+fn inode(md: &fs::Metadata) -> u64 {
+    std::os::unix::fs::MetadataExt::ino(md)
+}
+
+#[cfg(not(unix))]
+fn inode(_: &fs::Metadata) -> u64 {
+    0
 }
 
 /// A file's modification time: the last resort for session dates when no record has one.

@@ -5,7 +5,7 @@
 //! and copies), so `Stats` assembled from these equal the analysis's, whatever the word.
 use std::collections::HashMap;
 
-use super::score::{answered, for_each_field, Field, FieldCounts, FIELDS};
+use super::score::{answered, for_each_field, Copy, Field, FieldCounts, FIELDS};
 use crate::model::Session;
 use crate::query::text::{is_cjk, Folded};
 
@@ -34,8 +34,9 @@ pub fn term_stats(s: &Session) -> TermStats {
     st.lengths[Field::ToolOutput as usize] = s.messages.iter().map(|m| m.elided).sum();
     let answered = answered(&s.messages);
     let mut scratch = String::new();
-    // The previous text's length and counts, for its copy.
-    let mut previous: (u64, HashMap<String, u32>) = (0, HashMap::new());
+    // The previous text, folded, for its copy (rare: only then are per-text counts needed).
+    let mut previous: Option<Folded> = None;
+    let mut previous_len = 0;
     for_each_field(
         &s.messages,
         &answered,
@@ -43,46 +44,65 @@ pub fn term_stats(s: &Session) -> TermStats {
         &mut |field, text, copy| {
             let k = field as usize;
             let len = text.len() as u64;
-            st.lengths[k] += copy.beyond(len, previous.0);
-            let now = folded_counts(text);
-            for (t, &n) in &now {
-                let seen = previous.1.get(t).copied().unwrap_or(0);
-                let c = st.terms.entry(t.clone()).or_default();
-                c.tf[k] += copy.beyond(n as u64, seen as u64) as u32;
-                c.body += n;
+            st.lengths[k] += copy.beyond(len, previous_len);
+            previous_len = len;
+            let f = Folded::new(text);
+            match copy {
+                Copy::New => each_term(&f, |t| {
+                    let c = entry(&mut st.terms, t);
+                    c.tf[k] += 1;
+                    c.body += 1;
+                }),
+                Copy::OfPrevious => {
+                    let before = previous.as_ref().map(counts).unwrap_or_default();
+                    for (t, n) in counts(&f) {
+                        let seen = before.get(t).copied().unwrap_or(0);
+                        let c = entry(&mut st.terms, t);
+                        c.tf[k] += copy.beyond(n as u64, seen as u64) as u32;
+                        c.body += n;
+                    }
+                }
             }
-            previous = (len, now);
+            previous = Some(f);
         },
     );
     let t = Field::Title as usize;
     st.lengths[t] = s.summary.title.len() as u64;
-    for (token, n) in folded_counts(&s.summary.title) {
-        st.terms.entry(token).or_default().tf[t] += n;
-    }
+    each_term(&Folded::new(&s.summary.title), |token| {
+        entry(&mut st.terms, token).tf[t] += 1
+    });
     st
 }
 
-/// Occurrences of each token and each CJK character of `text`, folded.
-fn folded_counts(text: &str) -> HashMap<String, u32> {
-    let f = Folded::new(text);
-    let mut out: HashMap<String, u32> = HashMap::new();
+/// Each token and each CJK character of a folded text, in order.
+fn each_term(f: &Folded, mut visit: impl FnMut(&str)) {
     for i in 0..f.tokens.len() {
-        bump(&mut out, f.token(i));
+        visit(f.token(i));
     }
-    if !text.is_ascii() {
+    if !f.text.is_ascii() {
         let mut buf = [0u8; 4];
         for c in f.text.chars().filter(|&c| is_cjk(c)) {
-            bump(&mut out, c.encode_utf8(&mut buf));
+            visit(c.encode_utf8(&mut buf));
         }
+    }
+}
+
+/// Occurrences of each token and CJK character of a folded text.
+fn counts(f: &Folded) -> HashMap<&str, u32> {
+    let mut out: HashMap<&str, u32> = HashMap::new();
+    for i in 0..f.tokens.len() {
+        *out.entry(f.token(i)).or_default() += 1;
+    }
+    for (i, c) in f.text.char_indices().filter(|&(_, c)| is_cjk(c)) {
+        *out.entry(&f.text[i..i + c.len_utf8()]).or_default() += 1;
     }
     out
 }
 
-fn bump(out: &mut HashMap<String, u32>, key: &str) {
-    match out.get_mut(key) {
-        Some(n) => *n += 1,
-        None => {
-            out.insert(key.to_string(), 1);
-        }
+/// The counts of `token`, made on first sight (without copying a token already seen).
+fn entry<'a>(terms: &'a mut HashMap<String, TermCount>, token: &str) -> &'a mut TermCount {
+    if !terms.contains_key(token) {
+        terms.insert(token.to_string(), TermCount::default());
     }
+    terms.get_mut(token).expect("just inserted")
 }
