@@ -17,12 +17,13 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use crate::agents::Agent;
+use crate::agents::{Agent, Source};
 use crate::context::Context;
 use crate::model::SessionSummary;
 use crate::query::Query;
 use crate::search::scan::{self, FileHit};
 use crate::search::Files;
+use rayon::prelude::*;
 
 pub mod codec;
 pub mod dir;
@@ -93,10 +94,11 @@ impl Files for IndexedFiles {
             return scan::scan(ctx, agents, q);
         };
         let found = (|| {
+            // Every agent's sources listed at once (stat calls, mostly waiting), then synced.
+            let listed: Vec<Vec<Source>> = agents.par_iter().map(|a| a.sources(ctx)).collect();
             let mut sources = Vec::new();
-            for a in agents {
-                let v = sync::sync(&conn, ctx, *a, Part::Documents)?;
-                sources.extend(v.into_iter().map(|s| (*a, s)));
+            for (a, listed) in agents.iter().zip(listed) {
+                sources.extend(sync::sync_sources(&conn, ctx, *a, listed, Part::Documents)?);
             }
             // One snapshot for the hits and their completion, whatever other processes write.
             conn.execute_batch("BEGIN")?;

@@ -14,8 +14,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::codec;
 use super::store::Fault;
-use super::sync::path_bytes;
-use crate::agents::{Agent, Source};
+use super::sync::Synced;
 use crate::model::{Session, SessionSummary};
 use crate::query::parse::{Expr, Leaf, Query};
 use crate::query::prefilter::Prefilter;
@@ -24,48 +23,16 @@ use crate::search::scan::{rank, Examined, FileHit, ReadSession};
 use crate::search::score::{adjacency_leaf, analyse, Matcher, Stats, FIELDS};
 use crate::search::terms::TermCount;
 
-/// The indexed sources a search covers, in the scan's order: id and sessions held.
-fn covered(
-    conn: &Connection,
-    mut sources: Vec<(&'static dyn Agent, Source)>,
-) -> Result<Vec<(i64, usize)>, Fault> {
-    let mut names: Vec<&str> = sources.iter().map(|(a, _)| a.name()).collect();
-    names.dedup();
-    let names_json = serde_json::to_string(&names).unwrap_or_default();
-    let mut stored: HashMap<(String, Vec<u8>), (i64, usize)> = HashMap::new();
-    let mut st = conn.prepare(
-        "SELECT id, sessions, agent, path FROM source WHERE search_key IS NOT NULL
-         AND agent IN (SELECT value FROM json_each(?1))",
-    )?;
-    let rows = st.query_map([&names_json], |r| {
-        Ok((
-            (r.get(2)?, r.get(3)?),
-            (r.get(0)?, r.get::<_, i64>(1)? as usize),
-        ))
-    })?;
-    for r in rows {
-        let (k, v) = r?;
-        stored.insert(k, v);
-    }
-    // The scan's order (largest first), so that of two equal hits on one session the same copy
-    // is kept.
-    sources.sort_by_key(|(_, s)| std::cmp::Reverse(s.stamps.iter().map(|t| t.size).sum::<u64>()));
-    Ok(sources
-        .iter()
-        .filter_map(|(a, s)| {
-            let key = (a.name().to_string(), path_bytes(&s.path).to_vec());
-            stored.get(&key).copied()
-        })
-        .collect())
+/// The sources a search covers, in the scan's order (largest first, so that of two equal hits
+/// on one session the same copy is kept): id and sessions held.
+fn covered(mut sources: Vec<Synced>) -> Vec<(i64, usize)> {
+    sources.sort_by_key(|s| std::cmp::Reverse(s.source.stamps.iter().map(|t| t.size).sum::<u64>()));
+    sources.into_iter().map(|s| (s.id, s.sessions)).collect()
 }
 
 /// Search the indexed documents of `sources` (already brought up to date).
-pub fn search(
-    conn: &Connection,
-    sources: Vec<(&'static dyn Agent, Source)>,
-    q: &Query,
-) -> Result<Vec<FileHit>, Fault> {
-    let covered = covered(conn, sources)?;
+pub fn search(conn: &Connection, sources: Vec<Synced>, q: &Query) -> Result<Vec<FileHit>, Fault> {
+    let covered = covered(sources);
     let in_scope: HashSet<i64> = covered.iter().map(|&(id, _)| id).collect();
     let read = match one_word_leaves(q) {
         Some(words) => from_counts(conn, q, &words, &in_scope)?,
@@ -119,16 +86,17 @@ fn from_counts(
     struct Counted {
         source: i64,
         lengths: [u64; FIELDS],
+        summary: Vec<u8>,
         per_leaf: Vec<TermCount>,
     }
     let mut docs: HashMap<i64, Counted> = HashMap::new();
     let mut exact = conn.prepare_cached(
-        "SELECT t.doc, t.counts, d.source, d.lengths FROM term t JOIN doc d ON d.id = t.doc
-         WHERE t.token = ?1",
+        "SELECT t.doc, t.counts, d.source, d.lengths, d.summary FROM term t
+         JOIN doc d ON d.id = t.doc WHERE t.token = ?1",
     )?;
     let mut range = conn.prepare_cached(
-        "SELECT t.doc, t.counts, d.source, d.lengths FROM term t JOIN doc d ON d.id = t.doc
-         WHERE t.token >= ?1 AND t.token < ?2",
+        "SELECT t.doc, t.counts, d.source, d.lengths, d.summary FROM term t
+         JOIN doc d ON d.id = t.doc WHERE t.token >= ?1 AND t.token < ?2",
     )?;
     for (l, &(word, prefix)) in words.iter().enumerate() {
         let mut rows = if prefix {
@@ -151,6 +119,7 @@ fn from_counts(
                     e.insert(Counted {
                         source,
                         lengths,
+                        summary: r.get(4)?,
                         per_leaf: vec![TermCount::default(); words.len()],
                     })
                 }
@@ -165,34 +134,32 @@ fn from_counts(
     }
     // Words side by side can be no more frequent than the rarer of them.
     let side_by_side = adjacency_leaf(q).is_some();
-    let mut summary = conn.prepare_cached("SELECT summary FROM doc WHERE id = ?1")?;
-    let mut out: BySource = HashMap::new();
-    for (id, c) in docs {
-        let stats = Stats {
-            tf: c.per_leaf.iter().map(|t| t.tf).collect(),
-            adjacent_tf: 0,
-            lengths: c.lengths,
-            snippet: None,
-        };
-        let hit = match stats.matches(q) {
-            true => {
-                let blob: Vec<u8> = summary.query_row([id], |r| r.get(0))?;
-                Some(decode_summary(&blob)?)
-            }
-            false => None,
-        };
-        let most = match side_by_side {
-            true => c.per_leaf.iter().map(|t| t.body).min().unwrap_or(0),
-            false => 0,
-        };
-        let read = ReadSession {
-            stats,
-            hit,
-            later: Some((id as u64, most)),
-        };
-        out.entry(c.source).or_default().insert(id, read);
-    }
-    Ok(out)
+    let read: Vec<(i64, i64, ReadSession)> = docs
+        .into_par_iter()
+        .map(|(id, c)| {
+            let stats = Stats {
+                tf: c.per_leaf.iter().map(|t| t.tf).collect(),
+                adjacent_tf: 0,
+                lengths: c.lengths,
+                snippet: None,
+            };
+            let hit = match stats.matches(q) {
+                true => Some(decode_summary(&c.summary)?),
+                false => None,
+            };
+            let most = match side_by_side {
+                true => c.per_leaf.iter().map(|t| t.body).min().unwrap_or(0),
+                false => 0,
+            };
+            let read = ReadSession {
+                stats,
+                hit,
+                later: Some((id as u64, most)),
+            };
+            Ok((id, c.source, read))
+        })
+        .collect::<Result<_, Fault>>()?;
+    Ok(by_source(read))
 }
 
 /// Every session that may match (holding every token or CJK character the query needs,
@@ -227,11 +194,15 @@ fn by_analysis(conn: &Connection, q: &Query, in_scope: &HashSet<i64>) -> Result<
             Ok((*id, *source, ReadSession::complete(st, hit)))
         })
         .collect::<Result<_, Fault>>()?;
+    Ok(by_source(analysed))
+}
+
+fn by_source(read: Vec<(i64, i64, ReadSession)>) -> BySource {
     let mut out: BySource = HashMap::new();
-    for (id, source, r) in analysed {
+    for (id, source, r) in read {
         out.entry(source).or_default().insert(id, r);
     }
-    Ok(out)
+    out
 }
 
 /// Docs that hold what `e` needs, ignoring NOTs.

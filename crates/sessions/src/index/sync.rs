@@ -95,12 +95,17 @@ const BATCH: usize = 128;
 /// How many sources of `a` a call needing `part` would read (changed, new or gone).
 pub fn stale(conn: &Connection, ctx: &Context, a: &dyn Agent, part: Part) -> Result<u64, Fault> {
     let sources = a.sources(ctx);
-    let (stale, gone) = compare(conn, a, &sources, part)?;
+    let (stale, gone, _) = compare(conn, a, &sources, part)?;
     Ok((stale.len() + gone.len()) as u64)
 }
 
-/// Sources to read again (with their key now), and ids of recorded sources that are gone.
-type Compared<'s> = (Vec<(&'s Source, Vec<u8>)>, Vec<i64>);
+/// Sources to read again (with their key now), ids of recorded sources that are gone, and the
+/// index's id and session count of each source that is up to date (by path).
+type Compared<'s> = (
+    Vec<(&'s Source, Vec<u8>)>,
+    Vec<i64>,
+    HashMap<Vec<u8>, (i64, usize)>,
+);
 
 fn compare<'s>(
     conn: &Connection,
@@ -108,17 +113,23 @@ fn compare<'s>(
     sources: &'s [Source],
     part: Part,
 ) -> Result<Compared<'s>, Fault> {
-    let mut known: HashMap<Vec<u8>, (i64, Option<Vec<u8>>)> = HashMap::new();
+    // By path: id, sessions, the key the part was read from.
+    type Recorded = (i64, usize, Option<Vec<u8>>);
+    let mut known: HashMap<Vec<u8>, Recorded> = HashMap::new();
     {
         let sql = format!(
-            "SELECT id, path, {} FROM source WHERE agent = ?1",
+            "SELECT id, path, sessions, {} FROM source WHERE agent = ?1",
             part.key_column()
         );
-        let mut st = conn.prepare(&sql)?;
+        let mut st = conn.prepare_cached(&sql)?;
         let rows = st.query_map([a.name()], |r| {
             Ok((
                 r.get::<_, Vec<u8>>(1)?,
-                (r.get::<_, i64>(0)?, r.get::<_, Option<Vec<u8>>>(2)?),
+                (
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(2)? as usize,
+                    r.get::<_, Option<Vec<u8>>>(3)?,
+                ),
             ))
         })?;
         for row in rows {
@@ -127,15 +138,27 @@ fn compare<'s>(
         }
     }
     let mut stale: Vec<(&Source, Vec<u8>)> = Vec::new();
+    let mut fresh = HashMap::new();
     for src in sources {
         let k = key(src);
-        match known.remove(path_bytes(&src.path)) {
-            Some((_, Some(have))) if have == k => {}
+        match known.remove_entry(path_bytes(&src.path)) {
+            Some((path, (id, sessions, Some(have)))) if have == k => {
+                fresh.insert(path, (id, sessions));
+            }
             _ => stale.push((src, k)),
         }
     }
     // What is left of `known` has vanished from the store.
-    Ok((stale, known.into_values().map(|(id, _)| id).collect()))
+    let gone = known.into_values().map(|(id, _, _)| id).collect();
+    Ok((stale, gone, fresh))
+}
+
+/// A source as the index records it once up to date: its id there, and how many sessions it
+/// holds (for search; 0 when unreadable).
+pub struct Synced {
+    pub source: Source,
+    pub id: i64,
+    pub sessions: usize,
 }
 
 /// Bring `part` of every source of `a` up to date; returns the sources, in the agent's order.
@@ -145,8 +168,19 @@ pub fn sync(
     a: &dyn Agent,
     part: Part,
 ) -> Result<Vec<Source>, Fault> {
-    let sources = a.sources(ctx);
-    let (stale, gone) = compare(conn, a, &sources, part)?;
+    let synced = sync_sources(conn, ctx, a, a.sources(ctx), part)?;
+    Ok(synced.into_iter().map(|s| s.source).collect())
+}
+
+/// `sync` of sources already listed (a search lists every agent's at once).
+pub fn sync_sources(
+    conn: &Connection,
+    ctx: &Context,
+    a: &dyn Agent,
+    sources: Vec<Source>,
+    part: Part,
+) -> Result<Vec<Synced>, Fault> {
+    let (stale, gone, mut recorded) = compare(conn, a, &sources, part)?;
     if !gone.is_empty() {
         immediate(conn, |tx| {
             for id in &gone {
@@ -170,7 +204,8 @@ pub fn sync(
             });
             let mut terms = Vec::new();
             for ((src, k), r) in batch.iter().zip(reads) {
-                write(tx, a.name(), src, k, r, &mut terms)?;
+                let written = write(tx, a.name(), src, k, r, &mut terms)?;
+                recorded.insert(path_bytes(&src.path).to_vec(), written);
             }
             // In token order, so that the inserts walk the table once.
             terms.sort_unstable_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
@@ -190,7 +225,17 @@ pub fn sync(
         }
         Ok(())
     })?;
-    Ok(sources)
+    Ok(sources
+        .into_iter()
+        .filter_map(|source| {
+            let (id, sessions) = *recorded.get(path_bytes(&source.path))?;
+            Some(Synced {
+                source,
+                id,
+                sessions,
+            })
+        })
+        .collect())
 }
 
 /// Run `f` in a write transaction taken at once (`BEGIN IMMEDIATE`: a second writer waits for the
@@ -265,7 +310,7 @@ fn write(
     k: &[u8],
     r: Read,
     terms: &mut Vec<(String, i64, TermCount)>,
-) -> rusqlite::Result<()> {
+) -> rusqlite::Result<(i64, usize)> {
     let id = source_id(tx, agent, src)?;
     match r {
         Read::Summaries(res) => {
@@ -277,6 +322,7 @@ fn write(
                 "UPDATE source SET list_key = ?2, summaries = ?3, list_error = ?4 WHERE id = ?1",
                 params![id, k, blob, err],
             )?;
+            Ok((id, 0))
         }
         Read::Documents(docs) => {
             drop_documents(tx, id)?;
@@ -297,7 +343,7 @@ fn write(
                 "UPDATE source SET search_key = ?2, sessions = ?3 WHERE id = ?1",
                 params![id, k, sessions],
             )?;
+            Ok((id, sessions as usize))
         }
     }
-    Ok(())
 }
