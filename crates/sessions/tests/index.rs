@@ -3,6 +3,7 @@
 //! without; and it stays exact while sources appear, grow, change and vanish between calls.
 mod common;
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -215,6 +216,42 @@ fn agree(home: &Path, with: &Client, without: &Client) -> Vec<Vec<String>> {
     out
 }
 
+/// Every stored count, by agent, session and token: what an index kept up to date call by call
+/// must hold, exactly as one built afresh does.
+fn stored_counts(cache: &Path) -> BTreeSet<(String, String, String, Vec<u8>)> {
+    let db = rusqlite::Connection::open(agent_mux_sessions::index::store::path_in(cache)).unwrap();
+    let mut st = db
+        .prepare(
+            "SELECT d.agent, d.summary, t.token, t.counts FROM term t JOIN doc d ON d.id = t.doc",
+        )
+        .unwrap();
+    let rows = st
+        .query_map([], |r| {
+            let summary: Vec<u8> = r.get(1)?;
+            let sid = agent_mux_sessions::index::codec::decode_summary(&summary)
+                .unwrap()
+                .session_id;
+            Ok((r.get(0)?, sid, r.get(2)?, r.get(3)?))
+        })
+        .unwrap();
+    rows.map(Result::unwrap).collect()
+}
+
+/// The index kept up to date holds what a fresh build of the home holds.
+fn same_as_rebuilt(home: &Path, cache: &Path) {
+    let fresh = tempfile::tempdir().unwrap();
+    let rebuilt = indexed(fresh.path());
+    search(
+        &rebuilt,
+        &Env::with_home(home),
+        json!({"text": "zebrafish"}),
+    );
+    let (kept, built) = (stored_counts(cache), stored_counts(fresh.path()));
+    assert!(!built.is_empty());
+    assert_eq!(kept.len(), built.len());
+    assert!(kept == built, "the counts kept differ from a fresh build's");
+}
+
 #[test]
 fn sources_that_appear_grow_change_shrink_or_vanish_are_seen_at_the_next_call() {
     let tmp = tempfile::tempdir().unwrap();
@@ -251,6 +288,21 @@ fn sources_that_appear_grow_change_shrink_or_vanish_are_seen_at_the_next_call() 
     drop(f);
     let hits = agree(&home, &with, &without);
     assert_eq!(hits[0].len(), 2, "{hits:?}");
+    // Grown again, with a word it holds already: updated in place (only the counts that
+    // changed), it still holds what a fresh build does.
+    let parent = last_uuid(&existing);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&existing)
+        .unwrap();
+    std::io::Write::write_all(
+        &mut f,
+        claude_line(&sid, "u3", Some(&parent), "zebrafish again").as_bytes(),
+    )
+    .unwrap();
+    drop(f);
+    assert_eq!(agree(&home, &with, &without)[0].len(), 2);
+    same_as_rebuilt(&home, &tmp.path().join("cache"));
 
     // Rewritten in place with the same size and time, as another file (a new inode).
     let md = std::fs::metadata(&new).unwrap();
@@ -271,12 +323,13 @@ fn sources_that_appear_grow_change_shrink_or_vanish_are_seen_at_the_next_call() 
     let hits = agree(&home, &with, &without);
     assert_eq!((hits[0].len(), &hits[3]), (1, &vec![new_sid.to_string()]));
 
-    // Truncated: the appended message is gone again.
+    // Truncated: the appended messages are gone again.
     let text = std::fs::read_to_string(&existing).unwrap();
-    let keep = text.lines().count() - 1;
+    let keep = text.lines().count() - 2;
     let kept: String = text.lines().take(keep).map(|l| format!("{l}\n")).collect();
     std::fs::write(&existing, kept).unwrap();
     assert!(agree(&home, &with, &without)[0].is_empty());
+    same_as_rebuilt(&home, &tmp.path().join("cache"));
 
     // Vanished: the session is dropped from the index at once, its text with it.
     std::fs::remove_file(&new).unwrap();

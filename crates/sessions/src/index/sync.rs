@@ -51,6 +51,7 @@ pub fn path_bytes(p: &std::path::Path) -> &[u8] {
 
 /// One session ready to store.
 struct Doc {
+    session_id: String,
     summary: Vec<u8>,
     lengths: Vec<u8>,
     messages: Vec<u8>,
@@ -75,6 +76,7 @@ fn read(ctx: &Context, a: &dyn Agent, src: &Source, part: Part) -> Read {
                         let stats = term_stats(s);
                         let terms: Vec<_> = stats.terms.into_iter().collect();
                         Doc {
+                            session_id: s.summary.session_id.clone(),
                             summary: codec::summary(&s.summary),
                             lengths: codec::lengths(&stats.lengths),
                             messages: zstd::bulk::compress(&codec::messages(&s.messages), 1)
@@ -276,29 +278,106 @@ fn source_id(tx: &Connection, agent: &str, src: &Source) -> rusqlite::Result<i64
 }
 
 fn drop_documents(tx: &Connection, source: i64) -> rusqlite::Result<()> {
-    let mut vocabularies = tx.prepare_cached(
-        "SELECT b.id, b.vocabulary FROM doc d JOIN body b ON b.id = d.id WHERE d.source = ?1",
-    )?;
-    let docs: Vec<(i64, Vec<u8>)> = vocabularies
-        .query_map([source], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
-    let mut term = tx.prepare_cached("DELETE FROM term WHERE token = ?1 AND doc = ?2")?;
-    for (doc, vocabulary) in docs {
-        // A vocabulary that does not decode leaves its terms behind: the index is damaged.
-        let tokens = codec::decode_vocabulary(&vocabulary)
-            .map_err(|_| rusqlite::Error::SqliteFailure(corrupt(), None))?;
-        for t in tokens {
-            term.execute(params![t, doc])?;
-        }
-        tx.execute("DELETE FROM body WHERE id = ?1", [doc])?;
+    for (doc, _) in documents(tx, source)? {
+        drop_document(tx, doc)?;
     }
-    tx.execute("DELETE FROM doc WHERE source = ?1", [source])?;
+    Ok(())
+}
+
+/// The docs of a source: id and session id.
+fn documents(tx: &Connection, source: i64) -> rusqlite::Result<Vec<(i64, String)>> {
+    let mut st = tx.prepare_cached("SELECT id, summary FROM doc WHERE source = ?1")?;
+    let rows = st.query_map([source], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (id, summary) = row?;
+        let summary = codec::decode_summary(&summary).map_err(|_| damaged())?;
+        out.push((id, summary.session_id));
+    }
+    Ok(out)
+}
+
+/// The tokens a doc has counts for.
+fn vocabulary(tx: &Connection, doc: i64) -> rusqlite::Result<Vec<String>> {
+    let blob: Vec<u8> = tx.query_row("SELECT vocabulary FROM body WHERE id = ?1", [doc], |r| {
+        r.get(0)
+    })?;
+    // A vocabulary that does not decode would leave its terms behind: the index is damaged.
+    codec::decode_vocabulary(&blob).map_err(|_| damaged())
+}
+
+fn drop_document(tx: &Connection, doc: i64) -> rusqlite::Result<()> {
+    let mut term = tx.prepare_cached("DELETE FROM term WHERE token = ?1 AND doc = ?2")?;
+    for t in vocabulary(tx, doc)? {
+        term.execute(params![t, doc])?;
+    }
+    tx.execute("DELETE FROM body WHERE id = ?1", [doc])?;
+    tx.execute("DELETE FROM doc WHERE id = ?1", [doc])?;
+    Ok(())
+}
+
+/// Store a session read again over its doc, writing only the counts that changed: a session
+/// that grew by a message changes few of its tokens' counts, and rewriting them all would
+/// touch pages all over the term table.
+fn update_document(tx: &Connection, doc: i64, d: Doc) -> rusqlite::Result<()> {
+    let new: HashMap<&str, Vec<u8>> = d
+        .terms
+        .iter()
+        .map(|(t, c)| (t.as_str(), codec::term_count(c)))
+        .collect();
+    let old = vocabulary(tx, doc)?;
+    let mut read = tx.prepare_cached("SELECT counts FROM term WHERE token = ?1 AND doc = ?2")?;
+    let mut delete = tx.prepare_cached("DELETE FROM term WHERE token = ?1 AND doc = ?2")?;
+    let mut update =
+        tx.prepare_cached("UPDATE term SET counts = ?3 WHERE token = ?1 AND doc = ?2")?;
+    let mut insert =
+        tx.prepare_cached("INSERT INTO term(token, doc, counts) VALUES (?1, ?2, ?3)")?;
+    for t in &old {
+        match new.get(t.as_str()) {
+            None => {
+                delete.execute(params![t, doc])?;
+            }
+            Some(counts) => {
+                let have: Option<Vec<u8>> =
+                    read.query_row(params![t, doc], |r| r.get(0)).optional()?;
+                match have {
+                    Some(have) if &have == counts => {}
+                    Some(_) => {
+                        update.execute(params![t, doc, counts])?;
+                    }
+                    None => {
+                        insert.execute(params![t, doc, counts])?;
+                    }
+                }
+            }
+        }
+    }
+    let old: std::collections::HashSet<&str> = old.iter().map(String::as_str).collect();
+    for (t, counts) in &new {
+        if !old.contains(t) {
+            insert.execute(params![t, doc, counts])?;
+        }
+    }
+    let vocabulary = codec::vocabulary(d.terms.iter().map(|(t, _)| t.as_str()));
+    tx.execute(
+        "UPDATE doc SET summary = ?2, lengths = ?3 WHERE id = ?1",
+        params![doc, d.summary, d.lengths],
+    )?;
+    tx.execute(
+        "UPDATE body SET messages = ?2, vocabulary = ?3 WHERE id = ?1",
+        params![doc, d.messages, vocabulary],
+    )?;
     Ok(())
 }
 
 /// The error SQLite gives a damaged database, so that the index is rebuilt.
-fn corrupt() -> rusqlite::ffi::Error {
-    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT)
+fn damaged() -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
+        None,
+    )
 }
 
 /// Store what was read from `src`; the counts of its sessions go to `terms`, for the caller to
@@ -325,14 +404,29 @@ fn write(
             Ok((id, 0))
         }
         Read::Documents(docs) => {
-            drop_documents(tx, id)?;
+            // A session read before keeps its doc; the others are dropped or added.
+            // (A store may hold one id twice: each copy has its doc.)
+            let mut before: HashMap<String, Vec<i64>> = HashMap::new();
+            for (doc, sid) in documents(tx, id)? {
+                before.entry(sid).or_default().push(doc);
+            }
             let sessions = docs.len() as i64;
             let mut doc = tx.prepare_cached(
                 "INSERT INTO doc(source, agent, summary, lengths) VALUES (?1, ?2, ?3, ?4)",
             )?;
             let mut body = tx
                 .prepare_cached("INSERT INTO body(id, messages, vocabulary) VALUES (?1, ?2, ?3)")?;
+            let mut added = Vec::new();
             for d in docs {
+                match before.get_mut(&d.session_id).and_then(Vec::pop) {
+                    Some(doc) => update_document(tx, doc, d)?,
+                    None => added.push(d),
+                }
+            }
+            for doc in before.into_values().flatten() {
+                drop_document(tx, doc)?;
+            }
+            for d in added {
                 doc.execute(params![id, agent, d.summary, d.lengths])?;
                 let doc_id = tx.last_insert_rowid();
                 let vocabulary = codec::vocabulary(d.terms.iter().map(|(t, _)| t.as_str()));

@@ -3,7 +3,7 @@
 //!
 //! Counted exactly as `score::analyse` counts a one-word leaf (the same texts, fields, folding
 //! and copies), so `Stats` assembled from these equal the analysis's, whatever the word.
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::score::{answered, for_each_field, Copy, Field, FieldCounts, FIELDS};
 use crate::model::Session;
@@ -89,7 +89,7 @@ fn each_term(f: &Folded, mut visit: impl FnMut(&str)) {
 
 /// Occurrences of each token and CJK character of a folded text.
 fn counts(f: &Folded) -> HashMap<&str, u32> {
-    let mut out: HashMap<&str, u32> = HashMap::new();
+    let mut out: HashMap<&str, u32> = HashMap::default();
     for i in 0..f.tokens.len() {
         *out.entry(f.token(i)).or_default() += 1;
     }
