@@ -195,6 +195,13 @@ fn last_uuid(path: &Path) -> String {
         .unwrap()
 }
 
+/// Append a user message to a Claude session, after its last message.
+fn append_message(path: &Path, sid: &str, uuid: &str, text: &str) {
+    let line = claude_line(sid, uuid, Some(&last_uuid(path)), text);
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    std::io::Write::write_all(&mut f, line.as_bytes()).unwrap();
+}
+
 /// Index and scan agree on these queries and on Claude's listing, and return the hits' ids.
 fn agree(home: &Path, with: &Client, without: &Client) -> Vec<Vec<String>> {
     let env = Env::with_home(home);
@@ -275,32 +282,12 @@ fn sources_that_appear_grow_change_shrink_or_vanish_are_seen_at_the_next_call() 
     assert_eq!(agree(&home, &with, &without)[0], [new_sid]);
 
     // Grown: a message appended to an indexed session.
-    let parent = last_uuid(&existing);
-    let mut f = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&existing)
-        .unwrap();
-    std::io::Write::write_all(
-        &mut f,
-        claude_line(&sid, "u2", Some(&parent), "zebrafish too").as_bytes(),
-    )
-    .unwrap();
-    drop(f);
+    append_message(&existing, &sid, "u2", "zebrafish too");
     let hits = agree(&home, &with, &without);
     assert_eq!(hits[0].len(), 2, "{hits:?}");
     // Grown again, with a word it holds already: updated in place (only the counts that
     // changed), it still holds what a fresh build does.
-    let parent = last_uuid(&existing);
-    let mut f = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&existing)
-        .unwrap();
-    std::io::Write::write_all(
-        &mut f,
-        claude_line(&sid, "u3", Some(&parent), "zebrafish again").as_bytes(),
-    )
-    .unwrap();
-    drop(f);
+    append_message(&existing, &sid, "u3", "zebrafish again");
     assert_eq!(agree(&home, &with, &without)[0].len(), 2);
     same_as_rebuilt(&home, &tmp.path().join("cache"));
 

@@ -5,7 +5,6 @@ mod common;
 
 use agent_mux_sessions::agents::{self, Source};
 use agent_mux_sessions::model::SessionSummary;
-use std::path::PathBuf;
 
 fn key(s: &SessionSummary) -> impl std::fmt::Debug + PartialEq {
     let mut usage: Vec<_> = s
@@ -37,19 +36,12 @@ fn key(s: &SessionSummary) -> impl std::fmt::Debug + PartialEq {
 #[test]
 #[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn summaries_and_full_reads_agree_on_every_real_capture() {
-    let real = common::real_fixtures();
     let home = tempfile::tempdir().unwrap();
     let ctx = common::ctx(home.path());
     let mut checked = 0;
     for name in ["claude", "codex", "gemini", "copilot", "pi", "openclaw"] {
         let agent = agents::find(name).unwrap();
-        let mut files: Vec<PathBuf> = std::fs::read_dir(real.join(name))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "jsonl" || e == "json"))
-            .collect();
-        files.sort();
-        for path in files {
+        for path in common::real_session_files(name) {
             let src = Source::new(path.clone(), &[]).unwrap();
             let summaries = agent.summaries(&ctx, &src);
             let sessions = agent.load_source(&ctx, &src);

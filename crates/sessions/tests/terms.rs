@@ -80,19 +80,12 @@ fn stored_counts_are_the_analysis_counts_on_the_demo_home() {
 #[test]
 #[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
 fn stored_counts_are_the_analysis_counts_on_every_real_capture() {
-    let real = common::real_fixtures();
     let home = tempfile::tempdir().unwrap();
     let ctx = common::ctx(home.path());
     let mut sessions = 0;
     for name in ["claude", "codex", "gemini", "copilot", "pi", "openclaw"] {
         let agent = agents::find(name).unwrap();
-        let mut files: Vec<PathBuf> = std::fs::read_dir(real.join(name))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "jsonl" || e == "json"))
-            .collect();
-        files.sort();
-        for path in files {
+        for path in common::real_session_files(name) {
             let src = Source::new(path.clone(), &[]).unwrap();
             for s in agent.load_source(&ctx, &src).unwrap_or_default() {
                 agrees(&s, &path.display().to_string());

@@ -29,6 +29,17 @@ pub fn real_fixtures() -> PathBuf {
     shared("fixtures/real")
 }
 
+/// The top-level `.jsonl`/`.json` captures of one agent in `real_fixtures()`, sorted.
+pub fn real_session_files(agent: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(real_fixtures().join(agent))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "jsonl" || e == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
 /// Write `content` at `root/rel`, creating directories.
 pub fn write(root: &Path, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
     let p = root.join(rel);
