@@ -4,10 +4,13 @@
 mod common;
 mod sample;
 
-use agent_mux_sessions::export::export;
+use std::path::Path;
+
+use agent_mux_sessions::agents;
+use agent_mux_sessions::export::{export, load_mode};
 use agent_mux_sessions::model::{Role, Session};
 use agent_mux_sessions::options::{export_format, ExportFormat};
-use agent_mux_sessions::{Env, ErrorCode};
+use agent_mux_sessions::{Client, Env, ErrorCode};
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
 use serde_json::Value;
 
@@ -285,4 +288,74 @@ fn markdown_prints_each_tool_output_once() {
             .count(),
         1
     );
+}
+
+/// Adapters that build `raw` from database rows whatever the mode (the client drops it).
+const RAW_FROM_ROWS: [&str; 3] = ["cursor", "hermes", "opencode"];
+
+/// Each format loads no more than it writes (issue 18): `jsonl` and `markdown` load the session
+/// without `raw`, and `markdown` without the copy of a tool's output kept on its call. For every
+/// session `client` lists for `agent`, each export equals the export of the whole session as
+/// `get` returns it. Returns how many sessions were checked.
+fn exports_equal_whole_session_exports(client: &Client, agent: &str, env: &Env) -> usize {
+    let adapter = agents::find(agent).unwrap();
+    let ctx = client.context(env.clone());
+    let list = common::list_all(client, agent, env.clone());
+    for s in &list {
+        let id = s.session_id.as_str();
+        let whole = client.get(env.clone(), agent, id).unwrap();
+        let call_outputs = |s: &Session| {
+            s.messages
+                .iter()
+                .flat_map(|m| &m.tool_calls)
+                .filter(|c| c.output.is_some())
+                .count()
+        };
+        for format in [
+            ExportFormat::Json,
+            ExportFormat::Jsonl,
+            ExportFormat::Markdown,
+        ] {
+            let out = client.export(env.clone(), agent, id, format).unwrap();
+            assert!(
+                out == export(&whole, format).unwrap(),
+                "{agent} {id}: {format:?} export differs from the whole session's"
+            );
+            let mode = load_mode(format);
+            assert_eq!(mode.raw(), format == ExportFormat::Json);
+            let lean = adapter.load(&ctx, id, mode).unwrap();
+            if !mode.raw() && !RAW_FROM_ROWS.contains(&agent) {
+                assert!(lean.raw.is_none(), "{agent} {id}: {format:?} loaded raw");
+            }
+            if format == ExportFormat::Markdown && agent == "claude" {
+                assert!(
+                    call_outputs(&lean) == 0 || call_outputs(&whole) == 0,
+                    "{agent} {id}: markdown's load kept call outputs"
+                );
+            }
+        }
+    }
+    list.len()
+}
+
+#[test]
+fn exports_of_the_demo_home_equal_whole_session_exports() {
+    let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo-home");
+    let client = common::client();
+    let env = Env::with_home(&home);
+    for agent in agents::all() {
+        let n = exports_equal_whole_session_exports(&client, agent.name(), &env);
+        assert!(n > 0, "{}: the demo home has no session", agent.name());
+    }
+}
+
+#[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
+fn exports_of_real_captures_equal_whole_session_exports() {
+    let env = Env::from_pairs([]);
+    for agent in ["claude", "codex"] {
+        let client = common::client_over(agent, &common::real_fixtures().join(agent));
+        let n = exports_equal_whole_session_exports(&client, agent, &env);
+        assert!(n >= 3, "{agent}: {n} real captures listed");
+    }
 }

@@ -2,6 +2,7 @@
 //!
 //! Each format writes straight into one output buffer (no intermediate `Value` or per-message
 //! strings), so peak memory is the loaded session plus the output itself.
+use crate::agents::Mode;
 use crate::error::{Error, Result};
 use crate::model::Session;
 use crate::options::ExportFormat;
@@ -19,6 +20,17 @@ pub fn export(session: &Session, format: ExportFormat) -> Result<String> {
             markdown::markdown(&mut out, session);
             Ok(out)
         }
+    }
+}
+
+/// How much of the session `format` writes: only `json` has `raw`, and `markdown` prints a tool's
+/// output once, at the message that answers the call (`Mode::MessagesWithoutRaw` may leave it
+/// out of the call), so each loads no more than it writes.
+pub fn load_mode(format: ExportFormat) -> Mode {
+    match format {
+        ExportFormat::Json => Mode::Full,
+        ExportFormat::Jsonl => Mode::AllButRaw,
+        ExportFormat::Markdown => Mode::MessagesWithoutRaw,
     }
 }
 
