@@ -149,7 +149,7 @@ impl Client {
         format: ExportFormat,
     ) -> Result<String> {
         let session = self.load(env, agent_name, id, crate::export::load_mode(format))?;
-        crate::export::export(&session, format)
+        crate::export::export(session, format)
     }
 
     pub fn diff(

@@ -71,7 +71,7 @@ fn golden_markdown() {
 #[test]
 fn json_is_the_whole_session_with_iso_dates_and_js_numbers() {
     let s = sample::gemini_hostile();
-    let out = export(&s, ExportFormat::Json).unwrap();
+    let out = export(s.clone(), ExportFormat::Json).unwrap();
     let v: Value = serde_json::from_str(&out).unwrap();
     same_json(v.clone(), serde_json::to_value(&s).unwrap());
     assert_eq!(v["createdAt"], "2025-06-01T08:00:00.000Z");
@@ -88,7 +88,7 @@ fn json_is_the_whole_session_with_iso_dates_and_js_numbers() {
 #[test]
 fn every_jsonl_line_parses_alone() {
     for (_, s) in samples() {
-        let out = export(&s, ExportFormat::Jsonl).unwrap();
+        let out = export(s.clone(), ExportFormat::Jsonl).unwrap();
         assert!(out.ends_with('\n'));
         let lines: Vec<&str> = out.strip_suffix('\n').unwrap().split('\n').collect();
         assert_eq!(lines.len(), s.messages.len() + 1);
@@ -156,7 +156,7 @@ fn role_title(r: Role) -> &'static str {
 #[test]
 fn markdown_structure_survives_every_sample() {
     for (name, s) in samples() {
-        let md = export(&s, ExportFormat::Markdown).unwrap();
+        let md = export(s.clone(), ExportFormat::Markdown).unwrap();
         let o = outline(&md);
         let mut expected: Vec<(HeadingLevel, String)> = vec![
             (HeadingLevel::H1, s.summary.title.replace('\n', " ")),
@@ -190,7 +190,7 @@ fn markdown_structure_survives_every_sample() {
 
 #[test]
 fn hostile_content_renders_as_text() {
-    let md = export(&sample::gemini_hostile(), ExportFormat::Markdown).unwrap();
+    let md = export(sample::gemini_hostile(), ExportFormat::Markdown).unwrap();
     let o = outline(&md);
     for literal in [
         "### User",
@@ -221,7 +221,7 @@ fn hostile_content_renders_as_text() {
 
 #[test]
 fn markdown_header_and_cost_summary() {
-    let md = export(&sample::claude(), ExportFormat::Markdown).unwrap();
+    let md = export(sample::claude(), ExportFormat::Markdown).unwrap();
     assert!(md.starts_with(
         "# The test \\`parses\\_dates\\` fails on CI \\<sometimes\\>. Can you look?\n\n- **Agent:** claude\n"
     ));
@@ -263,7 +263,7 @@ fn export_errors_carry_spec_codes() {
 /// one, else under the call (agents that keep results only inside the call).
 #[test]
 fn markdown_prints_each_tool_output_once() {
-    let md = export(&sample::claude(), ExportFormat::Markdown).unwrap();
+    let md = export(sample::claude(), ExportFormat::Markdown).unwrap();
     assert_eq!(
         md.matches("assert_eq!(parse(\"2025-01-02\"), local());")
             .count(),
@@ -281,7 +281,7 @@ fn markdown_prints_each_tool_output_once() {
         .count();
     assert!(calls > 0);
     unanswered.messages.retain(|m| m.tool_result.is_none());
-    let md = export(&unanswered, ExportFormat::Markdown).unwrap();
+    let md = export(unanswered, ExportFormat::Markdown).unwrap();
     assert_eq!(md.matches("**Output:**").count(), calls);
     assert_eq!(
         md.matches("assert_eq!(parse(\"2025-01-02\"), local());")
@@ -318,7 +318,7 @@ fn exports_equal_whole_session_exports(client: &Client, agent: &str, env: &Env) 
         ] {
             let out = client.export(env.clone(), agent, id, format).unwrap();
             assert!(
-                out == export(&whole, format).unwrap(),
+                out == export(whole.clone(), format).unwrap(),
                 "{agent} {id}: {format:?} export differs from the whole session's"
             );
             let mode = load_mode(format);

@@ -1,7 +1,8 @@
 //! Export a session as `json`, `jsonl` or `markdown` (spec 6.5).
 //!
 //! Each format writes straight into one output buffer (no intermediate `Value` or per-message
-//! strings), so peak memory is the loaded session plus the output itself.
+//! strings), so peak memory is the loaded session plus the output itself; `markdown` frees each
+//! message once written, which brings it to about the larger of the two.
 use crate::agents::Mode;
 use crate::error::{Error, Result};
 use crate::model::Session;
@@ -11,10 +12,10 @@ mod escape;
 pub mod json;
 mod markdown;
 
-pub fn export(session: &Session, format: ExportFormat) -> Result<String> {
+pub fn export(session: Session, format: ExportFormat) -> Result<String> {
     match format {
-        ExportFormat::Json => bytes(|out| json::json(out, session)),
-        ExportFormat::Jsonl => bytes(|out| json::jsonl(out, session)),
+        ExportFormat::Json => bytes(|out| json::json(out, &session)),
+        ExportFormat::Jsonl => bytes(|out| json::jsonl(out, &session)),
         ExportFormat::Markdown => {
             let mut out = String::new();
             markdown::markdown(&mut out, session);
