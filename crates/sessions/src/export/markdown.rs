@@ -11,7 +11,7 @@ use super::json::write_pretty;
 use crate::model::{to_iso, CostRecord, Message, Role, Session, ToolCall};
 
 /// Output written between two returns of freed memory to the system.
-const RELEASE_EVERY: usize = 8 << 20;
+const RELEASE_EVERY: usize = 2 << 20;
 
 /// Each message is dropped once written, and its memory given back as the output grows, so the
 /// process holds about the larger of the session and its export, not both.
