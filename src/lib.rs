@@ -224,7 +224,10 @@ impl NativeClient {
             let agent = options::string_arg(field(&v, "agent"), "agent")?;
             let id = options::string_arg(field(&v, "sessionId"), "sessionId")?;
             let format = options::export_format(field(&v, "format"))?;
-            client.export(env, &agent, &id, format)
+            let out = client.export(env, &agent, &id, format);
+            // The session, dropped, leaves the process before its text is copied into JS.
+            agent_mux_sessions::memory::release_freed();
+            out
         })
     }
 

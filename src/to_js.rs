@@ -15,6 +15,16 @@ use serde_json::Value;
 /// Strings from this length on are shared when equal; shorter ones are cheaper to make again.
 const SHARE_FROM: usize = 1024;
 
+/// Give what was freed back to the system every this many messages or raw records, so the Rust
+/// session shrinks in RSS while its JS copy grows (glibc keeps freed memory otherwise).
+const RELEASE_EVERY: usize = 128;
+
+fn release_now_and_then(i: usize) {
+    if i % RELEASE_EVERY == RELEASE_EVERY - 1 {
+        agent_mux_sessions::memory::release_freed();
+    }
+}
+
 pub struct Builder {
     env: sys::napi_env,
     /// (length, two independent 64-bit hashes) of a long string → its JS string. A false match
@@ -56,6 +66,7 @@ impl Builder {
             drop(m);
             let js = self.value(&v)?;
             self.set_element(list, i, js)?;
+            release_now_and_then(i);
         }
         self.set(out, "messages", list)?;
         match raw {
@@ -74,6 +85,7 @@ impl Builder {
                     drop(l);
                     let js = self.value(&v)?;
                     self.set_element(list, i, js)?;
+                    release_now_and_then(i);
                 }
                 self.set(out, "raw", list)?;
             }

@@ -51,15 +51,16 @@ fn main() {
     };
     session.derive_summary_fields();
 
+    let count = session.messages.len();
     let before = status_kb("VmRSS:");
-    let out = export(&session, format).unwrap();
+    let out = export(session, format).unwrap();
     let peak = status_kb("VmHWM:");
     let out_mb = out.len() as f64 / (1 << 20) as f64;
     println!(
         "{:?}: {} messages, text {:.0} MB -> output {:.1} MB; RSS before export {:.1} MB, peak {:.1} MB; \
          export added {:.1} MB = {:.2}x output; peak = {:.2}x output",
         format,
-        session.messages.len(),
+        count,
         bytes as f64 / (1 << 20) as f64,
         out_mb,
         before as f64 / 1024.0,

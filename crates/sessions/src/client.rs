@@ -2,7 +2,7 @@
 //! the environment snapshot taken on the caller's thread.
 use std::sync::Arc;
 
-use crate::agents::{self, Agent};
+use crate::agents::{self, Agent, Mode};
 use crate::context::{ClientOptions, Context};
 use crate::cost::{self, CostSummary};
 use crate::env::Env;
@@ -70,12 +70,20 @@ impl Client {
     }
 
     pub fn get(&self, env: Env, agent_name: &str, session_id: &str) -> Result<Session> {
+        self.load(env, agent_name, session_id, Mode::Full)
+    }
+
+    /// One session, priced, as deep as `mode` asks (`raw` only with `Mode::Full`).
+    fn load(&self, env: Env, agent_name: &str, session_id: &str, mode: Mode) -> Result<Session> {
         let a = agent(agent_name)?;
         if !is_safe_native_id(session_id) {
             return Err(Error::session_not_found(agent_name, session_id));
         }
         let ctx = self.context(env);
-        let mut session = a.load(&ctx, session_id)?;
+        let mut session = a.load(&ctx, session_id, mode)?;
+        if !mode.raw() {
+            session.raw = None; // adapters that build it anyway (databases' rows)
+        }
         session.summary.unified_id =
             crate::ids::unified_id(agent_name, &session.summary.session_id);
         cost::price_session(&ctx, &mut session);
@@ -137,8 +145,8 @@ impl Client {
         id: &str,
         format: ExportFormat,
     ) -> Result<String> {
-        let session = self.get(env, agent_name, id)?;
-        crate::export::export(&session, format)
+        let session = self.load(env, agent_name, id, crate::export::load_mode(format))?;
+        crate::export::export(session, format)
     }
 
     pub fn diff(

@@ -12,6 +12,7 @@ pub mod ids;
 pub mod index;
 pub mod js_order;
 pub mod list;
+pub mod memory;
 pub mod model;
 pub mod options;
 pub mod query;

@@ -2,7 +2,7 @@
 //! path, segment usage, bad input, and `list` options.
 mod common;
 
-use agent_mux_sessions::agents::{copilot::Copilot, Agent, Source};
+use agent_mux_sessions::agents::{copilot::Copilot, Agent, Mode, Source};
 use agent_mux_sessions::model::{parse_time_str, to_iso, Tokens};
 use agent_mux_sessions::options::list_options;
 use agent_mux_sessions::{Client, ClientOptions, ErrorCode, Role, Session};
@@ -43,7 +43,9 @@ fn read_in_place(file: &Path) -> Session {
         None => unreachable!("a capture file"),
     };
     place(dir.path(), &rel, file);
-    let full = Copilot.load(&c, &session.summary.session_id).unwrap();
+    let full = Copilot
+        .load(&c, &session.summary.session_id, Mode::Full)
+        .unwrap();
     assert_eq!(full.messages, session.messages);
     assert_eq!(full.summary, session.summary);
     full

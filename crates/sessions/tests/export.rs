@@ -4,10 +4,13 @@
 mod common;
 mod sample;
 
-use agent_mux_sessions::export::export;
+use std::path::Path;
+
+use agent_mux_sessions::agents;
+use agent_mux_sessions::export::{export, load_mode};
 use agent_mux_sessions::model::{Role, Session};
 use agent_mux_sessions::options::{export_format, ExportFormat};
-use agent_mux_sessions::{Env, ErrorCode};
+use agent_mux_sessions::{Client, Env, ErrorCode};
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
 use serde_json::Value;
 
@@ -68,7 +71,7 @@ fn golden_markdown() {
 #[test]
 fn json_is_the_whole_session_with_iso_dates_and_js_numbers() {
     let s = sample::gemini_hostile();
-    let out = export(&s, ExportFormat::Json).unwrap();
+    let out = export(s.clone(), ExportFormat::Json).unwrap();
     let v: Value = serde_json::from_str(&out).unwrap();
     same_json(v.clone(), serde_json::to_value(&s).unwrap());
     assert_eq!(v["createdAt"], "2025-06-01T08:00:00.000Z");
@@ -85,7 +88,7 @@ fn json_is_the_whole_session_with_iso_dates_and_js_numbers() {
 #[test]
 fn every_jsonl_line_parses_alone() {
     for (_, s) in samples() {
-        let out = export(&s, ExportFormat::Jsonl).unwrap();
+        let out = export(s.clone(), ExportFormat::Jsonl).unwrap();
         assert!(out.ends_with('\n'));
         let lines: Vec<&str> = out.strip_suffix('\n').unwrap().split('\n').collect();
         assert_eq!(lines.len(), s.messages.len() + 1);
@@ -153,7 +156,7 @@ fn role_title(r: Role) -> &'static str {
 #[test]
 fn markdown_structure_survives_every_sample() {
     for (name, s) in samples() {
-        let md = export(&s, ExportFormat::Markdown).unwrap();
+        let md = export(s.clone(), ExportFormat::Markdown).unwrap();
         let o = outline(&md);
         let mut expected: Vec<(HeadingLevel, String)> = vec![
             (HeadingLevel::H1, s.summary.title.replace('\n', " ")),
@@ -187,7 +190,7 @@ fn markdown_structure_survives_every_sample() {
 
 #[test]
 fn hostile_content_renders_as_text() {
-    let md = export(&sample::gemini_hostile(), ExportFormat::Markdown).unwrap();
+    let md = export(sample::gemini_hostile(), ExportFormat::Markdown).unwrap();
     let o = outline(&md);
     for literal in [
         "### User",
@@ -218,7 +221,7 @@ fn hostile_content_renders_as_text() {
 
 #[test]
 fn markdown_header_and_cost_summary() {
-    let md = export(&sample::claude(), ExportFormat::Markdown).unwrap();
+    let md = export(sample::claude(), ExportFormat::Markdown).unwrap();
     assert!(md.starts_with(
         "# The test \\`parses\\_dates\\` fails on CI \\<sometimes\\>. Can you look?\n\n- **Agent:** claude\n"
     ));
@@ -260,7 +263,7 @@ fn export_errors_carry_spec_codes() {
 /// one, else under the call (agents that keep results only inside the call).
 #[test]
 fn markdown_prints_each_tool_output_once() {
-    let md = export(&sample::claude(), ExportFormat::Markdown).unwrap();
+    let md = export(sample::claude(), ExportFormat::Markdown).unwrap();
     assert_eq!(
         md.matches("assert_eq!(parse(\"2025-01-02\"), local());")
             .count(),
@@ -278,11 +281,81 @@ fn markdown_prints_each_tool_output_once() {
         .count();
     assert!(calls > 0);
     unanswered.messages.retain(|m| m.tool_result.is_none());
-    let md = export(&unanswered, ExportFormat::Markdown).unwrap();
+    let md = export(unanswered, ExportFormat::Markdown).unwrap();
     assert_eq!(md.matches("**Output:**").count(), calls);
     assert_eq!(
         md.matches("assert_eq!(parse(\"2025-01-02\"), local());")
             .count(),
         1
     );
+}
+
+/// Adapters that build `raw` from database rows whatever the mode (the client drops it).
+const RAW_FROM_ROWS: [&str; 3] = ["cursor", "hermes", "opencode"];
+
+/// Each format loads no more than it writes (issue 18): `jsonl` and `markdown` load the session
+/// without `raw`, and `markdown` without the copy of a tool's output kept on its call. For every
+/// session `client` lists for `agent`, each export equals the export of the whole session as
+/// `get` returns it. Returns how many sessions were checked.
+fn exports_equal_whole_session_exports(client: &Client, agent: &str, env: &Env) -> usize {
+    let adapter = agents::find(agent).unwrap();
+    let ctx = client.context(env.clone());
+    let list = common::list_all(client, agent, env.clone());
+    for s in &list {
+        let id = s.session_id.as_str();
+        let whole = client.get(env.clone(), agent, id).unwrap();
+        let call_outputs = |s: &Session| {
+            s.messages
+                .iter()
+                .flat_map(|m| &m.tool_calls)
+                .filter(|c| c.output.is_some())
+                .count()
+        };
+        for format in [
+            ExportFormat::Json,
+            ExportFormat::Jsonl,
+            ExportFormat::Markdown,
+        ] {
+            let out = client.export(env.clone(), agent, id, format).unwrap();
+            assert!(
+                out == export(whole.clone(), format).unwrap(),
+                "{agent} {id}: {format:?} export differs from the whole session's"
+            );
+            let mode = load_mode(format);
+            assert_eq!(mode.raw(), format == ExportFormat::Json);
+            let lean = adapter.load(&ctx, id, mode).unwrap();
+            if !mode.raw() && !RAW_FROM_ROWS.contains(&agent) {
+                assert!(lean.raw.is_none(), "{agent} {id}: {format:?} loaded raw");
+            }
+            if format == ExportFormat::Markdown && agent == "claude" {
+                assert!(
+                    call_outputs(&lean) == 0 || call_outputs(&whole) == 0,
+                    "{agent} {id}: markdown's load kept call outputs"
+                );
+            }
+        }
+    }
+    list.len()
+}
+
+#[test]
+fn exports_of_the_demo_home_equal_whole_session_exports() {
+    let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo-home");
+    let client = common::client();
+    let env = Env::with_home(&home);
+    for agent in agents::all() {
+        let n = exports_equal_whole_session_exports(&client, agent.name(), &env);
+        assert!(n > 0, "{}: the demo home has no session", agent.name());
+    }
+}
+
+#[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
+fn exports_of_real_captures_equal_whole_session_exports() {
+    let env = Env::from_pairs([]);
+    for agent in ["claude", "codex"] {
+        let client = common::client_over(agent, &common::real_fixtures().join(agent));
+        let n = exports_equal_whole_session_exports(&client, agent, &env);
+        assert!(n >= 3, "{agent}: {n} real captures listed");
+    }
 }

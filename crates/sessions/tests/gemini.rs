@@ -2,7 +2,7 @@
 //! dirs, legacy hash dirs and `.json` documents, the spec's path), bad input, and `list` options.
 mod common;
 
-use agent_mux_sessions::agents::{gemini::Gemini, Agent, Source};
+use agent_mux_sessions::agents::{gemini::Gemini, Agent, Mode, Source};
 use agent_mux_sessions::model::to_iso;
 use agent_mux_sessions::options::list_options;
 use agent_mux_sessions::{Client, ClientOptions, ErrorCode, Role, Session};
@@ -33,7 +33,9 @@ fn read_in_place(file: &Path) -> Session {
         &format!(".gemini/tmp/project/chats/session-{name}"),
         file,
     );
-    let full = Gemini.load(&c, &session.summary.session_id).unwrap();
+    let full = Gemini
+        .load(&c, &session.summary.session_id, Mode::Full)
+        .unwrap();
     assert_eq!(full.messages, session.messages);
     assert_eq!(full.summary, session.summary);
     full

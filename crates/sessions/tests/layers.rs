@@ -8,7 +8,7 @@ use agent_mux_sessions::ids::AGENT_NAMES;
 
 /// Bottom first. Modules of one layer may use each other (engines build on `list`).
 const LAYERS: &[&[&str]] = &[
-    &["error", "env", "js_order", "ids", "model", "context"],
+    &["error", "env", "js_order", "ids", "model", "context", "memory"],
     &["read"],
     &["query"],
     &["agents"],

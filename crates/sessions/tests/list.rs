@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use agent_mux_sessions::agents::{Agent, Source};
+use agent_mux_sessions::agents::{Agent, Mode, Source};
 use agent_mux_sessions::list::{self, SummaryCache};
 use agent_mux_sessions::model::{CostRecord, ModelUsage};
 use agent_mux_sessions::options::{Direction, Filters, ListOptions, ListSort};
@@ -48,7 +48,7 @@ impl Agent for Fake {
         Ok(vec![s])
     }
 
-    fn load(&self, _ctx: &Context, id: &str) -> Result<Session> {
+    fn load(&self, _ctx: &Context, id: &str, _mode: Mode) -> Result<Session> {
         Err(Error::session_not_found("claude", id))
     }
 

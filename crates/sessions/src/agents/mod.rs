@@ -33,6 +33,8 @@ pub enum Mode {
     MessagesWithoutRaw,
     /// Everything `get` returns, `raw` included.
     Full,
+    /// Everything `get` returns but `raw`: an export that does not write it.
+    AllButRaw,
 }
 
 impl Mode {
@@ -42,6 +44,11 @@ impl Mode {
 
     pub fn raw(self) -> bool {
         self == Mode::Full
+    }
+
+    /// Whether a tool call carries its output too, not only the tool message that answers it.
+    pub fn call_outputs(self) -> bool {
+        matches!(self, Mode::Full | Mode::AllButRaw)
     }
 }
 
@@ -88,9 +95,11 @@ pub trait Agent: Send + Sync {
     /// (one for a session file, many for a database). `cost` and `tags` are left to the engines.
     fn summaries(&self, ctx: &Context, source: &Source) -> Result<Vec<SessionSummary>>;
 
-    /// Find one session by native id without reading the others, then parse it fully.
+    /// Find one session by native id without reading the others, then parse it with its
+    /// messages: `Mode::Full` for `get`, a mode without `raw` for an export that does not write
+    /// it (an adapter whose `raw` costs little to build may keep it; the caller drops it).
     /// `SESSION_NOT_FOUND` when absent, `PARSE_ERROR` (naming the path) when unreadable.
-    fn load(&self, ctx: &Context, session_id: &str) -> Result<Session>;
+    fn load(&self, ctx: &Context, session_id: &str, mode: Mode) -> Result<Session>;
 
     /// Parse every session a source holds with all its messages (search reads these; `raw` may
     /// be left out).

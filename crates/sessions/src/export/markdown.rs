@@ -10,21 +10,35 @@ use super::escape::{self, code_span, inline};
 use super::json::write_pretty;
 use crate::model::{to_iso, CostRecord, Message, Role, Session, ToolCall};
 
-pub fn markdown(out: &mut String, session: &Session) {
-    header(out, session);
+/// Output written between two returns of freed memory to the system.
+const RELEASE_EVERY: usize = 2 << 20;
+
+/// Each message is dropped once written, and its memory given back as the output grows, so the
+/// process holds about the larger of the session and its export, not both.
+pub fn markdown(out: &mut String, mut session: Session) {
+    header(out, &session);
     out.push_str("## Messages\n\n");
     // Calls whose result has a message of its own: their output is printed there, in time order,
     // and not a second time under the call.
-    let answered: HashSet<&str> = session
+    let answered: HashSet<String> = session
         .messages
         .iter()
         .filter_map(|m| m.tool_result.as_ref())
-        .map(|r| r.tool_call_id.as_str())
+        .map(|r| r.tool_call_id.clone())
         .collect();
-    for m in &session.messages {
-        message(out, m, &answered);
+    // The cost summary reads every message: made before they go.
+    let mut costs = String::new();
+    cost_summary(&mut costs, &session);
+    let mut released_at = out.len();
+    for m in std::mem::take(&mut session.messages) {
+        message(out, &m, &answered);
+        drop(m);
+        if out.len() - released_at >= RELEASE_EVERY {
+            crate::memory::release_freed();
+            released_at = out.len();
+        }
     }
-    cost_summary(out, session);
+    out.push_str(&costs);
 }
 
 fn header(out: &mut String, s: &Session) {
@@ -78,7 +92,7 @@ fn role_title(role: Role) -> &'static str {
     }
 }
 
-fn message(out: &mut String, m: &Message, answered: &HashSet<&str>) {
+fn message(out: &mut String, m: &Message, answered: &HashSet<String>) {
     let _ = writeln!(out, "### {}\n", role_title(m.role));
     let mut meta = Vec::new();
     if let Some(t) = &m.timestamp {

@@ -1,7 +1,9 @@
 //! Export a session as `json`, `jsonl` or `markdown` (spec 6.5).
 //!
 //! Each format writes straight into one output buffer (no intermediate `Value` or per-message
-//! strings), so peak memory is the loaded session plus the output itself.
+//! strings), so peak memory is the loaded session plus the output itself; `markdown` frees each
+//! message once written, which brings it to about the larger of the two.
+use crate::agents::Mode;
 use crate::error::{Error, Result};
 use crate::model::Session;
 use crate::options::ExportFormat;
@@ -10,15 +12,26 @@ mod escape;
 pub mod json;
 mod markdown;
 
-pub fn export(session: &Session, format: ExportFormat) -> Result<String> {
+pub fn export(session: Session, format: ExportFormat) -> Result<String> {
     match format {
-        ExportFormat::Json => bytes(|out| json::json(out, session)),
-        ExportFormat::Jsonl => bytes(|out| json::jsonl(out, session)),
+        ExportFormat::Json => bytes(|out| json::json(out, &session)),
+        ExportFormat::Jsonl => bytes(|out| json::jsonl(out, &session)),
         ExportFormat::Markdown => {
             let mut out = String::new();
             markdown::markdown(&mut out, session);
             Ok(out)
         }
+    }
+}
+
+/// How much of the session `format` writes: only `json` has `raw`, and `markdown` prints a tool's
+/// output once, at the message that answers the call (`Mode::MessagesWithoutRaw` may leave it
+/// out of the call), so each loads no more than it writes.
+pub fn load_mode(format: ExportFormat) -> Mode {
+    match format {
+        ExportFormat::Json => Mode::Full,
+        ExportFormat::Jsonl => Mode::AllButRaw,
+        ExportFormat::Markdown => Mode::MessagesWithoutRaw,
     }
 }
 

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::*;
-use crate::agents::Source;
+use crate::agents::{Mode, Source};
 use crate::error::Result;
 use crate::model::{parse_time_str, Message, Role, Session, ToolCall};
 use crate::options::SearchQuery;
@@ -28,7 +28,7 @@ impl Agent for TestAgent {
     fn summaries(&self, _ctx: &Context, _s: &Source) -> Result<Vec<SessionSummary>> {
         unreachable!("search must not list file-based agents")
     }
-    fn load(&self, _ctx: &Context, id: &str) -> Result<Session> {
+    fn load(&self, _ctx: &Context, id: &str, _mode: Mode) -> Result<Session> {
         Err(crate::error::Error::session_not_found(self.name, id))
     }
     fn load_source(&self, _ctx: &Context, s: &Source) -> Result<Vec<Session>> {

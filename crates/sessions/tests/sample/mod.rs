@@ -305,7 +305,7 @@ pub fn golden_files(format: ExportFormat) -> Vec<(PathBuf, String)> {
     named()
         .into_iter()
         .map(|(name, s)| {
-            let text = export(&s, format).unwrap();
+            let text = export(s.clone(), format).unwrap();
             (dir.join(format!("{name}.{ext}")), text)
         })
         .collect()

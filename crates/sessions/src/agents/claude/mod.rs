@@ -45,10 +45,10 @@ impl Agent for Claude {
         Ok(vec![parsed.into_summary()])
     }
 
-    fn load(&self, ctx: &Context, session_id: &str) -> Result<Session> {
+    fn load(&self, ctx: &Context, session_id: &str, mode: Mode) -> Result<Session> {
         let path =
             locate(ctx, session_id).ok_or_else(|| Error::session_not_found(NAME, session_id))?;
-        load_path(&path, Mode::Full)
+        load_path(&path, mode)
     }
 
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {

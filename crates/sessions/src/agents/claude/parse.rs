@@ -790,7 +790,7 @@ impl State<'_> {
                     .and_then(|m| m.tool_calls.get_mut(ci))
                 {
                     name = c.tool_name.clone();
-                    if self.mode.raw() {
+                    if self.mode.call_outputs() {
                         // A copy for get; search reads the output once, on this tool message.
                         c.output = Some(output.clone());
                     }

@@ -42,7 +42,7 @@ impl Agent for Codex {
         ])
     }
 
-    fn load(&self, ctx: &Context, session_id: &str) -> Result<Session> {
+    fn load(&self, ctx: &Context, session_id: &str, mode: Mode) -> Result<Session> {
         let not_found = || Error::session_not_found(NAME, session_id);
         if !is_safe_native_id(session_id) {
             return Err(not_found());
@@ -51,7 +51,7 @@ impl Agent for Codex {
             .into_iter()
             .find(|p| self::session_id(p) == session_id)
             .ok_or_else(not_found)?;
-        Ok(parse::read(&path, session_id, Mode::Full)?.into_session())
+        Ok(parse::read(&path, session_id, mode)?.into_session())
     }
 
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {

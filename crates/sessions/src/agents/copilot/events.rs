@@ -360,7 +360,7 @@ impl Builder {
 
     fn keep(&self, v: Value) -> Value {
         match self.mode {
-            Mode::Full | Mode::MessagesWithoutRaw => v,
+            Mode::Full | Mode::MessagesWithoutRaw | Mode::AllButRaw => v,
             Mode::Summary => Value::Null,
         }
     }

@@ -39,10 +39,10 @@ impl Agent for Copilot {
         Ok(vec![parse(&source.path, Mode::Summary)?.summary])
     }
 
-    fn load(&self, ctx: &Context, session_id: &str) -> Result<Session> {
+    fn load(&self, ctx: &Context, session_id: &str, mode: Mode) -> Result<Session> {
         let path = locate(ctx, session_id)
             .ok_or_else(|| Error::session_not_found(self.name(), session_id))?;
-        parse(&path, Mode::Full)
+        parse(&path, mode)
     }
 
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::agents::{existing_dirs, Agent, SearchSupport, Source};
+use crate::agents::{existing_dirs, Agent, Mode, SearchSupport, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{
@@ -295,7 +295,7 @@ impl Agent for Cursor {
         ])
     }
 
-    fn load(&self, ctx: &Context, session_id: &str) -> Result<Session> {
+    fn load(&self, ctx: &Context, session_id: &str, _mode: Mode) -> Result<Session> {
         for root in roots(ctx) {
             let db = subdirs(&root.join("chats"))
                 .into_iter()

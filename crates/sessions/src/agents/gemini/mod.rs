@@ -40,10 +40,10 @@ impl Agent for Gemini {
         Ok(vec![parse_file(&source.path, Mode::Summary)?.summary])
     }
 
-    fn load(&self, ctx: &Context, session_id: &str) -> Result<Session> {
+    fn load(&self, ctx: &Context, session_id: &str, mode: Mode) -> Result<Session> {
         let path = locate(ctx, session_id)
             .ok_or_else(|| Error::session_not_found(self.name(), session_id))?;
-        parse_file(&path, Mode::Full)
+        parse_file(&path, mode)
     }
 
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {

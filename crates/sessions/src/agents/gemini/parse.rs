@@ -240,7 +240,7 @@ impl Builder {
         let raw = match self.mode {
             Mode::Full if is_legacy_doc(path) => self.doc.take().map(Raw::Value),
             Mode::Full => Some(Raw::Lines(std::mem::take(&mut self.raw))),
-            Mode::Summary | Mode::MessagesWithoutRaw => None,
+            Mode::Summary | Mode::MessagesWithoutRaw | Mode::AllButRaw => None,
         };
         let mut session = Session {
             summary,

@@ -7,7 +7,7 @@
 //! a tokenizer we do not have.
 use std::path::{Path, PathBuf};
 
-use crate::agents::{existing_dirs, Agent, SearchSupport, Source};
+use crate::agents::{existing_dirs, Agent, Mode, SearchSupport, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary};
@@ -94,7 +94,7 @@ impl Agent for Hermes {
 
     /// Looks the id up in each database with `WHERE id = ?`; a database that cannot be read is
     /// reported (PARSE_ERROR naming it) only if no readable database has the session.
-    fn load(&self, ctx: &Context, session_id: &str) -> Result<Session> {
+    fn load(&self, ctx: &Context, session_id: &str, _mode: Mode) -> Result<Session> {
         let mut failure = None;
         for db in databases(ctx).into_iter().filter(|p| p.is_file()) {
             match read_db(&db, Some(session_id)) {

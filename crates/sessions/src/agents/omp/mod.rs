@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::agents::pi_family::{self, session_files, Built};
-use crate::agents::{existing_dirs, Agent, Source};
+use crate::agents::{existing_dirs, Agent, Mode, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{count_turns, merge_usage, Session, SessionSummary};
@@ -152,10 +152,10 @@ impl Agent for Omp {
         Ok(vec![read_with_subagents(&source.path, false)?.summary])
     }
 
-    fn load(&self, ctx: &Context, session_id: &str) -> Result<Session> {
+    fn load(&self, ctx: &Context, session_id: &str, mode: Mode) -> Result<Session> {
         let path = pi_family::find_file(&roots(ctx), session_id, &is_session_file)
             .ok_or_else(|| Error::session_not_found(self.name(), session_id))?;
-        read_with_subagents(&path, true)
+        read_with_subagents(&path, mode.raw())
     }
 
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {

@@ -209,10 +209,10 @@ fn load_sessions(path: &Path, want_raw: bool) -> Result<Vec<Session>> {
 }
 
 /// One session by id: `Ok(None)` when this database does not hold it.
-pub fn load(path: &Path, session_id: &str) -> Result<Option<Session>> {
+pub fn load(path: &Path, session_id: &str, want_raw: bool) -> Result<Option<Session>> {
     let conn = open_read_only(path)?;
     match windows(&conn, path, Some(session_id))?.into_iter().next() {
-        Some(w) => build(&conn, path, w, true).map(Some),
+        Some(w) => build(&conn, path, w, want_raw).map(Some),
         None => Ok(None),
     }
 }

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 use crate::agents::pi_family;
-use crate::agents::{existing_dirs, Agent, SearchSupport, Source};
+use crate::agents::{existing_dirs, Agent, Mode, SearchSupport, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{ModelUsage, Session, SessionSummary, Tokens};
@@ -239,11 +239,11 @@ impl Agent for OpenClaw {
         })
     }
 
-    fn load(&self, ctx: &Context, session_id: &str) -> Result<Session> {
+    fn load(&self, ctx: &Context, session_id: &str, mode: Mode) -> Result<Session> {
         let states = state_dirs(ctx);
         let mut db_error = None;
         for db in databases(&states) {
-            match db::load(&db, session_id) {
+            match db::load(&db, session_id, mode.raw()) {
                 Ok(Some(s)) => return Ok(s),
                 Ok(None) => {}
                 Err(e) => db_error = Some(e),
@@ -251,12 +251,12 @@ impl Agent for OpenClaw {
         }
         if let Some(p) = pi_family::find_file(&transcript_dirs(&states), session_id, &is_transcript)
         {
-            return read_transcript(&p, true);
+            return read_transcript(&p, mode.raw());
         }
         let spec = spec_dirs(&states);
         for name in [format!("{session_id}.json"), format!("{session_id}.jsonl")] {
             if let Some(p) = spec.iter().map(|d| d.join(&name)).find(|p| p.is_file()) {
-                return read_spec_file(&p, true);
+                return read_spec_file(&p, mode.raw());
             }
         }
         // Not found anywhere readable: a database that could not be read may hold it.

@@ -3,7 +3,7 @@
 //! Sub-agent sessions are sessions of their own whose `parent_id` becomes `forkedFrom`.
 use std::path::{Path, PathBuf};
 
-use crate::agents::{existing_dirs, Agent, SearchSupport, Source};
+use crate::agents::{existing_dirs, Agent, Mode, SearchSupport, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary};
@@ -95,7 +95,7 @@ impl Agent for OpenCode {
 
     /// The databases by `WHERE id = ?`, then the legacy tree. A database that cannot be read is
     /// reported (PARSE_ERROR naming it) only when no other store has the session.
-    fn load(&self, ctx: &Context, session_id: &str) -> Result<Session> {
+    fn load(&self, ctx: &Context, session_id: &str, _mode: Mode) -> Result<Session> {
         let st = stores(ctx);
         let mut failure = None;
         for path in st.dbs.iter().filter(|p| p.is_file()) {

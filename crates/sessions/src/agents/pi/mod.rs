@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 
 use crate::agents::pi_family::{self, session_files};
-use crate::agents::{existing_dirs, Agent, Source};
+use crate::agents::{existing_dirs, Agent, Mode, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary};
@@ -66,10 +66,10 @@ impl Agent for Pi {
         Ok(vec![built.session.summary])
     }
 
-    fn load(&self, ctx: &Context, session_id: &str) -> Result<Session> {
+    fn load(&self, ctx: &Context, session_id: &str, mode: Mode) -> Result<Session> {
         let path = pi_family::find_file(&roots(ctx), session_id, &is_session_file)
             .ok_or_else(|| Error::session_not_found(self.name(), session_id))?;
-        Ok(pi_family::read_file(self.name(), &path, true)?.session)
+        Ok(pi_family::read_file(self.name(), &path, mode.raw())?.session)
     }
 
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {
