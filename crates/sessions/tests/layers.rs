@@ -8,7 +8,9 @@ use agent_mux_sessions::ids::AGENT_NAMES;
 
 /// Bottom first. Modules of one layer may use each other (engines build on `list`).
 const LAYERS: &[&[&str]] = &[
-    &["error", "env", "js_order", "ids", "model", "context", "memory"],
+    &[
+        "error", "env", "js_order", "ids", "model", "context", "memory",
+    ],
     &["read"],
     &["query"],
     &["agents"],

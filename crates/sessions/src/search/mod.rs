@@ -128,16 +128,20 @@ fn run_on(
             Some(Err(_)) => {}
         }
     }
-    let mut from_files = files.hits(ctx, &scanned, query);
-    let mut summaries: Vec<SessionSummary> = from_files.iter().map(|h| h.summary.clone()).collect();
+    // Summaries moved out (not copied: a word in every session makes thousands) to be priced.
+    let (mut summaries, hits): (Vec<SessionSummary>, Vec<_>) = files
+        .hits(ctx, &scanned, query)
+        .into_iter()
+        .map(|h| (h.summary, (h.score, h.terms, h.pending)))
+        .unzip();
     early(&mut summaries);
-    for (h, s) in from_files.drain(..).zip(summaries) {
+    for (summary, (score, terms, pending)) in summaries.into_iter().zip(hits) {
         found.push(Found {
-            summary: s,
-            score: h.score,
-            terms: h.terms,
+            summary,
+            score,
+            terms,
             snippet_from: None,
-            pending: h.pending,
+            pending,
         });
     }
     found.retain(|f| list::matches(&f.summary, &q.filters));
