@@ -476,3 +476,26 @@ fn two_clients_updating_one_index_at_once_both_answer_right() {
         without.total_cost(env, &o).unwrap()
     );
 }
+
+#[test]
+fn an_up_to_date_index_is_read_while_another_process_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    copy_dir(&demo_home(), &home);
+    let cache = tmp.path().join("cache");
+    let (with, without) = (indexed(&cache), scanning());
+    let env = Env::with_home(&home);
+    let q = json!({"text": "docker compose", "limit": 1000});
+    let want = search(&without, &env, q.clone());
+    assert_eq!(search(&with, &env, q.clone()), want);
+    // Another process holds the write lock: nothing changed, so the search takes no lock and
+    // does not wait out the busy timeout (1.5 s per agent) before answering.
+    let writer =
+        rusqlite::Connection::open(agent_mux_sessions::index::store::path_in(&cache)).unwrap();
+    writer.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let start = std::time::Instant::now();
+    assert_eq!(search(&with, &env, q), want);
+    let took = start.elapsed();
+    writer.execute_batch("ROLLBACK").unwrap();
+    assert!(took < std::time::Duration::from_millis(1400), "{took:?}");
+}

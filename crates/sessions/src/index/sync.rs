@@ -91,6 +91,8 @@ fn read(ctx: &Context, a: &dyn Agent, src: &Source, part: Part) -> Read {
     }
 }
 
+const INSERT_TERM: &str = "INSERT INTO term(token, doc, counts) VALUES (?1, ?2, ?3)";
+
 /// Sources read and written per transaction: progress is reported, and memory held, per batch.
 const BATCH: usize = 128;
 
@@ -194,7 +196,34 @@ pub fn sync_sources(
     }
     let total = stale.len() as u64;
     // One transaction for every batch: the counts of a batch's sessions go all over the term
-    // table, and committing each batch would write most of that table again every time.
+    // table, and committing each batch would write most of that table again every time. None
+    // when nothing changed: an up-to-date call takes no write lock.
+    if !stale.is_empty() {
+        write_stale(conn, ctx, a, &stale, part, total, &mut recorded)?;
+    }
+    Ok(sources
+        .into_iter()
+        .filter_map(|source| {
+            let (id, sessions) = *recorded.get(path_bytes(&source.path))?;
+            Some(Synced {
+                source,
+                id,
+                sessions,
+            })
+        })
+        .collect())
+}
+
+/// Read the stale sources batch by batch and store what they hold, in one transaction.
+fn write_stale(
+    conn: &Connection,
+    ctx: &Context,
+    a: &dyn Agent,
+    stale: &[(&Source, Vec<u8>)],
+    part: Part,
+    total: u64,
+    recorded: &mut HashMap<Vec<u8>, (i64, usize)>,
+) -> rusqlite::Result<()> {
     immediate(conn, |tx| {
         let mut done = 0u64;
         for batch in stale.chunks(BATCH) {
@@ -211,8 +240,7 @@ pub fn sync_sources(
             }
             // In token order, so that the inserts walk the table once.
             terms.sort_unstable_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
-            let mut insert =
-                tx.prepare_cached("INSERT INTO term(token, doc, counts) VALUES (?1, ?2, ?3)")?;
+            let mut insert = tx.prepare_cached(INSERT_TERM)?;
             for (t, doc, c) in &terms {
                 insert.execute(params![t, doc, codec::term_count(c)])?;
             }
@@ -226,18 +254,7 @@ pub fn sync_sources(
             }
         }
         Ok(())
-    })?;
-    Ok(sources
-        .into_iter()
-        .filter_map(|source| {
-            let (id, sessions) = *recorded.get(path_bytes(&source.path))?;
-            Some(Synced {
-                source,
-                id,
-                sessions,
-            })
-        })
-        .collect())
+    })
 }
 
 /// Run `f` in a write transaction taken at once (`BEGIN IMMEDIATE`: a second writer waits for the
@@ -332,8 +349,7 @@ fn update_document(tx: &Connection, doc: i64, d: Doc) -> rusqlite::Result<()> {
     let mut delete = tx.prepare_cached("DELETE FROM term WHERE token = ?1 AND doc = ?2")?;
     let mut update =
         tx.prepare_cached("UPDATE term SET counts = ?3 WHERE token = ?1 AND doc = ?2")?;
-    let mut insert =
-        tx.prepare_cached("INSERT INTO term(token, doc, counts) VALUES (?1, ?2, ?3)")?;
+    let mut insert = tx.prepare_cached(INSERT_TERM)?;
     for t in &old {
         match new.get(t.as_str()) {
             None => {
