@@ -68,9 +68,14 @@ fn one_word_leaves(q: &Query) -> Option<Vec<(&str, bool)>> {
     words.filter(|_| !q.eval_ignoring_not(&|_| false))
 }
 
-/// The upper end of the tokens that start with `prefix`: no token holds U+10FFFF.
-fn prefix_end(prefix: &str) -> String {
-    format!("{prefix}\u{10FFFF}")
+/// The tokens a word stands for, as an inclusive range: the word itself, or for a prefix every
+/// token that starts with it (no token holds U+10FFFF).
+fn token_range(word: &str, prefix: bool) -> (String, String) {
+    let last = match prefix {
+        true => format!("{word}\u{10FFFF}"),
+        false => word.to_string(),
+    };
+    (word.to_string(), last)
 }
 
 /// Sessions of sources in scope, per source, by doc id.
@@ -90,20 +95,13 @@ fn from_counts(
         per_leaf: Vec<TermCount>,
     }
     let mut docs: HashMap<i64, Counted> = HashMap::new();
-    let mut exact = conn.prepare_cached(
+    let mut st = conn.prepare_cached(
         "SELECT t.doc, t.counts, d.source, d.lengths, d.summary FROM term t
-         JOIN doc d ON d.id = t.doc WHERE t.token = ?1",
-    )?;
-    let mut range = conn.prepare_cached(
-        "SELECT t.doc, t.counts, d.source, d.lengths, d.summary FROM term t
-         JOIN doc d ON d.id = t.doc WHERE t.token >= ?1 AND t.token < ?2",
+         JOIN doc d ON d.id = t.doc WHERE t.token BETWEEN ?1 AND ?2",
     )?;
     for (l, &(word, prefix)) in words.iter().enumerate() {
-        let mut rows = if prefix {
-            range.query(params![word, prefix_end(word)])?
-        } else {
-            exact.query(params![word])?
-        };
+        let (first, last) = token_range(word, prefix);
+        let mut rows = st.query(params![first, last])?;
         while let Some(r) = rows.next()? {
             let source: i64 = r.get(2)?;
             if !in_scope.contains(&source) {
@@ -166,23 +164,7 @@ fn from_counts(
 /// ignoring its NOTs), read and analysed.
 fn by_analysis(conn: &Connection, q: &Query, in_scope: &HashSet<i64>) -> Result<BySource, Fault> {
     let ids = candidates(conn, q, &q.expr)?;
-    let mut read = conn.prepare_cached(
-        "SELECT d.source, d.summary, b.messages FROM doc d JOIN body b ON b.id = d.id
-         WHERE d.id = ?1",
-    )?;
-    let mut blobs = Vec::new();
-    for id in ids {
-        let row: Option<(i64, Vec<u8>, Vec<u8>)> = read
-            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .optional()?;
-        match row {
-            Some((source, summary, messages)) if in_scope.contains(&source) => {
-                blobs.push((id, source, summary, messages))
-            }
-            Some(_) => {}
-            None => return Err(corrupt()),
-        }
-    }
+    let blobs = stored(conn, ids, |source| in_scope.contains(&source))?;
     let pf = Prefilter::new(q);
     let matcher = Matcher::new(q, &pf);
     let analysed: Vec<(i64, i64, ReadSession)> = blobs
@@ -217,27 +199,14 @@ fn candidates(conn: &Connection, q: &Query, e: &Expr) -> Result<HashSet<i64>, Fa
                 ),
             };
             let last = words.len().saturating_sub(1);
-            let mut out: Option<HashSet<i64>> = None;
-            for (i, w) in words.iter().enumerate() {
-                let has = docs_with(conn, w, prefix && i == last)?;
-                out = Some(match out {
-                    None => has,
-                    Some(o) => o.intersection(&has).copied().collect(),
-                });
-            }
-            out.unwrap_or_default()
+            in_all(
+                words
+                    .iter()
+                    .enumerate()
+                    .map(|(i, w)| docs_with(conn, w, prefix && i == last)),
+            )?
         }
-        Expr::And(v) => {
-            let mut out: Option<HashSet<i64>> = None;
-            for e in v {
-                let has = candidates(conn, q, e)?;
-                out = Some(match out {
-                    None => has,
-                    Some(o) => o.intersection(&has).copied().collect(),
-                });
-            }
-            out.unwrap_or_default()
-        }
+        Expr::And(v) => in_all(v.iter().map(|e| candidates(conn, q, e)))?,
         Expr::Or(v) => {
             let mut out = HashSet::new();
             for e in v {
@@ -250,22 +219,23 @@ fn candidates(conn: &Connection, q: &Query, e: &Expr) -> Result<HashSet<i64>, Fa
 }
 
 fn docs_with(conn: &Connection, token: &str, prefix: bool) -> Result<HashSet<i64>, Fault> {
-    let mut out = HashSet::new();
-    if prefix {
-        let mut st =
-            conn.prepare_cached("SELECT doc FROM term WHERE token >= ?1 AND token < ?2")?;
-        let rows = st.query_map(params![token, prefix_end(token)], |r| r.get(0))?;
-        for r in rows {
-            out.insert(r?);
-        }
-    } else {
-        let mut st = conn.prepare_cached("SELECT doc FROM term WHERE token = ?1")?;
-        let rows = st.query_map([token], |r| r.get(0))?;
-        for r in rows {
-            out.insert(r?);
-        }
+    let mut st = conn.prepare_cached("SELECT doc FROM term WHERE token BETWEEN ?1 AND ?2")?;
+    let (first, last) = token_range(token, prefix);
+    let rows = st.query_map(params![first, last], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The docs in every one of `sets` (none when there is no set).
+fn in_all(sets: impl Iterator<Item = Result<HashSet<i64>, Fault>>) -> Result<HashSet<i64>, Fault> {
+    let mut out: Option<HashSet<i64>> = None;
+    for set in sets {
+        let set = set?;
+        out = Some(match out {
+            None => set,
+            Some(o) => o.intersection(&set).copied().collect(),
+        });
     }
-    Ok(out)
+    Ok(out.unwrap_or_default())
 }
 
 /// The side-by-side count and snippet of the docs `keys` (hits left pending by `from_counts`).
@@ -274,25 +244,42 @@ pub fn complete(
     q: &Query,
     keys: &[u64],
 ) -> Result<Vec<(u32, Option<String>)>, Fault> {
-    let mut read = conn.prepare_cached(
-        "SELECT d.summary, b.messages FROM doc d JOIN body b ON b.id = d.id WHERE d.id = ?1",
-    )?;
-    let mut blobs = Vec::with_capacity(keys.len());
-    for &k in keys {
-        let row: Option<(Vec<u8>, Vec<u8>)> = read
-            .query_row([k as i64], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()?;
-        blobs.push(row.ok_or_else(corrupt)?);
-    }
+    let blobs = stored(conn, keys.iter().map(|&k| k as i64), |_| true)?;
     let pf = Prefilter::new(q);
     let matcher = Matcher::new(q, &pf);
     blobs
         .par_iter()
-        .map(|(summary, messages)| {
+        .map(|(_, _, summary, messages)| {
             let st = analyse(&matcher, &session(summary, messages)?);
             Ok((st.adjacent_tf, st.snippet))
         })
         .collect()
+}
+
+/// Id, source, summary and compressed messages of each doc whose source `keep` takes, in the
+/// order given; a doc that is not there is damage (the ids come from the index itself).
+type Stored = (i64, i64, Vec<u8>, Vec<u8>);
+
+fn stored(
+    conn: &Connection,
+    ids: impl IntoIterator<Item = i64>,
+    keep: impl Fn(i64) -> bool,
+) -> Result<Vec<Stored>, Fault> {
+    let mut read = conn.prepare_cached(
+        "SELECT d.source, d.summary, b.messages FROM doc d JOIN body b ON b.id = d.id
+         WHERE d.id = ?1",
+    )?;
+    let mut out = Vec::new();
+    for id in ids {
+        let row: Option<Stored> = read
+            .query_row([id], |r| Ok((id, r.get(0)?, r.get(1)?, r.get(2)?)))
+            .optional()?;
+        let row = row.ok_or_else(corrupt)?;
+        if keep(row.1) {
+            out.push(row);
+        }
+    }
+    Ok(out)
 }
 
 /// A stored summary as search reports it.
