@@ -155,9 +155,9 @@ fn run_on(
         .collect();
     complete(&mut found, &twice, query, files)?;
     let mut found = dedupe(found);
-    let now = ctx.env.now();
-    settle(&mut found, q, now, query, files)?;
-    let mut found = finish(found, q, now);
+    let recency = recencies(&found, ctx.env.now());
+    settle(&mut found, &recency, q, query, files)?;
+    let mut found = finish(found, &recency, q);
     let left: Vec<usize> = (0..found.len())
         .filter(|&i| found[i].pending.is_some())
         .collect();
@@ -203,19 +203,14 @@ const SLACK: f64 = 1e-8;
 /// bound, which ranks it where its exact score would, below the cut.
 fn settle(
     found: &mut [Found],
+    recency: &[f64],
     q: &SearchQuery,
-    now: Option<Timestamp>,
     query: &Query,
     files: &dyn Files,
 ) -> Option<()> {
     if !found.iter().any(Found::uncertain) {
         return Some(());
     }
-    let now = now.or_else(|| found.iter().map(|f| f.summary.updated_at).max())?;
-    let recency: Vec<f64> = found
-        .iter()
-        .map(|f| score::recency(f.summary.updated_at, now))
-        .collect();
     loop {
         // The best weighted score, overall and among the hits of most terms.
         let low = |i: usize| found[i].score * recency[i];
@@ -242,7 +237,7 @@ fn settle(
         complete(found, &need, query, files)?;
     }
     loop {
-        let scale = Scale::of(found, &recency);
+        let scale = Scale::of(found, recency);
         let relevance = |i: usize, score: f64| scale.relevance(found[i].terms, score * recency[i]);
         let mut order: Vec<usize> = (0..found.len()).collect();
         order.sort_by(|&a, &b| {
@@ -404,19 +399,23 @@ fn dedupe(mut v: Vec<Found>) -> Vec<Found> {
     v
 }
 
-/// Rank and cut. A result's relevance: coverage first (more of the query's terms), then its
-/// text score times its recency at `now` (when not known: the newest result's time), scaled so
-/// the best result is 1. Coverage tiers stack: a result holding `t` terms scores within
-/// (t - 1, t], so any result with more terms ranks above every result with fewer.
-fn finish(found: Vec<Found>, q: &SearchQuery, now: Option<Timestamp>) -> Vec<Found> {
+/// Each result's recency factor at `now` (when not known: the newest result's time).
+fn recencies(found: &[Found], now: Option<Timestamp>) -> Vec<f64> {
     let Some(now) = now.or_else(|| found.iter().map(|f| f.summary.updated_at).max()) else {
-        return Vec::new();
+        return Vec::new(); // no result
     };
-    let recency: Vec<f64> = found
+    found
         .iter()
         .map(|f| score::recency(f.summary.updated_at, now))
-        .collect();
-    let scale = Scale::of(&found, &recency);
+        .collect()
+}
+
+/// Rank and cut. A result's relevance: coverage first (more of the query's terms), then its
+/// text score times its recency (`recencies`), scaled so the best result is 1. Coverage tiers
+/// stack: a result holding `t` terms scores within (t - 1, t], so any result with more terms
+/// ranks above every result with fewer.
+fn finish(found: Vec<Found>, recency: &[f64], q: &SearchQuery) -> Vec<Found> {
+    let scale = Scale::of(&found, recency);
     let mut out: Vec<Found> = found
         .into_iter()
         .zip(recency)

@@ -74,15 +74,14 @@ pub fn term_stats(s: &Session) -> TermStats {
     st
 }
 
-/// Each token and each CJK character of a folded text, in order.
-fn each_term(f: &Folded, mut visit: impl FnMut(&str)) {
+/// Each token and each CJK character of a folded text (tokens first).
+fn each_term<'a>(f: &'a Folded, mut visit: impl FnMut(&'a str)) {
     for i in 0..f.tokens.len() {
         visit(f.token(i));
     }
     if !f.text.is_ascii() {
-        let mut buf = [0u8; 4];
-        for c in f.text.chars().filter(|&c| is_cjk(c)) {
-            visit(c.encode_utf8(&mut buf));
+        for (i, c) in f.text.char_indices().filter(|&(_, c)| is_cjk(c)) {
+            visit(&f.text[i..i + c.len_utf8()]);
         }
     }
 }
@@ -90,12 +89,7 @@ fn each_term(f: &Folded, mut visit: impl FnMut(&str)) {
 /// Occurrences of each token and CJK character of a folded text.
 fn counts(f: &Folded) -> HashMap<&str, u32> {
     let mut out: HashMap<&str, u32> = HashMap::default();
-    for i in 0..f.tokens.len() {
-        *out.entry(f.token(i)).or_default() += 1;
-    }
-    for (i, c) in f.text.char_indices().filter(|&(_, c)| is_cjk(c)) {
-        *out.entry(&f.text[i..i + c.len_utf8()]).or_default() += 1;
-    }
+    each_term(f, |t| *out.entry(t).or_default() += 1);
     out
 }
 
