@@ -93,6 +93,11 @@ describe('get builds the session as JS objects, without JSON text in between', (
       { type: 'user', uuid: 'u2', parentUuid: 'a1', sessionId: id, timestamp: '2026-01-02T03:04:07.000Z',
         message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: output }] },
         toolUseResult: { stdout: output } },
+      { type: 'assistant', uuid: 'a2', parentUuid: 'u2', sessionId: id, timestamp: '2026-01-02T03:04:08.000Z',
+        message: { id: 'm2', role: 'assistant', model: 'claude-sonnet-4-5',
+          content: [{ type: 'tool_use', id: 't2', name: 'Bash', input: { command: 'ls -l' } }] } },
+      { type: 'user', uuid: 'u3', parentUuid: 'a2', sessionId: id, timestamp: '2026-01-02T03:04:09.000Z',
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't2', content: [{ type: 'text', text: 'listed' }, { type: 'image', source: { type: 'base64', data: 'AA==' } }] }] } },
     ].map((l) => JSON.stringify(l).replace('"__proto__x"', '"__proto__"'))
     mkdirSync(join(plain, '.claude', 'projects', '-w-proto'), { recursive: true })
     writeFileSync(join(plain, '.claude', 'projects', '-w-proto', `${id}.jsonl`), lines.join('\n') + '\n')
@@ -108,6 +113,14 @@ describe('get builds the session as JS objects, without JSON text in between', (
       const tool = s.messages.find((m) => m.role === 'tool')
       expect(tool.content).toBe(output)
       expect(s.messages.flatMap((m) => m.toolCalls ?? []).map((c) => c.output)).toContain(output)
+      // The call's output is linked from its result after the call was built: same value, same
+      // key order as JSON.parse of the export, and an object of its own, as JSON.parse gives.
+      const call = s.messages.flatMap((m) => m.toolCalls ?? []).find((c) => c.toolCallId === 't2')
+      const result = s.messages.find((m) => m.toolResult?.toolCallId === 't2').toolResult
+      expect(call.output).toEqual([{ type: 'text', text: 'listed' }, { type: 'image', source: { type: 'base64', data: 'AA==' } }])
+      expect(call.output).not.toBe(result.output)
+      expect(Object.keys(call)).toEqual(['toolCallId', 'toolName', 'input', 'output', 'durationMs'])
+      expect(JSON.stringify(s, null, 2)).toBe(await createClient().sessions.export('claude', id, 'json'))
     })
   }, 60_000)
 })

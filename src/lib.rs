@@ -189,7 +189,7 @@ impl NativeClient {
             let v = parse_args(&args)?;
             let agent = options::string_arg(field(&v, "agent"), "agent")?;
             let id = options::string_arg(field(&v, "sessionId"), "sessionId")?;
-            client.get(env, &agent, &id)
+            client.get_outputs_once(env, &agent, &id)
         })
     }
 

@@ -3,7 +3,9 @@
 //! The session is taken apart as it goes, so each message and raw record is freed once built.
 //! A long string that occurs several times (a tool's output is in the tool message, in its call,
 //! in its result, and twice in the raw record) becomes one JS string: JS strings are immutable, so
-//! sharing is invisible to the caller and the heap holds each text once.
+//! sharing is invisible to the caller and the heap holds each text once. The session comes
+//! loaded with each output once (`Mode::FullOutputsOnce`): a call gets its output when the tool
+//! message answering it is built.
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::ptr;
@@ -61,10 +63,34 @@ impl Builder {
         let out = self.value(&serde_json::to_value(&summary).map_err(to_value)?)?;
         drop(summary);
         let list = self.array(messages.len())?;
-        for (i, m) in messages.into_iter().enumerate() {
+        // Calls whose output was left at the tool message answering them (`output_at_result`),
+        // by id: each gets that message's output when it comes, by `link_call_outputs`' rule.
+        let mut open: HashMap<String, sys::napi_value> = HashMap::new();
+        for (i, mut m) in messages.into_iter().enumerate() {
+            let mut marked = Vec::new();
+            for (ci, c) in m.tool_calls.iter_mut().enumerate() {
+                if c.output_at_result {
+                    c.output = Some(Value::Null); // holds the key's place until linked
+                    marked.push((ci, c.tool_call_id.clone()));
+                }
+            }
             let v = serde_json::to_value(&m).map_err(to_value)?;
             drop(m);
             let js = self.value(&v)?;
+            if !marked.is_empty() {
+                let calls = self.property(js, "toolCalls")?;
+                for (ci, id) in marked {
+                    open.insert(id, self.element(calls, ci)?);
+                }
+            }
+            let answered = v
+                .get("toolResult")
+                .and_then(|r| open.get(r.get("toolCallId")?.as_str()?).map(|c| (*c, r)));
+            if let Some((call, result)) = answered {
+                // Built again, not shared: `JSON.parse` would give the two their own objects.
+                let output = self.value(&result["output"])?;
+                self.set(call, "output", output)?;
+            }
             self.set_element(list, i, js)?;
             release_now_and_then(i);
         }
@@ -152,6 +178,21 @@ impl Builder {
         let mut out = ptr::null_mut();
         // SAFETY: a live env and a valid place for the result.
         check(unsafe { sys::napi_create_array_with_length(self.env, len, &mut out) })?;
+        Ok(out)
+    }
+
+    fn property(&mut self, object: sys::napi_value, key: &str) -> napi::Result<sys::napi_value> {
+        let name = self.string(key)?;
+        let mut out = ptr::null_mut();
+        // SAFETY: a live env, an object and a key made in this callback's scope.
+        check(unsafe { sys::napi_get_property(self.env, object, name, &mut out) })?;
+        Ok(out)
+    }
+
+    fn element(&mut self, array: sys::napi_value, i: usize) -> napi::Result<sys::napi_value> {
+        let mut out = ptr::null_mut();
+        // SAFETY: a live env and an array made in this callback's scope.
+        check(unsafe { sys::napi_get_element(self.env, array, i as u32, &mut out) })?;
         Ok(out)
     }
 

@@ -38,6 +38,7 @@ fn main() {
                 input: json!({"command": ["bash", "-lc", "ls -la"], "n": i}),
                 output: Some(json!("ok")),
                 duration_ms: Some(1.5),
+                output_at_result: false,
             });
         }
         bytes += m.content.len();

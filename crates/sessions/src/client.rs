@@ -73,7 +73,19 @@ impl Client {
         self.load(env, agent_name, session_id, Mode::Full)
     }
 
-    /// One session, priced, as deep as `mode` asks (`raw` only with `Mode::Full`).
+    /// `get` with each tool output held once (`Mode::FullOutputsOnce`): for a caller that links
+    /// the calls' outputs as it builds its own copy (the JS builder), so a session of hundreds of
+    /// MB is not held with every output twice more in the meantime.
+    pub fn get_outputs_once(
+        &self,
+        env: Env,
+        agent_name: &str,
+        session_id: &str,
+    ) -> Result<Session> {
+        self.load(env, agent_name, session_id, Mode::FullOutputsOnce)
+    }
+
+    /// One session, priced, as deep as `mode` asks (`raw` only when `mode.raw()`).
     fn load(&self, env: Env, agent_name: &str, session_id: &str, mode: Mode) -> Result<Session> {
         let a = agent(agent_name)?;
         if !is_safe_native_id(session_id) {

@@ -3,6 +3,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::HashMap;
 
 pub type Timestamp = DateTime<Utc>;
 
@@ -300,6 +301,11 @@ pub struct ToolCall {
     pub output: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<f64>,
+    /// `Mode::FullOutputsOnce`: `output` is left out and is the output of the tool message that
+    /// answers this call (the last one with its id before another marked call with that id).
+    /// `Session::link_call_outputs` puts it back.
+    #[serde(skip)]
+    pub output_at_result: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -518,6 +524,26 @@ impl Serialize for Raw {
 }
 
 impl Session {
+    /// Give each call marked `output_at_result` (`Mode::FullOutputsOnce`) a copy of the output of
+    /// the tool message answering it, as `Mode::Full` reads it. The JS builder links the same way.
+    pub fn link_call_outputs(&mut self) {
+        let mut open: HashMap<String, (usize, usize)> = HashMap::new();
+        for mi in 0..self.messages.len() {
+            for (ci, c) in self.messages[mi].tool_calls.iter_mut().enumerate() {
+                if std::mem::take(&mut c.output_at_result) {
+                    open.insert(c.tool_call_id.clone(), (mi, ci));
+                }
+            }
+            let Some(r) = &self.messages[mi].tool_result else {
+                continue;
+            };
+            if let Some(&(cm, ci)) = open.get(&r.tool_call_id) {
+                let output = r.output.clone();
+                self.messages[cm].tool_calls[ci].output = Some(output);
+            }
+        }
+    }
+
     /// The same JSON as `serde_json::to_string(&session)`, written while the session is taken
     /// apart: each message and each raw record is freed once written, so a large session does not
     /// sit in memory whole beside its whole JSON text (`get_mem`; the binding now builds JS values).
@@ -716,6 +742,7 @@ mod tests {
             input: serde_json::json!({"command": "ls"}),
             output: Some(serde_json::json!("out")),
             duration_ms: Some(2.0),
+            output_at_result: false,
         });
         let lines = vec![
             Raw::line(br#"{"type":"user", "x":[1, 2]}"#),

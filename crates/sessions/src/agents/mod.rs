@@ -35,6 +35,11 @@ pub enum Mode {
     Full,
     /// Everything `get` returns but `raw`: an export that does not write it.
     AllButRaw,
+    /// Everything `get` returns, each tool output held once: a call answered by a tool message
+    /// is marked (`ToolCall::output_at_result`) instead of holding a copy of that message's output.
+    /// For a consumer that links the two itself (the JS builder); `Session::link_call_outputs`
+    /// makes it `Full`.
+    FullOutputsOnce,
 }
 
 impl Mode {
@@ -43,7 +48,7 @@ impl Mode {
     }
 
     pub fn raw(self) -> bool {
-        self == Mode::Full
+        matches!(self, Mode::Full | Mode::FullOutputsOnce)
     }
 
     /// Whether a tool call carries its output too, not only the tool message that answers it.

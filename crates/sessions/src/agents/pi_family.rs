@@ -233,6 +233,7 @@ fn push_message(
                     input: b.get("arguments").cloned().unwrap_or(Value::Null),
                     output: None,
                     duration_ms: None,
+                    output_at_result: false,
                 });
             }
             msg.model = m

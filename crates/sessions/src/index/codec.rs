@@ -337,6 +337,7 @@ pub fn decode_messages(b: &[u8]) -> R<Vec<Message>> {
                 input: r.value()?,
                 output: r.opt(Reader::value)?,
                 duration_ms: r.opt(Reader::f64)?,
+                output_at_result: false,
             });
         }
         m.tool_result = r.opt(|r| {

@@ -366,6 +366,7 @@ fn tool_inputs_outputs_and_thinking_are_searched() {
         input: serde_json::json!({"command": "cargo nextest run"}),
         output: Some(serde_json::json!("error: segfault in worker")),
         duration_ms: None,
+        output_at_result: false,
     });
     let h = home(vec![("claude", vec![s])]);
     assert_eq!(h.search("flamegraph"), ["tools"]);

@@ -76,6 +76,7 @@ pub fn claude() -> Session {
             "fn parses_dates() {\n    assert_eq!(parse(\"2025-01-02\"), local());\n}"
         )),
         duration_ms: Some(12.0),
+        output_at_result: false,
     }];
     m2.token_usage = Some(TokenUsage {
         input_tokens: 820,
@@ -111,6 +112,7 @@ pub fn claude() -> Session {
         }),
         output: None,
         duration_ms: None,
+        output_at_result: false,
     }];
     m4.token_usage = Some(TokenUsage {
         input_tokens: 700,
@@ -186,6 +188,7 @@ pub fn codex() -> Session {
             json!({"output": "fn parses_dates() {}\n", "metadata": {"exit_code": 0, "duration_seconds": 0.1}}),
         ),
         duration_ms: Some(103.5),
+        output_at_result: false,
     }];
     let mut m4 = msg(
         Role::Tool,
@@ -259,6 +262,7 @@ pub fn gemini_hostile() -> Session {
         input: json!({"file_path": "a.md", "content": "```js\nconsole.log('x')\n```\n````\n"}),
         output: None,
         duration_ms: None,
+        output_at_result: false,
     }];
     let mut m3 = msg(Role::Tool, "", "2025-06-01T08:00:03.900Z");
     m3.tool_result = Some(ToolResult {

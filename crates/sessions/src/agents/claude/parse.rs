@@ -674,6 +674,7 @@ impl State<'_> {
                                 input: native(b.input).unwrap_or(Value::Null),
                                 output: None,
                                 duration_ms: None,
+                                output_at_result: false,
                             });
                             if !id.is_empty() {
                                 f.tools.insert(id, (idx, m.tool_calls.len() - 1, ts));
@@ -793,6 +794,8 @@ impl State<'_> {
                     if self.mode.call_outputs() {
                         // A copy for get; search reads the output once, on this tool message.
                         c.output = Some(output.clone());
+                    } else {
+                        c.output_at_result = true;
                     }
                     if let (Some(a), Some(b)) = (call_ts, ts) {
                         let ms = (b - a).num_milliseconds();

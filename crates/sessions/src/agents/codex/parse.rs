@@ -647,6 +647,7 @@ impl State {
                 input,
                 output: None,
                 duration_ms: None,
+                output_at_result: false,
             });
             let ci = m.tool_calls.len() - 1;
             if !id.is_empty() {

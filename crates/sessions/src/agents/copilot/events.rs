@@ -244,6 +244,7 @@ impl Builder {
                     input: self.keep(arguments(r.get("arguments"))),
                     output: None,
                     duration_ms: None,
+                    output_at_result: false,
                 };
                 let m = &mut self.messages[i];
                 m.tool_calls.push(call);
@@ -291,6 +292,7 @@ impl Builder {
             input,
             output: None,
             duration_ms: None,
+            output_at_result: false,
         });
         self.calls.insert(id, (mi, m.tool_calls.len() - 1));
     }
@@ -359,9 +361,10 @@ impl Builder {
     }
 
     fn keep(&self, v: Value) -> Value {
-        match self.mode {
-            Mode::Full | Mode::MessagesWithoutRaw | Mode::AllButRaw => v,
-            Mode::Summary => Value::Null,
+        if self.mode.messages() {
+            v
+        } else {
+            Value::Null
         }
     }
 

@@ -124,6 +124,7 @@ fn message(m: &Map<String, Value>, earlier: &mut [Message]) -> Option<Message> {
                 input,
                 output: None,
                 duration_ms: None,
+                output_at_result: false,
             });
         }
     }

@@ -165,6 +165,7 @@ fn add_message(out: &mut Vec<Message>, v: &Value) {
                     .unwrap_or(Value::Null),
                 output: None,
                 duration_ms: None,
+                output_at_result: false,
             }),
             "tool-result" => results.push(ToolResult {
                 tool_call_id: s("toolCallId"),

@@ -65,6 +65,7 @@ fn message(line: &Value) -> Option<Message> {
                 input: b.get("input").cloned().unwrap_or(Value::Null),
                 output: None,
                 duration_ms: None,
+                output_at_result: false,
             }),
             _ => {}
         }

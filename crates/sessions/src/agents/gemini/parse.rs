@@ -237,10 +237,10 @@ impl Builder {
                 .unwrap_or_default(),
         };
         summary.cwd = super::project_root(path).or_else(|| self.meta.directories.first().cloned());
-        let raw = match self.mode {
-            Mode::Full if is_legacy_doc(path) => self.doc.take().map(Raw::Value),
-            Mode::Full => Some(Raw::Lines(std::mem::take(&mut self.raw))),
-            Mode::Summary | Mode::MessagesWithoutRaw | Mode::AllButRaw => None,
+        let raw = match self.mode.raw() {
+            true if is_legacy_doc(path) => self.doc.take().map(Raw::Value),
+            true => Some(Raw::Lines(std::mem::take(&mut self.raw))),
+            false => None,
         };
         let mut session = Session {
             summary,
@@ -327,6 +327,7 @@ fn assistant(
                 input: call.get("args").cloned().unwrap_or(Value::Null),
                 output,
                 duration_ms: None,
+                output_at_result: false,
             });
         }
     }

@@ -137,6 +137,7 @@ fn tool_calls(json: &str) -> Vec<ToolCall> {
                 input,
                 output: None,
                 duration_ms: None,
+                output_at_result: false,
             })
         })
         .collect()

@@ -123,5 +123,6 @@ fn tool_call(p: &Value) -> ToolCall {
             (Some(a), Some(b)) if b >= a => Some(b - a),
             _ => None,
         },
+        output_at_result: false,
     }
 }
