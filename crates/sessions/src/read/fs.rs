@@ -57,33 +57,45 @@ pub fn is_plain_file(path: &Path) -> bool {
         .unwrap_or(false)
 }
 
+/// A directory's regular files and real directories (symlinks, FIFOs and devices left out),
+/// each sorted, from one read of it: the entry types come with the listing, nothing is stat'ed.
+#[derive(Default)]
+pub struct Listing {
+    pub files: Vec<PathBuf>,
+    pub dirs: Vec<PathBuf>,
+}
+
+pub fn list(dir: &Path) -> Listing {
+    let mut out = Listing::default();
+    let Ok(rd) = fs::read_dir(dir) else {
+        return out;
+    };
+    for e in rd.filter_map(|e| e.ok()) {
+        match e.file_type() {
+            Ok(t) if t.is_file() => out.files.push(e.path()),
+            Ok(t) if t.is_dir() => out.dirs.push(e.path()),
+            _ => {}
+        }
+    }
+    out.files.sort();
+    out.dirs.sort();
+    out
+}
+
 /// Entries of a directory that are real directories (symlinks to directories are skipped).
 pub fn subdirs(dir: &Path) -> Vec<PathBuf> {
-    let Ok(rd) = fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut out: Vec<PathBuf> = rd
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
-        .map(|e| e.path())
-        .collect();
-    out.sort();
-    out
+    list(dir).dirs
 }
 
 /// Regular files (not symlinks, FIFOs or devices) directly in `dir` whose name satisfies `keep`.
 pub fn files(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
-    let Ok(rd) = fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut out: Vec<PathBuf> = rd
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
-        .filter(|e| e.file_name().to_str().map(&keep).unwrap_or(false))
-        .map(|e| e.path())
-        .collect();
-    out.sort();
+    let mut out = list(dir).files;
+    out.retain(|p| file_name(p).is_some_and(&keep));
     out
+}
+
+fn file_name(p: &Path) -> Option<&str> {
+    p.file_name()?.to_str()
 }
 
 /// Regular files under `root` down to `max_depth` levels of real directories whose name satisfies

@@ -7,6 +7,8 @@
 //! read from the lines. Older layouts keep `agent-<id>.jsonl` sidechains beside the sessions or in a
 //! project-level `subagents/` folder; those carry no link to a parent file we could follow without
 //! reading them, so they are listed as sessions of their own (their messages marked as subagent).
+use std::collections::HashSet;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use crate::agents::{existing_dirs, Agent, Mode, SearchSupport, Source};
@@ -14,7 +16,7 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::ids::is_safe_native_id;
 use crate::model::{Session, SessionSummary};
-use crate::read::fs::{files, is_plain_file, subdirs};
+use crate::read::fs::{files, is_plain_file, list, subdirs};
 
 mod parse;
 
@@ -30,8 +32,7 @@ impl Agent for Claude {
     fn sources(&self, ctx: &Context) -> Vec<Source> {
         let mut out = Vec::new();
         for dir in project_dirs(ctx) {
-            for file in session_files(&dir) {
-                let side = subagent_files(&file);
+            for (file, side) in session_files(&dir) {
                 if let Some(src) = Source::new(file, &side) {
                     out.push(src);
                 }
@@ -132,15 +133,38 @@ fn is_session_side_dir(dir: &Path) -> bool {
     is_plain_file(Path::new(&file))
 }
 
-/// Session files of one project directory: `*.jsonl` in it, plus the legacy project-level
-/// `subagents/*.jsonl` (not the subagent journal, which is not a transcript).
-fn session_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = files(dir, |n| n.ends_with(".jsonl"));
+/// Session files of one project directory with their subagent files: `*.jsonl` in it, plus the
+/// legacy project-level `subagents/*.jsonl` (not the subagent journal, which is not a transcript).
+/// One listing tells which sessions have an `<id>/` folder: the others cost no failed open.
+fn session_files(dir: &Path) -> Vec<(PathBuf, Vec<PathBuf>)> {
+    let listing = list(dir);
+    let is_jsonl = |p: &PathBuf| {
+        p.file_name()
+            .and_then(OsStr::to_str)
+            .is_some_and(|n| n.ends_with(".jsonl"))
+    };
+    let side_dirs: HashSet<&OsStr> = listing.dirs.iter().filter_map(|d| d.file_name()).collect();
+    let mut out: Vec<(PathBuf, Vec<PathBuf>)> = listing
+        .files
+        .iter()
+        .filter(|f| is_jsonl(f))
+        .map(|f| {
+            let has_side = f.file_stem().is_some_and(|s| side_dirs.contains(s));
+            let side = if has_side {
+                subagent_files(f)
+            } else {
+                Vec::new()
+            };
+            (f.clone(), side)
+        })
+        .collect();
     let legacy = dir.join("subagents");
-    if legacy.is_dir() && !is_session_side_dir(&legacy) {
-        out.extend(files(&legacy, |n| {
-            n.ends_with(".jsonl") && n != "journal.jsonl"
-        }));
+    if side_dirs.contains(OsStr::new("subagents")) && !is_session_side_dir(&legacy) {
+        out.extend(
+            files(&legacy, |n| n.ends_with(".jsonl") && n != "journal.jsonl")
+                .into_iter()
+                .map(|f| (f, Vec::new())),
+        );
     }
     out
 }
