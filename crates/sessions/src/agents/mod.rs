@@ -80,6 +80,16 @@ impl Source {
         })
     }
 
+    /// Sources for many files, each with its side files, in their order. The files are stat'ed
+    /// in parallel: a large store is tens of thousands of them at every call.
+    pub fn many(files: Vec<(PathBuf, Vec<PathBuf>)>) -> Vec<Source> {
+        use rayon::prelude::*;
+        files
+            .into_par_iter()
+            .filter_map(|(path, side)| Source::new(path, &side))
+            .collect()
+    }
+
     /// A source for a SQLite database: the file plus its `-wal` (where committed rows may sit).
     pub fn sqlite(path: PathBuf) -> Option<Source> {
         let mut wal = path.as_os_str().to_owned();

@@ -4,7 +4,7 @@
 //! that is gone is dropped with everything read from it.
 use rayon::prelude::*;
 use rusqlite::{params, Connection, OptionalExtension};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::codec::{self, Writer};
 use super::store::Fault;
@@ -119,7 +119,7 @@ fn compare<'s>(
 ) -> Result<Compared<'s>, Fault> {
     // By path: id, sessions, the key the part was read from.
     type Recorded = (i64, usize, Option<Vec<u8>>);
-    let mut known: HashMap<Vec<u8>, Recorded> = HashMap::new();
+    let mut known: HashMap<Vec<u8>, Recorded> = HashMap::default();
     {
         let sql = format!(
             "SELECT id, path, sessions, {} FROM source WHERE agent = ?1",
@@ -142,7 +142,7 @@ fn compare<'s>(
         }
     }
     let mut stale: Vec<(&Source, Vec<u8>)> = Vec::new();
-    let mut fresh = HashMap::new();
+    let mut fresh = HashMap::default();
     for src in sources {
         let k = key(src);
         match known.remove_entry(path_bytes(&src.path)) {
@@ -422,7 +422,7 @@ fn write(
         Read::Documents(docs) => {
             // A session read before keeps its doc; the others are dropped or added.
             // (A store may hold one id twice: each copy has its doc.)
-            let mut before: HashMap<String, Vec<i64>> = HashMap::new();
+            let mut before: HashMap<String, Vec<i64>> = HashMap::default();
             for (doc, sid) in documents(tx, id)? {
                 before.entry(sid).or_default().push(doc);
             }

@@ -77,8 +77,12 @@ pub fn list(dir: &Path) -> Listing {
             _ => {}
         }
     }
-    out.files.sort();
-    out.dirs.sort();
+    // The paths share `dir`, so their bytes sort as their names: the same order as comparing
+    // paths (component by component), without splitting tens of thousands of them each time.
+    out.files
+        .sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
+    out.dirs
+        .sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
     out
 }
 

@@ -30,15 +30,12 @@ impl Agent for Claude {
     }
 
     fn sources(&self, ctx: &Context) -> Vec<Source> {
-        let mut out = Vec::new();
-        for dir in project_dirs(ctx) {
-            for (file, side) in session_files(&dir) {
-                if let Some(src) = Source::new(file, &side) {
-                    out.push(src);
-                }
-            }
-        }
-        out
+        Source::many(
+            project_dirs(ctx)
+                .iter()
+                .flat_map(|d| session_files(d))
+                .collect(),
+        )
     }
 
     fn summaries(&self, _ctx: &Context, source: &Source) -> Result<Vec<SessionSummary>> {

@@ -29,10 +29,12 @@ impl Agent for Codex {
     }
 
     fn sources(&self, ctx: &Context) -> Vec<Source> {
-        rollout_files(ctx)
-            .into_iter()
-            .filter_map(|p| Source::new(p, &[]))
-            .collect()
+        Source::many(
+            rollout_files(ctx)
+                .into_iter()
+                .map(|p| (p, Vec::new()))
+                .collect(),
+        )
     }
 
     fn summaries(&self, _ctx: &Context, source: &Source) -> Result<Vec<SessionSummary>> {
