@@ -3,16 +3,24 @@
 # directories, as a user runs them: `amux sessions search <q>` (the CLI, default limit 50, output
 # piped) against `rg -uuu -i -F -l <q>`.
 #   bash bench/index.sh <home>      (bench/run.sh calls it on its home)
+#   bash bench/index.sh <home> --in-place   (a home too big to copy, e.g. 10 GB: read where it
+#                                            is, and skip the append figure, which writes)
 # Needs the release addon (npm run build), ripgrep and hyperfine. The index is built in a fresh
 # temporary cache dir (never the user's); the home is copied first because one figure appends
 # a message to a session.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SRC=$(cd "$1" && pwd)
+IN_PLACE=$([ "${2:-}" = --in-place ] && echo 1 || true)
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-cp -a "$SRC" "$WORK/home"
-export HOME="$WORK/home" AGENT_MUX_CACHE_DIR="$WORK/cache"
+if [ -n "$IN_PLACE" ]; then
+  export HOME="$SRC"
+else
+  cp -a "$SRC" "$WORK/home"
+  export HOME="$WORK/home"
+fi
+export AGENT_MUX_CACHE_DIR="$WORK/cache"
 AMUX="node $PWD/bin/amux.js"
 DIRS=()
 for d in .claude .codex .gemini .copilot .pi .omp; do [ -d "$HOME/$d" ] && DIRS+=("$HOME/$d"); done
@@ -51,6 +59,7 @@ echo; echo "## list claude (every session) vs rg over .claude"
 read -r a r < <(median_ms "$AMUX sessions list claude --limit 100000" "rg -uuu -i -F -l sessionId $HOME/.claude")
 echo "amux $a ms, rg -l $r ms: $(ratio "$a" "$r")x"
 
+[ -n "$IN_PLACE" ] && exit 0
 echo; echo "## after appending one message to one session"
 read -r warm < <(median_ms "$AMUX sessions search kubernetes")
 f=$(ls -S "$HOME"/.claude/projects/*/*.jsonl | sed -n 20p)
