@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::ptr;
 
-use agent_mux_sessions::model::{Raw, Session};
+use agent_mux_sessions::model::{MarkedCalls, Raw, Session};
 use napi::sys;
 use serde_json::Value;
 
@@ -63,35 +63,26 @@ impl Builder {
         let out = self.value(&serde_json::to_value(&summary).map_err(to_value)?)?;
         drop(summary);
         let list = self.array(messages.len())?;
-        // Calls whose output was left at the tool message answering them (`output_at_result`),
-        // by id: each gets that message's output when it comes, by `link_call_outputs`' rule.
-        let mut open: HashMap<String, sys::napi_value> = HashMap::new();
+        // Calls whose output was left at the tool message answering them (`output_at_result`)
+        // get that message's output when it is built.
+        let mut marked = MarkedCalls::default();
         for (i, mut m) in messages.into_iter().enumerate() {
-            let mut marked = Vec::new();
-            for (ci, c) in m.tool_calls.iter_mut().enumerate() {
-                if c.output_at_result {
-                    c.output = Some(Value::Null); // holds the key's place until linked
-                    marked.push((ci, c.tool_call_id.clone()));
-                }
+            let answered = marked.step(i, &m);
+            for c in m.tool_calls.iter_mut().filter(|c| c.output_at_result) {
+                c.output = Some(Value::Null); // holds the key's place until linked
             }
             let v = serde_json::to_value(&m).map_err(to_value)?;
             drop(m);
             let js = self.value(&v)?;
-            if !marked.is_empty() {
-                let calls = self.property(js, "toolCalls")?;
-                for (ci, id) in marked {
-                    open.insert(id, self.element(calls, ci)?);
-                }
-            }
-            let answered = v
-                .get("toolResult")
-                .and_then(|r| open.get(r.get("toolCallId")?.as_str()?).map(|c| (*c, r)));
-            if let Some((call, result)) = answered {
+            self.set_element(list, i, js)?;
+            if let Some((cm, ci)) = answered {
+                let message = self.element(list, cm)?;
+                let call = self.property(message, "toolCalls")?;
+                let call = self.element(call, ci)?;
                 // Built again, not shared: `JSON.parse` would give the two their own objects.
-                let output = self.value(&result["output"])?;
+                let output = self.value(&v["toolResult"]["output"])?;
                 self.set(call, "output", output)?;
             }
-            self.set_element(list, i, js)?;
             release_now_and_then(i);
         }
         self.set(out, "messages", list)?;

@@ -523,24 +523,42 @@ impl Serialize for Raw {
     }
 }
 
+/// Which call a tool message's output belongs to, for calls marked `output_at_result`: the
+/// last marked call with the result's id before it. Messages are taken in order, each call at
+/// its (message, call) index. The one rule `Session::link_call_outputs` and the JS builder follow.
+#[derive(Default)]
+pub struct MarkedCalls(HashMap<String, (usize, usize)>);
+
+impl MarkedCalls {
+    /// Note the marked calls of message `mi`, then say which call its tool result answers.
+    pub fn step(&mut self, mi: usize, m: &Message) -> Option<(usize, usize)> {
+        for (ci, c) in m.tool_calls.iter().enumerate() {
+            if c.output_at_result {
+                self.0.insert(c.tool_call_id.clone(), (mi, ci));
+            }
+        }
+        let r = m.tool_result.as_ref()?;
+        self.0.get(&r.tool_call_id).copied()
+    }
+}
+
 impl Session {
     /// Give each call marked `output_at_result` (`Mode::FullOutputsOnce`) a copy of the output of
-    /// the tool message answering it, as `Mode::Full` reads it. The JS builder links the same way.
+    /// the tool message answering it (`MarkedCalls`), as `Mode::Full` reads it.
     pub fn link_call_outputs(&mut self) {
-        let mut open: HashMap<String, (usize, usize)> = HashMap::new();
+        let mut marked = MarkedCalls::default();
         for mi in 0..self.messages.len() {
-            for (ci, c) in self.messages[mi].tool_calls.iter_mut().enumerate() {
-                if std::mem::take(&mut c.output_at_result) {
-                    open.insert(c.tool_call_id.clone(), (mi, ci));
-                }
-            }
-            let Some(r) = &self.messages[mi].tool_result else {
+            let Some((cm, ci)) = marked.step(mi, &self.messages[mi]) else {
                 continue;
             };
-            if let Some(&(cm, ci)) = open.get(&r.tool_call_id) {
-                let output = r.output.clone();
-                self.messages[cm].tool_calls[ci].output = Some(output);
-            }
+            let output = self.messages[mi]
+                .tool_result
+                .as_ref()
+                .map(|r| r.output.clone());
+            self.messages[cm].tool_calls[ci].output = output;
+        }
+        for c in self.messages.iter_mut().flat_map(|m| &mut m.tool_calls) {
+            c.output_at_result = false;
         }
     }
 
