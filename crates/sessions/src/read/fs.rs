@@ -91,15 +91,18 @@ pub fn subdirs(dir: &Path) -> Vec<PathBuf> {
     list(dir).dirs
 }
 
-/// Regular files (not symlinks, FIFOs or devices) directly in `dir` whose name satisfies `keep`.
-pub fn files(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
-    let mut out = list(dir).files;
-    out.retain(|p| file_name(p).is_some_and(&keep));
-    out
+impl Listing {
+    /// The listing with only the files whose name satisfies `keep`.
+    pub fn files_named(mut self, keep: impl Fn(&str) -> bool) -> Listing {
+        self.files
+            .retain(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(&keep));
+        self
+    }
 }
 
-fn file_name(p: &Path) -> Option<&str> {
-    p.file_name()?.to_str()
+/// Regular files (not symlinks, FIFOs or devices) directly in `dir` whose name satisfies `keep`.
+pub fn files(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+    list(dir).files_named(keep).files
 }
 
 /// Regular files under `root` down to `max_depth` levels of real directories whose name satisfies

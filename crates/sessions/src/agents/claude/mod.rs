@@ -134,17 +134,11 @@ fn is_session_side_dir(dir: &Path) -> bool {
 /// legacy project-level `subagents/*.jsonl` (not the subagent journal, which is not a transcript).
 /// One listing tells which sessions have an `<id>/` folder: the others cost no failed open.
 fn session_files(dir: &Path) -> Vec<(PathBuf, Vec<PathBuf>)> {
-    let listing = list(dir);
-    let is_jsonl = |p: &PathBuf| {
-        p.file_name()
-            .and_then(OsStr::to_str)
-            .is_some_and(|n| n.ends_with(".jsonl"))
-    };
+    let listing = list(dir).files_named(|n| n.ends_with(".jsonl"));
     let side_dirs: HashSet<&OsStr> = listing.dirs.iter().filter_map(|d| d.file_name()).collect();
     let mut out: Vec<(PathBuf, Vec<PathBuf>)> = listing
         .files
         .iter()
-        .filter(|f| is_jsonl(f))
         .map(|f| {
             let has_side = f.file_stem().is_some_and(|s| side_dirs.contains(s));
             let side = if has_side {
