@@ -37,6 +37,14 @@ fn generated_home(out: &Path, sessions: u32, seed: u32) -> PathBuf {
     out.to_path_buf()
 }
 
+/// A temporary directory with a copy of the demo home in it (tests change and evict it).
+fn demo_copy() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    copy_dir(&demo_home(), &home);
+    (tmp, home)
+}
+
 fn indexed(cache: &Path) -> Client {
     Client::new(ClientOptions {
         cache: CacheSetting::Dir(cache.to_path_buf()),
@@ -145,9 +153,7 @@ fn assert_same_lists(home: &Path, with: &Client, without: &Client) {
 
 #[test]
 fn the_index_answers_as_the_stores_do_on_the_demo_home() {
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    copy_dir(&demo_home(), &home);
+    let (tmp, home) = demo_copy();
     let cache = tmp.path().join("cache");
     let before = snapshot(&home);
     let (with, without) = (indexed(&cache), scanning());
@@ -261,9 +267,7 @@ fn same_as_rebuilt(home: &Path, cache: &Path) {
 
 #[test]
 fn sources_that_appear_grow_change_shrink_or_vanish_are_seen_at_the_next_call() {
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    copy_dir(&demo_home(), &home);
+    let (tmp, home) = demo_copy();
     let (with, without) = (indexed(&tmp.path().join("cache")), scanning());
     let project = home.join(".claude/projects/-home-dev-src-shop");
     let existing = std::fs::read_dir(&project)
@@ -341,9 +345,7 @@ fn sources_that_appear_grow_change_shrink_or_vanish_are_seen_at_the_next_call() 
 
 #[test]
 fn a_damaged_or_foreign_index_is_read_around_and_rebuilt() {
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    copy_dir(&demo_home(), &home);
+    let (tmp, home) = demo_copy();
     let cache = tmp.path().join("cache");
     let db = agent_mux_sessions::index::store::path_in(&cache);
     let (with, without) = (indexed(&cache), scanning());
@@ -394,9 +396,7 @@ fn a_damaged_or_foreign_index_is_read_around_and_rebuilt() {
 
 #[test]
 fn an_unwritable_cache_dir_means_reading_the_stores() {
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    copy_dir(&demo_home(), &home);
+    let (tmp, home) = demo_copy();
     // A directory that cannot be made (a file is in the way: unwritable even for root), and,
     // where permissions hold, one inside a read-only directory.
     let blocker = tmp.path().join("a-file");
@@ -423,9 +423,7 @@ fn an_unwritable_cache_dir_means_reading_the_stores() {
 #[test]
 fn the_index_is_private_to_its_owner() {
     use std::os::unix::fs::PermissionsExt;
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    copy_dir(&demo_home(), &home);
+    let (tmp, home) = demo_copy();
     let cache = tmp.path().join("a/b/cache");
     let with = indexed(&cache);
     agree(&home, &with, &scanning());
@@ -479,9 +477,7 @@ fn two_clients_updating_one_index_at_once_both_answer_right() {
 
 #[test]
 fn an_up_to_date_index_is_read_while_another_process_writes() {
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    copy_dir(&demo_home(), &home);
+    let (tmp, home) = demo_copy();
     let cache = tmp.path().join("cache");
     let (with, without) = (indexed(&cache), scanning());
     let env = Env::with_home(&home);
