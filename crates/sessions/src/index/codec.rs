@@ -394,12 +394,52 @@ pub fn vocabulary<'a>(tokens: impl Iterator<Item = &'a str>) -> Vec<u8> {
     zstd::bulk::compress(joined.join("\n").as_bytes(), 1).unwrap_or_default()
 }
 
+/// Frames whose declared size is at most this are decompressed into one buffer of that size;
+/// a larger claim (only a damaged index makes one) is decoded as a stream, growing as it goes.
+const UNPACK_AT_ONCE: u64 = 256 << 20;
+
+/// What `zstd::bulk::compress` packed. Its frames declare their size, so the common case is
+/// one allocation and no stream machinery (a search unpacks every candidate session).
+pub fn unpack(b: &[u8]) -> R<Vec<u8>> {
+    match zstd::zstd_safe::get_frame_content_size(b) {
+        Ok(Some(n)) if n <= UNPACK_AT_ONCE => zstd::bulk::decompress(b, n as usize),
+        _ => zstd::stream::decode_all(b),
+    }
+    .map_err(|_| Corrupt)
+}
+
 pub fn decode_vocabulary(b: &[u8]) -> R<Vec<String>> {
-    let text = zstd::stream::decode_all(b).map_err(|_| Corrupt)?;
+    let text = unpack(b)?;
     let text = String::from_utf8(text).map_err(|_| Corrupt)?;
     Ok(text
         .split('\n')
         .filter(|t| !t.is_empty())
         .map(str::to_string)
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unpack_reads_sized_frames_unsized_streams_and_refuses_garbage() {
+        let text = "a message that repeats, a message that repeats. ".repeat(2000);
+        let sized = zstd::bulk::compress(text.as_bytes(), 1).unwrap();
+        assert_eq!(
+            zstd::zstd_safe::get_frame_content_size(&sized).unwrap(),
+            Some(text.len() as u64),
+            "the fast path needs the size in the frame"
+        );
+        assert_eq!(unpack(&sized).unwrap(), text.as_bytes());
+        // A stream's frame does not declare its size: decoded as a stream.
+        let unsized_ = zstd::stream::encode_all(text.as_bytes(), 1).unwrap();
+        assert_eq!(
+            zstd::zstd_safe::get_frame_content_size(&unsized_).unwrap(),
+            None
+        );
+        assert_eq!(unpack(&unsized_).unwrap(), text.as_bytes());
+        assert!(unpack(b"not a zstd frame").is_err());
+        assert!(unpack(&sized[..sized.len() / 2]).is_err(), "a cut frame");
+    }
 }
