@@ -10,7 +10,7 @@
 //! and counts are the scan's.
 use rayon::prelude::*;
 use rusqlite::{params, Connection, OptionalExtension};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use super::codec;
 use super::store::Fault;
@@ -21,6 +21,7 @@ use crate::query::prefilter::Prefilter;
 use crate::query::text::is_cjk;
 use crate::search::scan::{rank, Examined, FileHit, ReadSession};
 use crate::search::score::{adjacency_leaf, analyse, Matcher, Stats, FIELDS};
+use crate::search::take_in_order;
 use crate::search::terms::TermCount;
 
 /// The sources a search covers, in the scan's order (largest first, so that of two equal hits
@@ -42,13 +43,10 @@ pub fn search(conn: &Connection, sources: Vec<Synced>, q: &Query) -> Result<Vec<
 }
 
 /// Per source, its sessions read (in doc order), as ranking takes them.
-fn examined(
-    covered: Vec<(i64, usize)>,
-    mut read: HashMap<i64, BTreeMap<i64, ReadSession>>,
-) -> impl Iterator<Item = Examined> {
+fn examined(covered: Vec<(i64, usize)>, mut read: BySource) -> impl Iterator<Item = Examined> {
     covered.into_iter().map(move |(id, sessions)| Examined {
         sessions,
-        read: read.remove(&id).unwrap_or_default().into_values().collect(),
+        read: read.remove(&id).unwrap_or_default(),
     })
 }
 
@@ -78,8 +76,8 @@ fn token_range(word: &str, prefix: bool) -> (String, String) {
     (word.to_string(), last)
 }
 
-/// Sessions of sources in scope, per source, by doc id.
-type BySource = HashMap<i64, BTreeMap<i64, ReadSession>>;
+/// Sessions of sources in scope, per source, in doc id order.
+type BySource = HashMap<i64, Vec<ReadSession>>;
 
 /// Statistics of every session holding one of the words, from the stored counts alone.
 fn from_counts(
@@ -179,10 +177,15 @@ fn by_analysis(conn: &Connection, q: &Query, in_scope: &HashSet<i64>) -> Result<
     Ok(by_source(analysed))
 }
 
+/// Group `(doc id, source, session)` by source, in doc id order. The order is found on the ids
+/// alone and each session moved once: sessions are large, and a word in every session makes
+/// thousands of them.
 fn by_source(read: Vec<(i64, i64, ReadSession)>) -> BySource {
+    let mut order: Vec<(i64, usize)> = read.iter().enumerate().map(|(i, r)| (r.0, i)).collect();
+    order.sort_unstable();
     let mut out: BySource = HashMap::new();
-    for (id, source, r) in read {
-        out.entry(source).or_default().insert(id, r);
+    for (_, source, r) in take_in_order(read, order.into_iter().map(|(_, i)| i)) {
+        out.entry(source).or_default().push(r);
     }
     out
 }
@@ -291,7 +294,7 @@ fn decode_summary(blob: &[u8]) -> Result<SessionSummary, Fault> {
 
 /// A stored session, for analysis.
 fn session(summary: &[u8], messages: &[u8]) -> Result<Session, Fault> {
-    let body = zstd::stream::decode_all(messages).map_err(|_| corrupt())?;
+    let body = codec::unpack(messages).map_err(|_| corrupt())?;
     Ok(Session {
         summary: decode_summary(summary)?,
         messages: codec::decode_messages(&body).map_err(|_| corrupt())?,

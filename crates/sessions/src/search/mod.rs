@@ -388,15 +388,28 @@ fn join_native(
 
 /// One result per session (a session seen in two sources, or two hits joined to the same
 /// listed session): the best score wins.
-fn dedupe(mut v: Vec<Found>) -> Vec<Found> {
-    v.sort_by(|a, b| {
+fn dedupe(v: Vec<Found>) -> Vec<Found> {
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (a, b) = (&v[a], &v[b]);
         a.summary
             .unified_id
             .cmp(&b.summary.unified_id)
             .then(b.score.total_cmp(&a.score))
     });
-    v.dedup_by(|later, first| later.summary.unified_id == first.summary.unified_id);
-    v
+    order.dedup_by(|later, first| v[*later].summary.unified_id == v[*first].summary.unified_id);
+    take_in_order(v, order)
+}
+
+/// The items of `v` at `order`'s positions (each at most once), in that order. Sorting
+/// positions and moving each item once beats sorting the items themselves when they are large
+/// (a summary is hundreds of bytes, and a word in every session makes thousands of results).
+pub fn take_in_order<T>(v: Vec<T>, order: impl IntoIterator<Item = usize>) -> Vec<T> {
+    let mut slots: Vec<Option<T>> = v.into_iter().map(Some).collect();
+    order
+        .into_iter()
+        .map(|i| slots[i].take().expect("each position taken once"))
+        .collect()
 }
 
 /// Each result's recency factor at `now` (when not known: the newest result's time).
@@ -414,21 +427,23 @@ fn recencies(found: &[Found], now: Option<Timestamp>) -> Vec<f64> {
 /// text score times its recency (`recencies`), scaled so the best result is 1. Coverage tiers
 /// stack: a result holding `t` terms scores within (t - 1, t], so any result with more terms
 /// ranks above every result with fewer.
-fn finish(found: Vec<Found>, recency: &[f64], q: &SearchQuery) -> Vec<Found> {
+fn finish(mut found: Vec<Found>, recency: &[f64], q: &SearchQuery) -> Vec<Found> {
     let scale = Scale::of(&found, recency);
-    let mut out: Vec<Found> = found
-        .into_iter()
-        .zip(recency)
-        .map(|(mut f, r)| {
-            let score = scale.relevance(f.terms, f.score * r);
-            // Rounded so equal scores compare equal whatever the summation order.
-            f.summary.relevance_score = Some((score * 1e9).round() / 1e9);
-            f
-        })
-        .collect();
-    sort_by_key(&mut out, q.sort, |f| &f.summary);
-    out.truncate(q.limit);
-    out
+    for (f, r) in found.iter_mut().zip(recency) {
+        let score = scale.relevance(f.terms, f.score * r);
+        // Rounded so equal scores compare equal whatever the summation order.
+        f.summary.relevance_score = Some((score * 1e9).round() / 1e9);
+    }
+    // The order ends on the unified id, unique here: the first `limit` of it are found without
+    // sorting the rest.
+    let mut order: Vec<usize> = (0..found.len()).collect();
+    let by = |&a: &usize, &b: &usize| compare(&found[a].summary, &found[b].summary, q.sort);
+    if order.len() > q.limit {
+        order.select_nth_unstable_by(q.limit, by);
+        order.truncate(q.limit);
+    }
+    order.sort_unstable_by(by);
+    take_in_order(found, order)
 }
 
 fn cost(s: &SessionSummary) -> f64 {
@@ -438,21 +453,18 @@ fn cost(s: &SessionSummary) -> f64 {
 /// Relevance: best first, newer first on ties. Date: newest activity first. Cost: dearest first.
 /// Every order ends on the unified id, so it is the same on every call.
 pub fn sort(v: &mut [SessionSummary], by: SearchSort) {
-    sort_by_key(v, by, |s| s);
+    v.sort_by(|a, b| compare(a, b, by));
 }
 
-fn sort_by_key<T>(v: &mut [T], by: SearchSort, key: impl Fn(&T) -> &SessionSummary) {
+fn compare(a: &SessionSummary, b: &SessionSummary, by: SearchSort) -> std::cmp::Ordering {
     let score = |s: &SessionSummary| s.relevance_score.unwrap_or(0.0);
-    v.sort_by(|a, b| {
-        let (a, b) = (key(a), key(b));
-        let primary = match by {
-            SearchSort::Relevance => score(b).total_cmp(&score(a)),
-            SearchSort::Date => b.updated_at.cmp(&a.updated_at),
-            SearchSort::Cost => cost(b).total_cmp(&cost(a)),
-        };
-        primary
-            .then_with(|| score(b).total_cmp(&score(a)))
-            .then_with(|| b.updated_at.cmp(&a.updated_at))
-            .then_with(|| a.unified_id.cmp(&b.unified_id))
-    });
+    let primary = match by {
+        SearchSort::Relevance => score(b).total_cmp(&score(a)),
+        SearchSort::Date => b.updated_at.cmp(&a.updated_at),
+        SearchSort::Cost => cost(b).total_cmp(&cost(a)),
+    };
+    primary
+        .then_with(|| score(b).total_cmp(&score(a)))
+        .then_with(|| b.updated_at.cmp(&a.updated_at))
+        .then_with(|| a.unified_id.cmp(&b.unified_id))
 }
