@@ -3,7 +3,7 @@
 // plain subprocess has stdout on a pipe (the tab-separated forms); `term` runs it on a
 // pseudo-terminal of a given size (the forms drawn for a person).
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
-import { mkdtempSync, rmSync, readdirSync, existsSync } from 'node:fs'
+import { mkdtempSync, rmSync, readdirSync, existsSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { spawnSync } from 'node:child_process'
@@ -156,6 +156,24 @@ describe('an empty home', () => {
     )
     expect(json.status).toBe(0)
     expect(JSON.parse(json.stdout)).toEqual([])
+  })
+
+  it('a piped command loads no table, width, transcript or pager code (each start pays for what it loads)', (ctx) => {
+    const loaded = (args, run) => {
+      const out = join(home, `modules-${args.join('-')}.json`)
+      const env = { NODE_OPTIONS: `--require ${join(root, '__test__', 'record-modules.cjs')}`, AMUX_TEST_MODULES_OUT: out }
+      expect(run(args, { home, env }).status).toBe(0)
+      return JSON.parse(readFileSync(out, 'utf8')).join('\n')
+    }
+    const terminalOnly = /cli-table3|string-width|[\\/]transcript\.js|[\\/]pager\.js/
+    for (const args of [['sessions', 'search', 'flaky'], ['sessions', 'list', 'claude'], ['cost', 'report']]) {
+      const files = loaded(args, amux)
+      expect(files).toContain('tsv.js')
+      expect(files).not.toMatch(terminalOnly)
+    }
+    if (!ptyAvailable) ctx.skip()
+    // the same table code on a terminal, where it draws
+    expect(loaded(['cost', 'report'], term)).toMatch(/cli-table3/)
   })
 
   it('cost report: a TOTAL row of zeros; --json is the all-zero CostSummary', () => {

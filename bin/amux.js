@@ -19,8 +19,9 @@ const { colorEnabled, painter, terminalWidth, visibleWidth } = require('./lib/fo
 const render = require('./lib/render.js')
 const tsv = require('./lib/tsv.js')
 const ids = require('./lib/ids.js')
-const { renderSession, rowsTaken } = require('./lib/transcript.js')
-const { page } = require('./lib/pager.js')
+// Only `sessions show` on a terminal needs these: loaded then, not at every start.
+const transcript = () => require('./lib/transcript.js')
+const pager = () => require('./lib/pager.js')
 const { withProgress, report } = require('./lib/progress.js')
 
 const EXIT_ERROR = 1
@@ -185,8 +186,9 @@ function build() {
       const label = `reading ${agent}:${sessionId}`
       const v = view()
       if (o.format || !v.tty) return print(await withProgress(label, api.export(agent, sessionId, o.format ?? 'markdown')))
+      const { renderSession, rowsTaken } = transcript()
       const text = renderSession(await withProgress(label, api.get(agent, sessionId)), v)
-      await page(text, { rows: v.height, rowsTaken: rowsTaken(text, v.width, visibleWidth) })
+      await pager().page(text, { rows: v.height, rowsTaken: rowsTaken(text, v.width, visibleWidth) })
     })
 
   sessions

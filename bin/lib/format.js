@@ -3,8 +3,9 @@
 // Pure functions of their inputs (the clock and the terminal width are parameters) so they can be
 // tested without a terminal; bin/amux.js decides what goes to stdout.
 
-const Table = require('cli-table3')
-const stringWidth = require('string-width')
+// cli-table3 and string-width are loaded when first used: a piped command draws no table, and
+// every command pays for what it loads at start.
+const stringWidth = (text) => require('string-width')(text)
 
 // NO_COLOR (https://no-color.org) wins when set to anything non-empty; FORCE_COLOR lets a pipe or a
 // test ask for colour; otherwise colour only when the stream is a terminal.
@@ -210,6 +211,7 @@ function roomy(columns, rows, width) {
  */
 function table(columns, rows, { width, paint }) {
   const { widths } = layout(columns, rows, width)
+  const Table = require('cli-table3')
   const t = new Table({
     head: columns.map((c) => paint('bold', c.head)),
     colWidths: widths,
