@@ -33,6 +33,8 @@ ratio() { node -e "console.log(($1 / $2).toFixed(2))"; }
 store_bytes=$(du -sb "${DIRS[@]}" | awk '{s+=$1} END {print s}')
 echo "home: $(find "${DIRS[@]}" -type f | wc -l) files of the file-based agents, $((store_bytes / 1000000)) MB"
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), node $(node -v)"
+# Node reads this file of certificates at every start (tens of ms): part of every amux figure.
+echo "NODE_EXTRA_CA_CERTS: ${NODE_EXTRA_CA_CERTS:-unset}"
 
 echo; echo "## first call: the index is built"
 start=$(date +%s%N)
@@ -52,8 +54,8 @@ for q in kubernetes the function "function error" '"docker compose"' zzqxjw; do
   hits=$($AMUX sessions search "$q" --limit 100000 | wc -l)
   echo "$q ($hits hits, 50 shown): amux $a ms, rg -l $r ms: $(ratio "$a" "$r")x"
 done
-read -r noop < <(median_ms "$AMUX --version")
-echo "node + CLI, nothing read (amux --version): $noop ms"
+read -r noop node0 < <(median_ms "$AMUX --version" "node -e 0")
+echo "node + CLI, nothing read (amux --version): $noop ms; node alone (node -e 0): $node0 ms"
 
 echo; echo "## list claude (every session) vs rg over .claude"
 read -r a r < <(median_ms "$AMUX sessions list claude --limit 100000" "rg -uuu -i -F -l sessionId $HOME/.claude")
