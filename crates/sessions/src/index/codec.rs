@@ -391,15 +391,21 @@ pub fn decode_term_count(b: &[u8]) -> R<TermCount> {
 /// and CJK characters never hold a newline.
 pub fn vocabulary<'a>(tokens: impl Iterator<Item = &'a str>) -> Vec<u8> {
     let joined: Vec<&str> = tokens.collect();
-    zstd::bulk::compress(joined.join("\n").as_bytes(), 1).unwrap_or_default()
+    pack(joined.join("\n").as_bytes())
+}
+
+/// Compress what the index stores (messages, vocabularies). One-shot compression writes the
+/// size into the frame, which `unpack` reads to allocate once.
+pub fn pack(b: &[u8]) -> Vec<u8> {
+    zstd::bulk::compress(b, 1).unwrap_or_default()
 }
 
 /// Frames whose declared size is at most this are decompressed into one buffer of that size;
 /// a larger claim (only a damaged index makes one) is decoded as a stream, growing as it goes.
 const UNPACK_AT_ONCE: u64 = 256 << 20;
 
-/// What `zstd::bulk::compress` packed. Its frames declare their size, so the common case is
-/// one allocation and no stream machinery (a search unpacks every candidate session).
+/// What `pack` packed. Its frames declare their size, so the common case is one allocation and
+/// no stream machinery (a search unpacks every candidate session).
 pub fn unpack(b: &[u8]) -> R<Vec<u8>> {
     match zstd::zstd_safe::get_frame_content_size(b) {
         Ok(Some(n)) if n <= UNPACK_AT_ONCE => zstd::bulk::decompress(b, n as usize),
@@ -425,7 +431,7 @@ mod tests {
     #[test]
     fn unpack_reads_sized_frames_unsized_streams_and_refuses_garbage() {
         let text = "a message that repeats, a message that repeats. ".repeat(2000);
-        let sized = zstd::bulk::compress(text.as_bytes(), 1).unwrap();
+        let sized = pack(text.as_bytes());
         assert_eq!(
             zstd::zstd_safe::get_frame_content_size(&sized).unwrap(),
             Some(text.len() as u64),

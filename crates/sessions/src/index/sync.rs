@@ -79,8 +79,7 @@ fn read(ctx: &Context, a: &dyn Agent, src: &Source, part: Part) -> Read {
                             session_id: s.summary.session_id.clone(),
                             summary: codec::summary(&s.summary),
                             lengths: codec::lengths(&stats.lengths),
-                            messages: zstd::bulk::compress(&codec::messages(&s.messages), 1)
-                                .unwrap_or_default(),
+                            messages: codec::pack(&codec::messages(&s.messages)),
                             terms,
                         }
                     })
