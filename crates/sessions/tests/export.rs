@@ -4,8 +4,6 @@
 mod common;
 mod sample;
 
-use std::path::Path;
-
 use agent_mux_sessions::agents;
 use agent_mux_sessions::export::{export, load_mode};
 use agent_mux_sessions::model::{Role, Session};
@@ -340,7 +338,7 @@ fn exports_equal_whole_session_exports(client: &Client, agent: &str, env: &Env) 
 
 #[test]
 fn exports_of_the_demo_home_equal_whole_session_exports() {
-    let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo-home");
+    let home = common::demo_home();
     let client = common::client();
     let env = Env::with_home(&home);
     for agent in agents::all() {

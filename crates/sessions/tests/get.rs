@@ -2,8 +2,6 @@
 //! binding builds its JS copy, and linking the calls back gives exactly what `get` returns.
 mod common;
 
-use std::path::Path;
-
 use agent_mux_sessions::model::Session;
 use agent_mux_sessions::{agents, Client, Env};
 
@@ -54,7 +52,7 @@ fn linked_equals_get(client: &Client, agent: &str, env: &Env) -> (usize, usize) 
 
 #[test]
 fn linked_sessions_of_the_demo_home_equal_get() {
-    let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo-home");
+    let home = common::demo_home();
     let (client, env) = (common::client(), Env::with_home(&home));
     for agent in agents::all() {
         let (n, left_out) = linked_equals_get(&client, agent.name(), &env);

@@ -29,10 +29,6 @@ fn huge(mb: usize) -> Vec<u8> {
     v
 }
 
-fn demo_home() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo-home")
-}
-
 /// Session files of the JSONL agents in the demo home, by agent.
 fn jsonl_files(home: &Path, agent: &str) -> Vec<PathBuf> {
     let root = home.join(match agent {
@@ -154,7 +150,7 @@ fn shared_readers_skip_deep_and_huge_lines() {
 fn deep_nesting_is_skipped_by_every_reader() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
-    common::copy_dir(&demo_home(), h);
+    common::copy_dir(&common::demo_home(), h);
     let before: Vec<_> = JSONL_AGENTS.iter().map(|a| view(h, a)).collect();
     assert!(
         before.iter().all(|(v, _)| v.len() == 3),
@@ -227,7 +223,7 @@ fn deep_nesting_is_skipped_by_every_reader() {
 fn a_60_mb_line_is_skipped_in_bounded_time_by_every_jsonl_agent() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
-    common::copy_dir(&demo_home(), h);
+    common::copy_dir(&common::demo_home(), h);
     let line = huge(60);
     for a in JSONL_AGENTS {
         let before = view(h, a);

@@ -14,10 +14,6 @@ use serde_json::{json, Value};
 
 use common::{copy_dir, snapshot};
 
-fn demo_home() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo-home")
-}
-
 /// A generated home of every agent (scripts/gen_home.py, from the repository's own schemas).
 /// Python 3 is a stated prerequisite, so a generator that does not run fails the test.
 fn generated_home(out: &Path, sessions: u32, seed: u32) -> PathBuf {
@@ -41,7 +37,7 @@ fn generated_home(out: &Path, sessions: u32, seed: u32) -> PathBuf {
 fn demo_copy() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
-    copy_dir(&demo_home(), &home);
+    copy_dir(&common::demo_home(), &home);
     (tmp, home)
 }
 

@@ -13,13 +13,6 @@ use agent_mux_sessions::read::jsonl::MAX_LINE;
 use agent_mux_sessions::ErrorCode;
 use common::{client, env, write};
 
-fn demo_home() -> &'static Path {
-    Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../examples/demo-home"
-    ))
-}
-
 /// One zstd frame: `head` as a raw block, `count` bytes of `fill` as 128 KiB run-length blocks
 /// (4 bytes each), `tail` as the last raw block. No content size in the header: a reader learns
 /// the size only by inflating it.
@@ -71,7 +64,7 @@ fn claude_line_of(id: &str, len: usize) -> Vec<u8> {
 /// The demo home plus: a Claude session with one line over the ceiling between two good ones, a
 /// Claude file that is only such a line, and a Codex `.zst` rollout inflating to a 1 GiB line.
 fn hostile_home(h: &Path) {
-    common::copy_dir(demo_home(), h);
+    common::copy_dir(&common::demo_home(), h);
     let project = h.join(".claude/projects/-w");
     std::fs::create_dir_all(&project).unwrap();
     let mut f = std::fs::File::create(project.join(format!("{MIXED}.jsonl"))).unwrap();
@@ -108,7 +101,7 @@ fn ids(c: &agent_mux_sessions::Client, h: &Path, agent: &str) -> Vec<String> {
 #[test]
 fn lines_over_the_ceiling_are_skipped_and_every_good_session_kept() {
     let demo = tempfile::tempdir().unwrap();
-    common::copy_dir(demo_home(), demo.path());
+    common::copy_dir(&common::demo_home(), demo.path());
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
     hostile_home(h);
@@ -179,7 +172,7 @@ fn lines_over_the_ceiling_are_skipped_and_every_good_session_kept() {
 fn the_summary_cache_forgets_sessions_that_are_gone() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
-    common::copy_dir(demo_home(), h);
+    common::copy_dir(&common::demo_home(), h);
     let c = client();
     let claude = ids(&c, h, "claude");
     let codex = ids(&c, h, "codex");

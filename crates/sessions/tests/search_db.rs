@@ -4,7 +4,7 @@ mod common;
 mod sqlite_fixtures;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use agent_mux_sessions::agents;
 use agent_mux_sessions::options::SearchQuery;
@@ -15,10 +15,6 @@ use rusqlite::Connection;
 use serde_json::{json, Value};
 use sqlite_fixtures::opencode::{add_message, add_project, add_session, ddl};
 use sqlite_fixtures::{create_db, t};
-
-fn demo_home() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo-home")
-}
 
 /// Session ids of `agent` that match `text` when every session is parsed.
 fn oracle(home: &Path, agent: &str, text: &str) -> BTreeSet<String> {
@@ -49,7 +45,7 @@ fn searched(home: &Path, agent: &str, text: &str) -> BTreeSet<String> {
 
 #[test]
 fn demo_home_search_equals_a_full_parse_for_every_file_and_database_agent() {
-    let home = demo_home();
+    let home = common::demo_home();
     let queries = [
         "kubernetes",
         "flaky OR sqlite",
@@ -103,7 +99,7 @@ fn evict(dir: &Path) -> bool {
 fn a_store_read_from_disk_gives_the_same_results() {
     let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let home = tmp.path();
-    common::copy_dir(&demo_home(), home);
+    common::copy_dir(&common::demo_home(), home);
     let search = |text: &str| {
         let mut q = SearchQuery::new(text);
         q.limit = 1000;
@@ -152,7 +148,7 @@ const SHORTCUT_QUERIES: [&str; 10] = [
 /// equals the exhaustive analysis, for every session of the demo home and a long generated one.
 #[test]
 fn analysis_shortcuts_give_the_exhaustive_statistics() {
-    let home = demo_home();
+    let home = common::demo_home();
     let ctx = common::ctx(&home);
     let mut sessions = Vec::new();
     for a in agents::all() {
@@ -235,7 +231,7 @@ fn lean_reads_agree_with_full_reads(home: &Path) -> (usize, usize) {
 
 #[test]
 fn search_reads_that_leave_text_out_give_the_exhaustive_statistics() {
-    let (matched, left_out) = lean_reads_agree_with_full_reads(&demo_home());
+    let (matched, left_out) = lean_reads_agree_with_full_reads(&common::demo_home());
     assert!(matched >= 20, "only {matched} matches");
     assert!(left_out >= 40, "only {left_out} outputs left out");
 }

@@ -10,7 +10,6 @@ use agent_mux_sessions::query::prefilter::Prefilter;
 use agent_mux_sessions::search::score::{analyse, Matcher};
 use agent_mux_sessions::search::terms::term_stats;
 use agent_mux_sessions::search::Query;
-use std::path::{Path, PathBuf};
 
 /// Compare the counts with the analysis for a spread of the session's own words, their
 /// prefixes and a word it does not hold; returns how many words were compared.
@@ -58,13 +57,9 @@ fn agrees(s: &Session, what: &str) -> usize {
     queries.len()
 }
 
-fn demo_home() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo-home")
-}
-
 #[test]
 fn stored_counts_are_the_analysis_counts_on_the_demo_home() {
-    let ctx = common::ctx(&demo_home());
+    let ctx = common::ctx(&common::demo_home());
     let mut sessions = 0;
     for a in agents::all() {
         for src in a.sources(&ctx) {

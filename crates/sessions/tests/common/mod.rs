@@ -24,6 +24,12 @@ pub fn shared(rel: &str) -> PathBuf {
     }
 }
 
+/// The demo home bundled in the repo (`examples/demo-home`), generated in the agents' real
+/// formats: there in every checkout, unlike `../shared`. Tests that change it work on a copy.
+pub fn demo_home() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo-home")
+}
+
 /// The real captures, `../shared/fixtures/real`.
 pub fn real_fixtures() -> PathBuf {
     shared("fixtures/real")
