@@ -41,7 +41,10 @@ fn demo_copy() -> (tempfile::TempDir, PathBuf) {
     (tmp, home)
 }
 
+/// A client with an index in `cache`. Its term table is cut into segments of a few hundred
+/// counts, so that these small homes span many, as a big home does.
 fn indexed(cache: &Path) -> Client {
+    agent_mux_sessions::index::sync::set_segment_terms(256);
     Client::new(ClientOptions {
         cache: CacheSetting::Dir(cache.to_path_buf()),
         ..Default::default()
@@ -175,6 +178,11 @@ fn the_index_answers_as_the_stores_do_on_a_generated_home() {
         assert!(assert_same_search(&home, &with, &without) > 100);
         assert_same_lists(&home, &with, &without);
     }
+    let db = rusqlite::Connection::open(agent_mux_sessions::index::store::path_in(&cache)).unwrap();
+    let segments: i64 = db
+        .query_row("SELECT count(DISTINCT seg) FROM term", [], |r| r.get(0))
+        .unwrap();
+    assert!(segments > 5, "the counts span {segments} segment(s)");
 }
 
 /// A Claude JSONL record: a user message `text` in session `sid`, after record `parent`.

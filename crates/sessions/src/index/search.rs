@@ -93,9 +93,11 @@ fn from_counts(
         per_leaf: Vec<TermCount>,
     }
     let mut docs: HashMap<i64, Counted> = HashMap::new();
+    // Segment by segment (CROSS JOIN keeps that order): each is one range of the term table.
     let mut st = conn.prepare_cached(
-        "SELECT t.doc, t.counts, d.source, d.lengths, d.summary FROM term t
-         JOIN doc d ON d.id = t.doc WHERE t.token BETWEEN ?1 AND ?2",
+        "SELECT t.doc, t.counts, d.source, d.lengths, d.summary FROM segment s
+         CROSS JOIN term t ON t.seg = s.id AND t.token BETWEEN ?1 AND ?2
+         CROSS JOIN doc d ON d.id = t.doc",
     )?;
     for (l, &(word, prefix)) in words.iter().enumerate() {
         let (first, last) = token_range(word, prefix);
@@ -222,7 +224,10 @@ fn candidates(conn: &Connection, q: &Query, e: &Expr) -> Result<HashSet<i64>, Fa
 }
 
 fn docs_with(conn: &Connection, token: &str, prefix: bool) -> Result<HashSet<i64>, Fault> {
-    let mut st = conn.prepare_cached("SELECT doc FROM term WHERE token BETWEEN ?1 AND ?2")?;
+    let mut st = conn.prepare_cached(
+        "SELECT t.doc FROM segment s
+         CROSS JOIN term t ON t.seg = s.id AND t.token BETWEEN ?1 AND ?2",
+    )?;
     let (first, last) = token_range(token, prefix);
     let rows = st.query_map(params![first, last], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 /// Bumped whenever what is stored changes meaning; an index of another format is rebuilt. The
 /// file name carries it too, so two versions of agent-mux on one machine keep their own files.
-pub const FORMAT: i64 = 2;
+pub const FORMAT: i64 = 3;
 
 /// How long a call waits for another process's write before reading the stores instead.
 const BUSY: Duration = Duration::from_millis(1500);
@@ -56,13 +56,15 @@ CREATE TABLE IF NOT EXISTS source(
     sessions INTEGER NOT NULL DEFAULT 0,
     UNIQUE(agent, path)
 );
--- one searchable session: its summary as search reports it, its field lengths
+-- one searchable session: its summary as search reports it, its field lengths, and the segment
+-- of the term table that holds its counts
 CREATE TABLE IF NOT EXISTS doc(
     id INTEGER PRIMARY KEY,
     source INTEGER NOT NULL,
     agent TEXT NOT NULL,
     summary BLOB NOT NULL,
-    lengths BLOB NOT NULL
+    lengths BLOB NOT NULL,
+    seg INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS doc_by_source ON doc(source);
 -- a doc's messages (zstd), read only for the results shown, and the tokens it has terms for
@@ -71,13 +73,21 @@ CREATE TABLE IF NOT EXISTS body(
     messages BLOB NOT NULL,
     vocabulary BLOB NOT NULL
 );
--- every token (and CJK character) of every doc, with its counts per field (search::terms)
+-- every token (and CJK character) of every doc, with its counts per field (search::terms), in
+-- segments: a build appends whole segments in key order instead of inserting all over one
+-- table (sync::Segments)
 CREATE TABLE IF NOT EXISTS term(
+    seg INTEGER NOT NULL,
     token TEXT NOT NULL,
     doc INTEGER NOT NULL,
     counts BLOB NOT NULL,
-    PRIMARY KEY(token, doc)
+    PRIMARY KEY(seg, token, doc)
 ) WITHOUT ROWID;
+-- the segments of the term table and how many counts were put in each
+CREATE TABLE IF NOT EXISTS segment(
+    id INTEGER PRIMARY KEY,
+    terms INTEGER NOT NULL
+);
 ";
 
 /// Open (creating if needed) the index in `dir`.

@@ -5,6 +5,7 @@
 use rayon::prelude::*;
 use rusqlite::{params, Connection, OptionalExtension};
 use rustc_hash::FxHashMap as HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::codec::{self, Writer};
 use super::store::Fault;
@@ -90,15 +91,28 @@ fn read(ctx: &Context, a: &dyn Agent, src: &Source, part: Part) -> Read {
     }
 }
 
-const INSERT_TERM: &str = "INSERT INTO term(token, doc, counts) VALUES (?1, ?2, ?3)";
+const INSERT_TERM: &str = "INSERT INTO term(seg, token, doc, counts) VALUES (?1, ?2, ?3, ?4)";
 
-/// Sources read and written per transaction: progress is reported, and memory held, per batch.
+/// Sources read and written at a time: progress is reported, and memory held, per batch (a batch
+/// is read while the one before it is written, and one more may wait between them).
 const BATCH: usize = 128;
 
-/// Counts held before they are inserted (about 80 bytes each). They go all over the term table,
-/// so each insert pass modifies most of its pages: fewer, larger passes write far less (a 10 GB
-/// build wrote 15 times its index when each batch of 128 sources was its own pass).
-const TERMS_PER_PASS: usize = 1 << 20;
+/// Counts a segment of the term table takes (about 25 MB of pages). Counts are inserted into
+/// one segment, the last, until it is full: a pass touches only that segment's pages, which fit
+/// in the page cache, so a build appends segment after segment instead of writing pages all
+/// over one table again at every pass.
+static SEGMENT_TERMS: AtomicUsize = AtomicUsize::new(1 << 20);
+
+fn segment_terms() -> usize {
+    SEGMENT_TERMS.load(Ordering::Relaxed)
+}
+
+/// Make segments of `n` counts from now on, in this process. They change where counts are kept,
+/// never what a search answers: tests make them small, so that small homes span many.
+#[doc(hidden)]
+pub fn set_segment_terms(n: usize) {
+    SEGMENT_TERMS.store(n.max(1), Ordering::Relaxed);
+}
 
 /// How many sources of `a` a call needing `part` would read (changed, new or gone).
 pub fn stale(conn: &Connection, ctx: &Context, a: &dyn Agent, part: Part) -> Result<u64, Fault> {
@@ -230,45 +244,126 @@ fn write_stale(
 ) -> rusqlite::Result<()> {
     immediate(conn, |tx| {
         let mut done = 0u64;
-        let mut terms = Vec::new();
-        for batch in stale.chunks(BATCH) {
-            let reads: Vec<Read> = install_for(batch.iter().map(|(s, _)| s.path.as_path()), || {
-                batch
-                    .par_iter()
-                    .map(|(src, _)| read(ctx, a, src, part))
-                    .collect()
+        let mut terms = Segments::open(tx)?;
+        // The next batch is read (on the thread pool) while this one is written: reading takes
+        // every core, writing one.
+        std::thread::scope(|scope| {
+            let (send, batches) = std::sync::mpsc::sync_channel(1);
+            scope.spawn(move || {
+                for batch in stale.chunks(BATCH) {
+                    let paths = batch.iter().map(|(s, _)| s.path.as_path());
+                    let reads: Vec<Read> = install_for(paths, || {
+                        batch
+                            .par_iter()
+                            .map(|(src, _)| read(ctx, a, src, part))
+                            .collect()
+                    });
+                    // The writer stopped (an error): read no more.
+                    if send.send(reads).is_err() {
+                        break;
+                    }
+                }
             });
-            for ((src, k), r) in batch.iter().zip(reads) {
-                let written = write(tx, a.name(), src, k, r, &mut terms)?;
-                recorded.insert(path_bytes(&src.path).to_vec(), written);
+            for (batch, reads) in stale.chunks(BATCH).zip(batches) {
+                for ((src, k), r) in batch.iter().zip(reads) {
+                    let written = write(tx, a.name(), src, k, r, &mut terms)?;
+                    recorded.insert(path_bytes(&src.path).to_vec(), written);
+                }
+                if terms.full() {
+                    terms.flush(tx)?;
+                }
+                done += batch.len() as u64;
+                if let Some(p) = &ctx.options.progress {
+                    (p.0)(&Progress {
+                        agent: a.name(),
+                        done,
+                        total,
+                    });
+                }
             }
-            if terms.len() >= TERMS_PER_PASS {
-                insert_terms(tx, &mut terms)?;
-            }
-            done += batch.len() as u64;
-            if let Some(p) = &ctx.options.progress {
-                (p.0)(&Progress {
-                    agent: a.name(),
-                    done,
-                    total,
-                });
-            }
-        }
-        insert_terms(tx, &mut terms)
+            terms.flush(tx)
+        })
     })
 }
 
-/// Insert the held counts in token order, so that the pass walks the table once.
-fn insert_terms(
-    tx: &Connection,
-    terms: &mut Vec<(String, i64, TermCount)>,
-) -> rusqlite::Result<()> {
-    terms.sort_unstable_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
-    let mut insert = tx.prepare_cached(INSERT_TERM)?;
-    for (t, doc, c) in terms.drain(..) {
-        insert.execute(params![t, doc, codec::term_count(&c)])?;
+/// Counts of new docs held until they are inserted, and the segment they go to (see
+/// `SEGMENT_TERMS`).
+struct Segments {
+    /// The segment new docs go to, and the counts it has (not those held).
+    seg: i64,
+    filled: usize,
+    /// Token, doc and counts, each with the first bytes of its token as a number, so that most
+    /// comparisons of the sort read no string.
+    held: Vec<(u64, String, i64, TermCount)>,
+}
+
+/// The first eight bytes of a token, big-endian: ordered as the tokens are.
+fn token_prefix(t: &str) -> u64 {
+    let mut b = [0u8; 8];
+    let n = t.len().min(8);
+    b[..n].copy_from_slice(&t.as_bytes()[..n]);
+    u64::from_be_bytes(b)
+}
+
+impl Segments {
+    /// Counts go on into the last segment while it has room.
+    fn open(tx: &Connection) -> rusqlite::Result<Segments> {
+        let last: Option<(i64, i64)> = tx
+            .query_row(
+                "SELECT id, terms FROM segment ORDER BY id DESC LIMIT 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let (seg, filled) = match last {
+            Some((id, terms)) if (terms as usize) < segment_terms() => (id, terms as usize),
+            Some((id, _)) => (id + 1, 0),
+            None => (1, 0),
+        };
+        Ok(Segments {
+            seg,
+            filled,
+            held: Vec::new(),
+        })
     }
-    Ok(())
+
+    fn add(&mut self, doc: i64, terms: Vec<(String, TermCount)>) {
+        self.held.extend(
+            terms
+                .into_iter()
+                .map(|(t, c)| (token_prefix(&t), t, doc, c)),
+        );
+    }
+
+    /// Is the segment full with what is held?
+    fn full(&self) -> bool {
+        self.filled + self.held.len() >= segment_terms()
+    }
+
+    /// Insert the held counts in key order (token, then doc), so the insert walks the segment
+    /// once; a full segment is followed by a new one.
+    fn flush(&mut self, tx: &Connection) -> rusqlite::Result<()> {
+        if self.held.is_empty() {
+            return Ok(());
+        }
+        self.held
+            .sort_unstable_by(|a, b| (a.0, &a.1, a.2).cmp(&(b.0, &b.1, b.2)));
+        let mut insert = tx.prepare_cached(INSERT_TERM)?;
+        for (_, t, doc, c) in &self.held {
+            insert.execute(params![self.seg, t, doc, codec::term_count(c)])?;
+        }
+        tx.execute(
+            "INSERT INTO segment(id, terms) VALUES (?1, ?2)
+             ON CONFLICT(id) DO UPDATE SET terms = terms + excluded.terms",
+            params![self.seg, self.held.len() as i64],
+        )?;
+        self.filled += self.held.len();
+        self.held.clear();
+        if self.filled >= segment_terms() {
+            (self.seg, self.filled) = (self.seg + 1, 0);
+        }
+        Ok(())
+    }
 }
 
 /// Run `f` in a write transaction taken at once (`BEGIN IMMEDIATE`: a second writer waits for the
@@ -330,19 +425,25 @@ fn documents(tx: &Connection, source: i64) -> rusqlite::Result<Vec<(i64, String)
     Ok(out)
 }
 
-/// The tokens a doc has counts for.
-fn vocabulary(tx: &Connection, doc: i64) -> rusqlite::Result<Vec<String>> {
-    let blob: Vec<u8> = tx.query_row("SELECT vocabulary FROM body WHERE id = ?1", [doc], |r| {
-        r.get(0)
-    })?;
+/// The segment that holds a doc's counts, and the tokens it has counts for.
+fn vocabulary(tx: &Connection, doc: i64) -> rusqlite::Result<(i64, Vec<String>)> {
+    let (seg, blob): (i64, Vec<u8>) = tx.query_row(
+        "SELECT d.seg, b.vocabulary FROM doc d JOIN body b ON b.id = d.id WHERE d.id = ?1",
+        [doc],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
     // A vocabulary that does not decode would leave its terms behind: the index is damaged.
-    codec::decode_vocabulary(&blob).map_err(|_| damaged())
+    let tokens = codec::decode_vocabulary(&blob).map_err(|_| damaged())?;
+    Ok((seg, tokens))
 }
 
+const DELETE_TERM: &str = "DELETE FROM term WHERE seg = ?1 AND token = ?2 AND doc = ?3";
+
 fn drop_document(tx: &Connection, doc: i64) -> rusqlite::Result<()> {
-    let mut term = tx.prepare_cached("DELETE FROM term WHERE token = ?1 AND doc = ?2")?;
-    for t in vocabulary(tx, doc)? {
-        term.execute(params![t, doc])?;
+    let mut term = tx.prepare_cached(DELETE_TERM)?;
+    let (seg, tokens) = vocabulary(tx, doc)?;
+    for t in tokens {
+        term.execute(params![seg, t, doc])?;
     }
     tx.execute("DELETE FROM body WHERE id = ?1", [doc])?;
     tx.execute("DELETE FROM doc WHERE id = ?1", [doc])?;
@@ -351,34 +452,36 @@ fn drop_document(tx: &Connection, doc: i64) -> rusqlite::Result<()> {
 
 /// Store a session read again over its doc, writing only the counts that changed: a session
 /// that grew by a message changes few of its tokens' counts, and rewriting them all would
-/// touch pages all over the term table.
+/// touch pages all over its segment. New tokens join the doc's segment too.
 fn update_document(tx: &Connection, doc: i64, d: Doc) -> rusqlite::Result<()> {
     let new: HashMap<&str, Vec<u8>> = d
         .terms
         .iter()
         .map(|(t, c)| (t.as_str(), codec::term_count(c)))
         .collect();
-    let old = vocabulary(tx, doc)?;
-    let mut read = tx.prepare_cached("SELECT counts FROM term WHERE token = ?1 AND doc = ?2")?;
-    let mut delete = tx.prepare_cached("DELETE FROM term WHERE token = ?1 AND doc = ?2")?;
-    let mut update =
-        tx.prepare_cached("UPDATE term SET counts = ?3 WHERE token = ?1 AND doc = ?2")?;
+    let (seg, old) = vocabulary(tx, doc)?;
+    let mut read =
+        tx.prepare_cached("SELECT counts FROM term WHERE seg = ?1 AND token = ?2 AND doc = ?3")?;
+    let mut delete = tx.prepare_cached(DELETE_TERM)?;
+    let mut update = tx
+        .prepare_cached("UPDATE term SET counts = ?4 WHERE seg = ?1 AND token = ?2 AND doc = ?3")?;
     let mut insert = tx.prepare_cached(INSERT_TERM)?;
     for t in &old {
         match new.get(t.as_str()) {
             None => {
-                delete.execute(params![t, doc])?;
+                delete.execute(params![seg, t, doc])?;
             }
             Some(counts) => {
-                let have: Option<Vec<u8>> =
-                    read.query_row(params![t, doc], |r| r.get(0)).optional()?;
+                let have: Option<Vec<u8>> = read
+                    .query_row(params![seg, t, doc], |r| r.get(0))
+                    .optional()?;
                 match have {
                     Some(have) if &have == counts => {}
                     Some(_) => {
-                        update.execute(params![t, doc, counts])?;
+                        update.execute(params![seg, t, doc, counts])?;
                     }
                     None => {
-                        insert.execute(params![t, doc, counts])?;
+                        insert.execute(params![seg, t, doc, counts])?;
                     }
                 }
             }
@@ -387,7 +490,7 @@ fn update_document(tx: &Connection, doc: i64, d: Doc) -> rusqlite::Result<()> {
     let old: std::collections::HashSet<&str> = old.iter().map(String::as_str).collect();
     for (t, counts) in &new {
         if !old.contains(t) {
-            insert.execute(params![t, doc, counts])?;
+            insert.execute(params![seg, t, doc, counts])?;
         }
     }
     let vocabulary = codec::vocabulary(d.terms.iter().map(|(t, _)| t.as_str()));
@@ -410,15 +513,15 @@ fn damaged() -> rusqlite::Error {
     )
 }
 
-/// Store what was read from `src`; the counts of its sessions go to `terms`, for the caller to
-/// insert in token order.
+/// Store what was read from `src`; the counts of its new sessions go to `terms`, for the caller
+/// to insert in key order.
 fn write(
     tx: &Connection,
     agent: &str,
     src: &Source,
     k: &[u8],
     r: Read,
-    terms: &mut Vec<(String, i64, TermCount)>,
+    terms: &mut Segments,
 ) -> rusqlite::Result<(i64, usize)> {
     let id = source_id(tx, agent, src)?;
     match r {
@@ -442,7 +545,7 @@ fn write(
             }
             let sessions = docs.len() as i64;
             let mut doc = tx.prepare_cached(
-                "INSERT INTO doc(source, agent, summary, lengths) VALUES (?1, ?2, ?3, ?4)",
+                "INSERT INTO doc(source, agent, summary, lengths, seg) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?;
             let mut body = tx
                 .prepare_cached("INSERT INTO body(id, messages, vocabulary) VALUES (?1, ?2, ?3)")?;
@@ -457,11 +560,11 @@ fn write(
                 drop_document(tx, doc)?;
             }
             for d in added {
-                doc.execute(params![id, agent, d.summary, d.lengths])?;
+                doc.execute(params![id, agent, d.summary, d.lengths, terms.seg])?;
                 let doc_id = tx.last_insert_rowid();
                 let vocabulary = codec::vocabulary(d.terms.iter().map(|(t, _)| t.as_str()));
                 body.execute(params![doc_id, d.messages, vocabulary])?;
-                terms.extend(d.terms.into_iter().map(|(t, c)| (t, doc_id, c)));
+                terms.add(doc_id, d.terms);
             }
             tx.execute(
                 "UPDATE source SET search_key = ?2, sessions = ?3 WHERE id = ?1",
