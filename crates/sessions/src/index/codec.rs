@@ -371,10 +371,18 @@ pub fn decode_lengths(b: &[u8]) -> R<[u64; FIELDS]> {
 
 /// One token's counts in one session.
 pub fn term_count(c: &TermCount) -> Vec<u8> {
-    let mut w = Writer::default();
+    let mut out = Vec::new();
+    term_count_into(c, &mut out);
+    out
+}
+
+/// `term_count` into a buffer of the caller's (a build encodes millions of them).
+pub fn term_count_into(c: &TermCount, out: &mut Vec<u8>) {
+    let mut w = Writer(std::mem::take(out));
+    w.0.clear();
     c.tf.iter().for_each(|&n| w.u64(n as u64));
     w.u64(c.body as u64);
-    w.0
+    *out = w.0;
 }
 
 pub fn decode_term_count(b: &[u8]) -> R<TermCount> {
