@@ -16,6 +16,12 @@ use serde_json::Value;
 
 mod to_js;
 
+/// The addon's own allocations go through mimalloc: a search or list makes and frees hundreds of
+/// thousands of small strings, which glibc's malloc served slowly, growing and trimming its heap
+/// at every call. Built for a library loaded with `dlopen` (local-dynamic TLS).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn to_napi(e: CoreError) -> napi::Error {
     let body = serde_json::json!({ "code": e.code.as_str(), "message": e.message });
     napi::Error::from_reason(body.to_string())
