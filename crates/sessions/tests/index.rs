@@ -398,6 +398,48 @@ fn a_damaged_or_foreign_index_is_read_around_and_rebuilt() {
     }
 }
 
+/// Every call reads each source's stamps from the index `source_fresh` alone, in path order:
+/// an index file made before it existed gets it at the next call.
+#[test]
+fn the_stamps_are_read_from_their_own_index_which_an_older_file_gets() {
+    let (tmp, home) = demo_copy();
+    let cache = tmp.path().join("cache");
+    let (with, without) = (indexed(&cache), scanning());
+    agree(&home, &with, &without);
+    let db =
+        || rusqlite::Connection::open(agent_mux_sessions::index::store::path_in(&cache)).unwrap();
+    let has_it = || -> i64 {
+        db().query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'source_fresh'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    for key in ["search_key", "list_key"] {
+        let sql = format!(
+            "EXPLAIN QUERY PLAN SELECT id, path, sessions, {key} FROM source \
+             WHERE agent = 'claude' ORDER BY path"
+        );
+        let conn = db();
+        let mut st = conn.prepare(&sql).unwrap();
+        let plan: Vec<String> = st
+            .query_map([], |r| r.get(3))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(
+            plan,
+            ["SEARCH source USING COVERING INDEX source_fresh (agent=?)"],
+            "{key}"
+        );
+    }
+    db().execute_batch("DROP INDEX source_fresh").unwrap();
+    assert_eq!(has_it(), 0);
+    agree(&home, &with, &without);
+    assert_eq!(has_it(), 1);
+}
+
 #[test]
 fn an_unwritable_cache_dir_means_reading_the_stores() {
     let (tmp, home) = demo_copy();

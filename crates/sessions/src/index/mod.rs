@@ -131,27 +131,27 @@ pub type Summaries = (Vec<SessionSummary>, Vec<(PathBuf, String)>);
 pub fn summaries(ctx: &Context, agent: &dyn Agent) -> Option<Summaries> {
     with_index(ctx, |conn| {
         let sources = sync::sync(conn, ctx, agent, Part::Summaries)?;
-        let mut st = conn.prepare(
-            "SELECT path, summaries, list_error FROM source
+        let mut st = conn.prepare_cached(
+            "SELECT id, summaries, list_error FROM source
              WHERE agent = ?1 AND list_key IS NOT NULL",
         )?;
         let mut rows = st.query([agent.name()])?;
         let mut stored = HashMap::new();
         while let Some(r) = rows.next()? {
-            let path: Vec<u8> = r.get(0)?;
-            let entry: (Option<Vec<u8>>, Option<String>) = (r.get(1)?, r.get(2)?);
-            stored.insert(path, entry);
+            let read = match r.get_ref(1)?.as_blob_or_null()? {
+                Some(blob) => Ok(codec::decode_summaries(blob)
+                    .map_err(|_| Fault::Broken("stored summaries do not decode".into()))?),
+                None => Err(r.get::<_, Option<String>>(2)?.unwrap_or_default()),
+            };
+            stored.insert(r.get::<_, i64>(0)?, read);
         }
         // In the agent's order of sources, as the cache reads them (which copy of a session
         // found twice is kept may depend on it).
         let (mut out, mut skipped) = (Vec::new(), Vec::new());
-        for src in sources {
-            match stored.remove(sync::path_bytes(&src.path)) {
-                Some((Some(blob), _)) => out.extend(
-                    codec::decode_summaries(&blob)
-                        .map_err(|_| Fault::Broken("stored summaries do not decode".into()))?,
-                ),
-                Some((None, why)) => skipped.push((src.path, why.unwrap_or_default())),
+        for s in sources {
+            match stored.remove(&s.id) {
+                Some(Ok(summaries)) => out.extend(summaries),
+                Some(Err(why)) => skipped.push((s.source.path, why)),
                 None => {}
             }
         }

@@ -26,9 +26,17 @@ use crate::search::terms::TermCount;
 
 /// The sources a search covers, in the scan's order (largest first, so that of two equal hits
 /// on one session the same copy is kept): id and sessions held.
-fn covered(mut sources: Vec<Synced>) -> Vec<(i64, usize)> {
-    sources.sort_by_key(|s| std::cmp::Reverse(s.source.stamps.iter().map(|t| t.size).sum::<u64>()));
-    sources.into_iter().map(|s| (s.id, s.sessions)).collect()
+fn covered(sources: Vec<Synced>) -> Vec<(i64, usize)> {
+    let size = |s: &Synced| s.source.stamps.iter().map(|t| t.size).sum::<u64>();
+    let mut v: Vec<_> = sources
+        .iter()
+        .map(|s| (std::cmp::Reverse(size(s)), s.id, s.sessions))
+        .collect();
+    // Stable: sources of one size stay in the agents' order.
+    v.sort_by_key(|&(size, _, _)| size);
+    v.into_iter()
+        .map(|(_, id, sessions)| (id, sessions))
+        .collect()
 }
 
 /// Search the indexed documents of `sources` (already brought up to date).

@@ -35,6 +35,13 @@ impl From<rusqlite::Error> for Fault {
     }
 }
 
+/// A column of another type than the schema's: the file is damaged.
+impl From<rusqlite::types::FromSqlError> for Fault {
+    fn from(e: rusqlite::types::FromSqlError) -> Fault {
+        Fault::Broken(e.to_string())
+    }
+}
+
 impl From<std::io::Error> for Fault {
     fn from(e: std::io::Error) -> Fault {
         Fault::Unusable(e.to_string())
@@ -56,6 +63,9 @@ CREATE TABLE IF NOT EXISTS source(
     sessions INTEGER NOT NULL DEFAULT 0,
     UNIQUE(agent, path)
 );
+-- what every call reads of every source to tell whether it changed (sync::compare), without
+-- reading the rows themselves
+CREATE INDEX IF NOT EXISTS source_fresh ON source(agent, path, sessions, search_key, list_key);
 -- one searchable session: its summary as search reports it, its field lengths, and the segment
 -- of the term table that holds its counts
 CREATE TABLE IF NOT EXISTS doc(
@@ -111,12 +121,22 @@ pub fn open(dir: &Path) -> Result<Connection, Fault> {
     // Up to 64 MiB of pages (taken only as used): a build's inserts reach all over the term
     // table, and pages evicted mid-transaction are written more than once.
     conn.pragma_update(None, "cache_size", -65536)?;
-    if version == 0 {
+    // A new file, or one made before an index was added to the schema.
+    if version == 0 || !has_index(&conn, "source_fresh")? {
         conn.execute_batch(&format!(
             "BEGIN IMMEDIATE; {SCHEMA} PRAGMA user_version = {FORMAT}; COMMIT;"
         ))?;
     }
     Ok(conn)
+}
+
+fn has_index(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?1",
+        [name],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n > 0)
 }
 
 /// Create the database file readable by its owner only before SQLite opens it: SQLite gives its
