@@ -9,7 +9,7 @@ use crate::model::{
     CostRecord, Message, ModelUsage, Role, SessionSummary, Timestamp, Tokens, ToolCall, ToolResult,
     UsageSlice,
 };
-use crate::search::score::FIELDS;
+use crate::search::score::{searched_text, FIELDS};
 use crate::search::terms::TermCount;
 
 #[derive(Default)]
@@ -52,10 +52,12 @@ impl Writer {
         self.i64(t.timestamp());
         self.u64(t.timestamp_subsec_nanos() as u64);
     }
-    fn value(&mut self, v: &Value) {
-        // serde_json writes a Value's keys in their order (preserve_order), unlike the model's
-        // own serialisation, which puts them in JS order.
-        self.str(&serde_json::to_string(v).unwrap_or_default());
+    /// A tool's input or output, as its searched text (`score::searched_text`).
+    fn tool_value(&mut self, v: &Value) {
+        match searched_text(v) {
+            Value::String(s) => self.opt(Some(s.as_str()), Writer::str),
+            _ => self.opt(None::<&str>, Writer::str),
+        }
     }
     fn tokens(&mut self, t: &Tokens) {
         // Destructured so a field added to `Tokens` fails to compile here, not to round-trip.
@@ -137,8 +139,8 @@ impl<'a> Reader<'a> {
         let nanos = self.u64()? as u32;
         DateTime::from_timestamp(secs, nanos).ok_or(Corrupt)
     }
-    fn value(&mut self) -> R<Value> {
-        serde_json::from_str(&self.str()?).map_err(|_| Corrupt)
+    fn tool_value(&mut self) -> R<Value> {
+        Ok(self.opt(Reader::str)?.map_or(Value::Null, Value::String))
     }
     fn tokens(&mut self) -> R<Tokens> {
         Ok(Tokens {
@@ -288,7 +290,8 @@ fn role_of(b: u8) -> R<Role> {
 }
 
 /// The messages as search reads them: what the scoring looks at (text, tools, roles, times,
-/// models), not the usage the summary already holds.
+/// models), not the usage the summary already holds. Tool inputs and outputs are kept as the
+/// text search reads of them, not as JSON: decoded, they are that text, not what the tool got.
 pub fn messages(v: &[Message]) -> Vec<u8> {
     let mut w = Writer::default();
     w.u64(v.len() as u64);
@@ -304,14 +307,14 @@ pub fn messages(v: &[Message]) -> Vec<u8> {
         for c in &m.tool_calls {
             w.str(&c.tool_call_id);
             w.str(&c.tool_name);
-            w.value(&c.input);
-            w.opt(c.output.as_ref(), Writer::value);
+            w.tool_value(&c.input);
+            w.opt(c.output.as_ref(), Writer::tool_value);
             w.opt(c.duration_ms, Writer::f64);
         }
         w.opt(m.tool_result.as_ref(), |w, r| {
             w.str(&r.tool_call_id);
             w.str(&r.tool_name);
-            w.value(&r.output);
+            w.tool_value(&r.output);
         });
     }
     w.0
@@ -334,8 +337,8 @@ pub fn decode_messages(b: &[u8]) -> R<Vec<Message>> {
             m.tool_calls.push(ToolCall {
                 tool_call_id: r.str()?,
                 tool_name: r.str()?,
-                input: r.value()?,
-                output: r.opt(Reader::value)?,
+                input: r.tool_value()?,
+                output: r.opt(Reader::tool_value)?,
                 duration_ms: r.opt(Reader::f64)?,
                 output_at_result: false,
             });
@@ -344,7 +347,7 @@ pub fn decode_messages(b: &[u8]) -> R<Vec<Message>> {
             Ok(ToolResult {
                 tool_call_id: r.str()?,
                 tool_name: r.str()?,
-                output: r.value()?,
+                output: r.tool_value()?,
             })
         })?;
         out.push(m);

@@ -246,6 +246,18 @@ pub(super) fn for_each_field(
     }
 }
 
+/// A tool's input or output as search reads it, and nothing else: its string values and numbers
+/// in one string (`Null` when it has none), which `push_strings` reads as it reads `v`. The
+/// index stores this rather than the JSON, so that completing a hit parses no JSON.
+pub fn searched_text(v: &Value) -> Value {
+    let mut text = String::new();
+    push_strings(v, &mut text);
+    match text.strip_prefix(' ') {
+        Some(rest) => Value::String(rest.to_string()),
+        None => Value::Null,
+    }
+}
+
 /// The string values (and numbers) of a JSON value, space-separated; keys are structure, not text.
 fn push_strings(v: &Value, out: &mut String) {
     match v {
@@ -896,5 +908,24 @@ mod tests {
             let pf = Prefilter::new(&q);
             assert!(Matcher::new(&q, &pf).direct.is_none(), "{qs}");
         }
+    }
+
+    #[test]
+    fn a_tool_value_reads_as_its_searched_text_does() {
+        let values = [
+            serde_json::json!({"command": "ls -la", "n": 3, "f": 0.5, "deep": [{"a": " x "}, true, null]}),
+            serde_json::json!({}),
+            serde_json::json!(null),
+            serde_json::json!(""),
+            serde_json::json!(["", " lead", 1e300, -7]),
+            serde_json::json!("plain"),
+        ];
+        for v in values {
+            let (mut want, mut got) = (String::new(), String::new());
+            push_strings(&v, &mut want);
+            push_strings(&searched_text(&v), &mut got);
+            assert_eq!(got, want, "{v}");
+        }
+        assert_eq!(searched_text(&serde_json::json!({"k": true})), Value::Null);
     }
 }
