@@ -440,6 +440,41 @@ fn the_stamps_are_read_from_their_own_index_which_an_older_file_gets() {
     assert_eq!(has_it(), 1);
 }
 
+/// An upgrade leaves the older format's file; clearing the index removes every format's files
+/// and nothing else of the directory.
+#[test]
+fn clearing_removes_every_formats_files_and_only_those() {
+    let (tmp, home) = demo_copy();
+    let cache = tmp.path().join("cache");
+    let with = indexed(&cache);
+    search(&with, &Env::with_home(&home), json!({"text": "zebrafish"}));
+    let current = agent_mux_sessions::index::store::path_in(&cache);
+    assert!(current.is_file());
+    let older = [
+        "index-v3.sqlite",
+        "index-v3.sqlite-wal",
+        "index-v12.sqlite-shm",
+    ];
+    let others = [
+        "notes.txt",
+        "index-v.sqlite",
+        "index-v3.sqlite.bak",
+        "index-vx.sqlite",
+    ];
+    for name in older.iter().chain(&others) {
+        std::fs::write(cache.join(name), b"x").unwrap();
+    }
+    assert!(with.index_clear(Env::with_home(&home)).unwrap());
+    let mut left: Vec<String> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    let mut want: Vec<String> = others.iter().map(|s| s.to_string()).collect();
+    want.sort();
+    assert_eq!(left, want);
+}
+
 #[test]
 fn an_unwritable_cache_dir_means_reading_the_stores() {
     let (tmp, home) = demo_copy();

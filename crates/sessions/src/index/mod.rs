@@ -217,10 +217,10 @@ pub fn status(ctx: &Context, agents: &[&'static dyn Agent]) -> Status {
     out
 }
 
-/// Delete the index; `Ok(false)` when the index is off.
+/// Delete the index, older formats' files included; `Ok(false)` when the index is off.
 pub fn clear(ctx: &Context) -> std::io::Result<bool> {
     match dir::resolve(ctx) {
-        Some(dir) => store::remove(&dir).map(|_| true),
+        Some(dir) => store::remove_all(&dir).map(|_| true),
         None => Ok(false),
     }
 }

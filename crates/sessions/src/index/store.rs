@@ -149,6 +149,35 @@ fn create_private(path: &Path) -> std::io::Result<()> {
     o.open(path).map(drop)
 }
 
+/// Remove the index files of every format in `dir`: an upgrade to a new format leaves the old
+/// file behind (another version of agent-mux may still use it), and clearing the index is the
+/// user's word that none is wanted. Other files in `dir` are left alone.
+pub fn remove_all(dir: &Path) -> std::io::Result<()> {
+    let entries = match std::fs::read_dir(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        other => other?,
+    };
+    for e in entries {
+        let e = e?;
+        if e.file_name().to_str().is_some_and(is_index_file) {
+            match std::fs::remove_file(e.path()) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `index-v<format>.sqlite` and its `-wal` and `-shm`.
+fn is_index_file(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix("index-v") else {
+        return false;
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && matches!(&rest[digits..], ".sqlite" | ".sqlite-wal" | ".sqlite-shm")
+}
+
 /// Remove the index files in `dir` (this format's), if any.
 pub fn remove(dir: &Path) -> std::io::Result<()> {
     let path = path_in(dir);
