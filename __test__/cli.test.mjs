@@ -158,7 +158,7 @@ describe('an empty home', () => {
     expect(JSON.parse(json.stdout)).toEqual([])
   })
 
-  it('a piped command loads no table, width, transcript or pager code (each start pays for what it loads)', (ctx) => {
+  it('a piped command loads no table, width, transcript or pager code, nor any package (each start pays for what it loads)', (ctx) => {
     const loaded = (args, run) => {
       const out = join(home, `modules-${args.join('-')}.json`)
       const env = { NODE_OPTIONS: `--require ${join(root, '__test__', 'record-modules.cjs')}`, AMUX_TEST_MODULES_OUT: out }
@@ -170,6 +170,8 @@ describe('an empty home', () => {
       const files = loaded(args, amux)
       expect(files).toContain('tsv.js')
       expect(files).not.toMatch(terminalOnly)
+      // Nothing from node_modules: the command line is parsed by node's own util.parseArgs.
+      expect(files).not.toMatch(/[\\/]node_modules[\\/]/)
     }
     if (!ptyAvailable) ctx.skip()
     // the same table code on a terminal, where it draws

@@ -11,7 +11,7 @@
 // `amux: <CODE>: <message>`; 2 the command line was wrong (unknown command, option, agent or
 // value, an ambiguous id prefix), with the same one line.
 
-const { Command, Option } = require('commander')
+const { Command, Option, UsageError, PrintAndExit } = require('./lib/cli.js')
 const { createClient, AgentMuxError, BUILT_IN_AGENTS } = require('../index.js')
 const { version } = require('../package.json')
 const args = require('./lib/args.js')
@@ -126,14 +126,7 @@ separated by tabs.
 function build() {
   const program = new Command('amux')
     .description('Read the sessions AI coding agents left on this machine: list, show, search, export, diff, cost.')
-    .version(version, '-V, --version')
-    .showSuggestionAfterError(true)
-    .exitOverride()
-    .configureOutput({
-      // commander's usage errors ("error: unknown option '--x'") become our one-line format.
-      outputError: (text, write) =>
-        write(`amux: VALIDATION_ERROR: ${text.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ').trim()}\n`),
-    })
+    .version(version)
     .addHelpText(
       'after',
       `\nAgents: ${BUILT_IN_AGENTS.join(', ')}\n\nExamples:\n` +
@@ -343,11 +336,13 @@ function build() {
 }
 
 function fail(error) {
-  if (error && error.name === 'CommanderError') {
-    // Help and --version exit 0; everything else commander reports (already printed) is usage.
-    process.exitCode = error.exitCode === 0 ? 0 : EXIT_USAGE
+  if (error instanceof PrintAndExit) {
+    // Asked for: on stdout, success. A command line that names no command gets it as an error.
+    ;(error.asked ? process.stdout : process.stderr).write(error.text)
+    process.exitCode = error.asked ? 0 : EXIT_USAGE
     return
   }
+  if (error instanceof UsageError) error = new AgentMuxError('VALIDATION_ERROR', error.message)
   const known = error instanceof AgentMuxError
   const code = known ? error.code : 'INTERNAL'
   let message = String(error && error.message ? error.message : error).replace(/\s*\n\s*/g, ' ')
@@ -364,4 +359,4 @@ process.stdout.on('error', (error) => {
   throw error
 })
 
-build().parseAsync(process.argv).catch(fail)
+build().parseAsync(process.argv.slice(2)).catch(fail)

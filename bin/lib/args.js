@@ -1,8 +1,8 @@
 'use strict'
-// Parsers for option values. They throw commander's InvalidArgumentError so a bad value is a usage
-// error (exit 2) reported with the option's name, before any session is read.
+// Parsers for option values. They throw InvalidArgumentError so a bad value is a usage error
+// (exit 2) reported with the option's name, before any session is read.
 
-const { InvalidArgumentError } = require('commander')
+const { InvalidArgumentError } = require('./cli.js')
 
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/
 const AGE = /^(\d+)(m|h|d|w)$/
