@@ -18,7 +18,9 @@ mod to_js;
 
 /// The addon's own allocations go through mimalloc: a search or list makes and frees hundreds of
 /// thousands of small strings, which glibc's malloc served slowly, growing and trimming its heap
-/// at every call. Built for a library loaded with `dlopen` (local-dynamic TLS).
+/// at every call. Built for a library loaded with `dlopen` (local-dynamic TLS); not on aarch64
+/// musl (see Cargo.toml).
+#[cfg(not(all(target_os = "linux", target_env = "musl", target_arch = "aarch64")))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
