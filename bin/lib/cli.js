@@ -166,7 +166,7 @@ class Command {
 
   helpText() {
     const sections = [`Usage: ${this.path()} ${this.usageLine()}`]
-    if (this.summary) sections.push(this.summary)
+    if (this.summary) sections.push(wrap(this.summary, process.stdout.columns || 80).join('\n'))
     const described = this.args.filter((a) => a.description)
     if (described.length) sections.push(table('Arguments:', described.map((a) => [a.name, a.description])))
     const options = this.versionText ? [new Option('-V, --version', 'output the version number'), ...this.options, HELP] : [...this.options, HELP]
@@ -266,9 +266,23 @@ class Command {
 }
 
 // Two columns, the second aligned.
+// Two columns, the second aligned and wrapped at words to the terminal's width (80 on a pipe).
 function table(title, rows) {
   const width = Math.max(...rows.map(([a]) => a.length)) + 2
-  return [title, ...rows.map(([a, b]) => `  ${a.padEnd(width)}${b}`.trimEnd())].join('\n')
+  const indent = ' '.repeat(2 + width)
+  const room = Math.max(40, (process.stdout.columns || 80) - indent.length)
+  const row = ([a, b]) => wrap(b, room).map((line, i) => `${i ? indent : `  ${a.padEnd(width)}`}${line}`.trimEnd())
+  return [title, ...rows.flatMap(row)].join('\n')
+}
+
+function wrap(text, room) {
+  const lines = ['']
+  for (const word of text.split(' ')) {
+    const last = lines.length - 1
+    if (lines[last] && lines[last].length + 1 + word.length > room) lines.push(word)
+    else lines[last] = lines[last] ? `${lines[last]} ${word}` : word
+  }
+  return lines
 }
 
 // " (Did you mean x?)" when a known word is within two edits of `word`.
