@@ -16,6 +16,15 @@ use crate::search::terms::TermCount;
 pub struct Writer(pub Vec<u8>);
 
 impl Writer {
+    /// Write with `f` over `out`, replacing what it held and keeping its allocation (for what is
+    /// encoded millions of times, such as counts and stamps).
+    pub fn over(out: &mut Vec<u8>, f: impl FnOnce(&mut Writer)) {
+        let mut w = Writer(std::mem::take(out));
+        w.0.clear();
+        f(&mut w);
+        *out = w.0;
+    }
+
     pub fn put_u64(&mut self, v: u64) {
         self.u64(v)
     }
@@ -381,11 +390,10 @@ pub fn term_count(c: &TermCount) -> Vec<u8> {
 
 /// `term_count` into a buffer of the caller's (a build encodes millions of them).
 pub fn term_count_into(c: &TermCount, out: &mut Vec<u8>) {
-    let mut w = Writer(std::mem::take(out));
-    w.0.clear();
-    c.tf.iter().for_each(|&n| w.u64(n as u64));
-    w.u64(c.body as u64);
-    *out = w.0;
+    Writer::over(out, |w| {
+        c.tf.iter().for_each(|&n| w.u64(n as u64));
+        w.u64(c.body as u64);
+    })
 }
 
 pub fn decode_term_count(b: &[u8]) -> R<TermCount> {

@@ -160,13 +160,18 @@ pub fn remove_all(dir: &Path) -> std::io::Result<()> {
     for e in entries {
         let e = e?;
         if e.file_name().to_str().is_some_and(is_index_file) {
-            match std::fs::remove_file(e.path()) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-                _ => {}
-            }
+            remove_if_there(&e.path())?;
         }
     }
     Ok(())
+}
+
+/// Remove a file; one already gone (another process cleared it first) is no error.
+fn remove_if_there(path: &Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
 }
 
 /// `index-v<format>.sqlite` and its `-wal` and `-shm`.
@@ -184,10 +189,7 @@ pub fn remove(dir: &Path) -> std::io::Result<()> {
     for suffix in ["", "-wal", "-shm"] {
         let mut p = path.as_os_str().to_owned();
         p.push(suffix);
-        match std::fs::remove_file(PathBuf::from(p)) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-            _ => {}
-        }
+        remove_if_there(&PathBuf::from(p))?;
     }
     Ok(())
 }

@@ -43,15 +43,14 @@ pub fn key(src: &Source) -> Vec<u8> {
 
 /// `key` written over `out`.
 fn key_into(src: &Source, out: &mut Vec<u8>) {
-    let mut w = Writer(std::mem::take(out));
-    w.0.clear();
-    w.put_u64(src.stamps.len() as u64);
-    for s in &src.stamps {
-        w.put_u64(s.size);
-        w.put_i64(s.mtime_ns as i64);
-        w.put_u64(s.inode);
-    }
-    *out = w.0;
+    Writer::over(out, |w| {
+        w.put_u64(src.stamps.len() as u64);
+        for s in &src.stamps {
+            w.put_u64(s.size);
+            w.put_i64(s.mtime_ns as i64);
+            w.put_u64(s.inode);
+        }
+    })
 }
 
 pub fn path_bytes(p: &std::path::Path) -> &[u8] {
