@@ -254,6 +254,37 @@ fn stored_counts(cache: &Path) -> BTreeSet<(String, String, String, Vec<u8>)> {
     rows.map(Result::unwrap).collect()
 }
 
+/// A stored session: agent, id, field lengths, messages (unpacked) and the tokens it has counts
+/// for (sorted).
+type StoredDoc = (String, String, Vec<u8>, Vec<u8>, Vec<String>);
+
+fn stored_docs(cache: &Path) -> BTreeSet<StoredDoc> {
+    use agent_mux_sessions::index::codec;
+    let db = rusqlite::Connection::open(agent_mux_sessions::index::store::path_in(cache)).unwrap();
+    let mut st = db
+        .prepare(
+            "SELECT d.agent, d.summary, d.lengths, b.messages, b.vocabulary
+             FROM doc d JOIN body b ON b.id = d.id",
+        )
+        .unwrap();
+    let rows = st
+        .query_map([], |r| {
+            let blob = |i: usize| r.get::<_, Vec<u8>>(i);
+            let sid = codec::decode_summary(&blob(1)?).unwrap().session_id;
+            let mut vocabulary = codec::decode_vocabulary(&blob(4)?).unwrap();
+            vocabulary.sort();
+            Ok((
+                r.get(0)?,
+                sid,
+                blob(2)?,
+                codec::unpack(&blob(3)?).unwrap(),
+                vocabulary,
+            ))
+        })
+        .unwrap();
+    rows.map(Result::unwrap).collect()
+}
+
 /// The index kept up to date holds what a fresh build of the home holds.
 fn same_as_rebuilt(home: &Path, cache: &Path) {
     let fresh = tempfile::tempdir().unwrap();
@@ -267,6 +298,73 @@ fn same_as_rebuilt(home: &Path, cache: &Path) {
     assert!(!built.is_empty());
     assert_eq!(kept.len(), built.len());
     assert!(kept == built, "the counts kept differ from a fresh build's");
+    let (kept, built) = (stored_docs(cache), stored_docs(fresh.path()));
+    assert_eq!(kept.len(), built.len());
+    for (k, b) in kept.iter().zip(&built) {
+        assert_eq!((&k.0, &k.1), (&b.0, &b.1));
+        assert_eq!(k.2, b.2, "{} {}: lengths", b.0, b.1);
+        assert!(k.3 == b.3, "{} {}: messages", b.0, b.1);
+        assert_eq!(k.4, b.4, "{} {}: vocabulary", b.0, b.1);
+    }
+}
+
+/// The JSONL files under `home`, with their text.
+fn jsonl_files(home: &Path) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    let mut dirs = vec![home.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                let text = std::fs::read_to_string(&p).unwrap();
+                out.push((p, text));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Leave the first `part` of each file's lines (at least one), as the agent had written them
+/// by then.
+fn cut_to(files: &[(PathBuf, String)], part: f64) {
+    for (p, text) in files {
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        let keep = ((lines.len() as f64 * part).ceil() as usize).clamp(1, lines.len());
+        std::fs::write(p, lines[..keep].concat()).unwrap();
+    }
+}
+
+#[test]
+fn sessions_that_grow_are_counted_as_a_fresh_build_counts_them() {
+    // Every JSONL session of every agent grows in steps, the cuts falling anywhere: between a
+    // tool call and its answer, inside a response split over lines, before a title line.
+    let tmp = tempfile::tempdir().unwrap();
+    let home = generated_home(&tmp.path().join("home"), 60, 11);
+    let files = jsonl_files(&home);
+    let agents: BTreeSet<String> = files
+        .iter()
+        .map(|(p, _)| p.strip_prefix(&home).unwrap().iter().next().unwrap())
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    assert!(agents.len() >= 5, "JSONL stores of {agents:?}");
+    let cache = tmp.path().join("cache");
+    let (with, without) = (indexed(&cache), scanning());
+    for part in [0.3, 0.55, 0.8, 1.0] {
+        cut_to(&files, part);
+        for q in ["test", "kubernetes OR borrow", "\"docker compose\""] {
+            let env = Env::with_home(&home);
+            let q = json!({"text": q, "limit": 1000});
+            assert_eq!(
+                search(&with, &env, q.clone()),
+                search(&without, &env, q.clone()),
+                "{q}"
+            );
+        }
+        same_as_rebuilt(&home, &cache);
+    }
 }
 
 #[test]

@@ -4,7 +4,11 @@
 //! real capture, against the exhaustive analysis.
 mod common;
 
+use std::path::Path;
+
 use agent_mux_sessions::agents::{self, Source};
+use agent_mux_sessions::index::codec;
+use agent_mux_sessions::index::delta::{delta, Reread};
 use agent_mux_sessions::model::Session;
 use agent_mux_sessions::query::prefilter::Prefilter;
 use agent_mux_sessions::search::score::{analyse, Matcher};
@@ -89,4 +93,59 @@ fn stored_counts_are_the_analysis_counts_on_every_real_capture() {
         }
     }
     assert!(sessions >= 15, "only {sessions} sessions");
+}
+
+/// Each session the file `path` holds, read from its first `lines` lines (a copy named as the
+/// file, so that ids do not change).
+fn sessions_of_prefix(agent: &str, path: &Path, lines: usize, dir: &Path) -> Vec<Session> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let copy = dir.join(path.file_name().unwrap());
+    let kept: Vec<&str> = text.split_inclusive('\n').take(lines).collect();
+    std::fs::write(&copy, kept.concat()).unwrap();
+    let ctx = common::ctx(dir);
+    let src = Source::new(copy, &[]).unwrap();
+    agents::find(agent)
+        .unwrap()
+        .load_source(&ctx, &src)
+        .unwrap_or_default()
+}
+
+#[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
+fn a_real_session_cut_anywhere_and_grown_again_moves_to_its_own_counts() {
+    // What the index does when an agent appends to a session: the counts stored for the session
+    // as it was, moved by the delta, are the counts of the session as it is now.
+    let dir = tempfile::tempdir().unwrap();
+    let (mut compared, mut changed) = (0, 0);
+    for name in ["claude", "codex", "copilot", "pi", "openclaw"] {
+        for path in common::real_session_files(name) {
+            if path.extension().is_some_and(|e| e != "jsonl") {
+                continue;
+            }
+            let lines = std::fs::read_to_string(&path).unwrap().lines().count();
+            let whole = sessions_of_prefix(name, &path, lines, dir.path());
+            let step = (lines / 12).max(1);
+            for cut in (1..lines).step_by(step) {
+                let before = sessions_of_prefix(name, &path, cut, dir.path());
+                for (b, now) in before.iter().zip(&whole) {
+                    // Decoded from the index, a session counts as it did when read.
+                    let stored = codec::messages(&b.messages);
+                    let reread = Reread::new(b);
+                    assert_eq!(reread.stats().unwrap(), term_stats(b), "{path:?} stored");
+                    let d = delta(&stored, &b.summary.title, &Reread::new(now)).unwrap();
+                    let mut moved = term_stats(b);
+                    d.apply(&mut moved)
+                        .expect("takes away only what was counted");
+                    assert_eq!(moved, term_stats(now), "{path:?} cut at line {cut}");
+                    compared += 1;
+                    changed += d.messages_changed as usize;
+                }
+            }
+        }
+    }
+    assert!(compared >= 100, "only {compared} cuts compared");
+    assert!(
+        changed * 2 > compared,
+        "{changed} of {compared} cuts changed messages"
+    );
 }

@@ -4,6 +4,7 @@
 //! the caller treats the index as broken (it falls back to reading the store).
 use chrono::DateTime;
 use serde_json::Value;
+use std::ops::Range;
 
 use crate::model::{
     CostRecord, Message, ModelUsage, Role, SessionSummary, Timestamp, Tokens, ToolCall, ToolResult,
@@ -302,67 +303,94 @@ fn role_of(b: u8) -> R<Role> {
 /// models), not the usage the summary already holds. Tool inputs and outputs are kept as the
 /// text search reads of them, not as JSON: decoded, they are that text, not what the tool got.
 pub fn messages(v: &[Message]) -> Vec<u8> {
+    messages_spanned(v).0
+}
+
+/// `messages` of `v`, and where in it each message is: a session read again is compared with
+/// what the index holds message by message.
+pub fn messages_spanned(v: &[Message]) -> (Vec<u8>, Vec<Range<usize>>) {
     let mut w = Writer::default();
     w.u64(v.len() as u64);
-    for m in v {
-        w.0.push(role_byte(m.role));
-        w.str(&m.content);
-        w.opt(m.timestamp.as_ref(), Writer::time);
-        w.opt(m.thinking.as_deref(), Writer::str);
-        w.opt(m.model.as_deref(), Writer::str);
-        w.opt(m.subagent.as_deref(), Writer::str);
-        w.u64(m.elided);
-        w.u64(m.tool_calls.len() as u64);
-        for c in &m.tool_calls {
-            w.str(&c.tool_call_id);
-            w.str(&c.tool_name);
-            w.tool_value(&c.input);
-            w.opt(c.output.as_ref(), Writer::tool_value);
-            w.opt(c.duration_ms, Writer::f64);
-        }
-        w.opt(m.tool_result.as_ref(), |w, r| {
-            w.str(&r.tool_call_id);
-            w.str(&r.tool_name);
-            w.tool_value(&r.output);
-        });
+    let spans = v
+        .iter()
+        .map(|m| {
+            let start = w.0.len();
+            put_message(&mut w, m);
+            start..w.0.len()
+        })
+        .collect();
+    (w.0, spans)
+}
+
+fn put_message(w: &mut Writer, m: &Message) {
+    w.0.push(role_byte(m.role));
+    w.str(&m.content);
+    w.opt(m.timestamp.as_ref(), Writer::time);
+    w.opt(m.thinking.as_deref(), Writer::str);
+    w.opt(m.model.as_deref(), Writer::str);
+    w.opt(m.subagent.as_deref(), Writer::str);
+    w.u64(m.elided);
+    w.u64(m.tool_calls.len() as u64);
+    for c in &m.tool_calls {
+        w.str(&c.tool_call_id);
+        w.str(&c.tool_name);
+        w.tool_value(&c.input);
+        w.opt(c.output.as_ref(), Writer::tool_value);
+        w.opt(c.duration_ms, Writer::f64);
     }
-    w.0
+    w.opt(m.tool_result.as_ref(), |w, r| {
+        w.str(&r.tool_call_id);
+        w.str(&r.tool_name);
+        w.tool_value(&r.output);
+    });
 }
 
 pub fn decode_messages(b: &[u8]) -> R<Vec<Message>> {
+    Ok(decode_messages_spanned(b)?.0)
+}
+
+/// `decode_messages`, and where in `b` each message was.
+pub fn decode_messages_spanned(b: &[u8]) -> R<(Vec<Message>, Vec<Range<usize>>)> {
     let mut r = Reader::new(b);
     let n = r.u64()?;
     let mut out = Vec::with_capacity(n.min(1 << 16) as usize);
+    let mut spans = Vec::with_capacity(out.capacity());
     for _ in 0..n {
-        let role = role_of(r.byte()?)?;
-        let mut m = Message::new(role, r.str()?);
-        m.timestamp = r.opt(Reader::time)?;
-        m.thinking = r.opt(Reader::str)?;
-        m.model = r.opt(Reader::str)?;
-        m.subagent = r.opt(Reader::str)?;
-        m.elided = r.u64()?;
-        let calls = r.u64()?;
-        for _ in 0..calls {
-            m.tool_calls.push(ToolCall {
-                tool_call_id: r.str()?,
-                tool_name: r.str()?,
-                input: r.tool_value()?,
-                output: r.opt(Reader::tool_value)?,
-                duration_ms: r.opt(Reader::f64)?,
-                output_at_result: false,
-            });
-        }
-        m.tool_result = r.opt(|r| {
-            Ok(ToolResult {
-                tool_call_id: r.str()?,
-                tool_name: r.str()?,
-                output: r.tool_value()?,
-            })
-        })?;
-        out.push(m);
+        let start = b.len() - r.b.len();
+        out.push(get_message(&mut r)?);
+        spans.push(start..b.len() - r.b.len());
     }
     r.done()?;
-    Ok(out)
+    Ok((out, spans))
+}
+
+fn get_message(r: &mut Reader) -> R<Message> {
+    let role = role_of(r.byte()?)?;
+    let mut m = Message::new(role, r.str()?);
+    m.timestamp = r.opt(Reader::time)?;
+    m.thinking = r.opt(Reader::str)?;
+    m.model = r.opt(Reader::str)?;
+    m.subagent = r.opt(Reader::str)?;
+    m.elided = r.u64()?;
+    let calls = r.u64()?;
+    for _ in 0..calls {
+        m.tool_calls.push(ToolCall {
+            tool_call_id: r.str()?,
+            tool_name: r.str()?,
+            input: r.tool_value()?,
+            output: r.opt(Reader::tool_value)?,
+            duration_ms: r.opt(Reader::f64)?,
+            output_at_result: false,
+        });
+    }
+    m.tool_result = r.opt(|r| {
+        Ok(ToolResult {
+            tool_call_id: r.str()?,
+            tool_name: r.str()?,
+            output: r.tool_value()?,
+        })
+    })?;
+    Ok(m)
 }
 
 /// A session's field lengths.

@@ -5,6 +5,7 @@
 //! - `dir`: where it lives; `store`: the SQLite file (WAL, busy timeout, format check);
 //! - `sync`: compares each source with what was recorded, re-reads the changed, drops the gone;
 //! - `codec`: the stored summaries, messages and counts;
+//! - `delta`: what a session read again changes in its stored counts;
 //! - `search`: sessions and their statistics from the counts of every token, then the search
 //!   engine's own scoring.
 //!
@@ -26,6 +27,7 @@ use crate::search::Files;
 use rayon::prelude::*;
 
 pub mod codec;
+pub mod delta;
 pub mod dir;
 pub mod search;
 pub mod store;

@@ -1,17 +1,19 @@
 //! Bringing the index up to date with the stores, source by source, at every call: a source whose
 //! stamps (size, mtime of the file and its side files, and the file's inode) are what the index
-//! recorded is answered from the index; any other is read again through its agent; a source
-//! that is gone is dropped with everything read from it.
+//! recorded is answered from the index; any other is read again through its agent, and each of
+//! its sessions the index holds is compared with what is stored (`delta`), so that only the
+//! counts that changed are written; a source that is gone is dropped with everything read from it.
 use rayon::prelude::*;
 use rusqlite::{params, Connection, OptionalExtension};
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::codec::{self, Writer};
+use super::delta::{delta, Reread};
 use super::store::Fault;
 use crate::agents::{Agent, Source};
 use crate::context::{Context, Progress};
-use crate::model::SessionSummary;
+use crate::model::{Session, SessionSummary};
 use crate::read::page_cache::install_for;
 use crate::search::terms::{term_stats, TermCount};
 
@@ -61,9 +63,31 @@ pub fn path_bytes(p: &std::path::Path) -> &[u8] {
 struct Doc {
     session_id: String,
     summary: Vec<u8>,
-    lengths: Vec<u8>,
-    messages: Vec<u8>,
-    terms: Vec<(String, TermCount)>,
+    body: Body,
+}
+
+/// A session's searchable part, as the reader thread leaves it to the writer.
+enum Body {
+    /// Counted (a session of a source new to the index): its packed messages, lengths, counts.
+    Counted {
+        messages: Vec<u8>,
+        lengths: Vec<u8>,
+        terms: Vec<(String, TermCount)>,
+    },
+    /// A session of a source read again: counted by the writer, against what the index holds
+    /// of it (`delta`), or whole if it holds nothing.
+    Reread(Reread),
+}
+
+impl Body {
+    fn counted(s: &Session) -> Body {
+        let stats = term_stats(s);
+        Body::Counted {
+            messages: codec::pack(&codec::messages(&s.messages)),
+            lengths: codec::lengths(&stats.lengths),
+            terms: stats.terms.into_iter().collect(),
+        }
+    }
 }
 
 /// What reading one source gave.
@@ -73,23 +97,22 @@ enum Read {
     Documents(Vec<Doc>),
 }
 
-fn read(ctx: &Context, a: &dyn Agent, src: &Source, part: Part) -> Read {
+/// Read `part` of `src`; `recorded`: the index holds what an earlier read of it gave.
+fn read(ctx: &Context, a: &dyn Agent, src: &Source, part: Part, recorded: bool) -> Read {
     match part {
         Part::Summaries => Read::Summaries(a.summaries(ctx, src).map_err(|e| e.message)),
         Part::Documents => match a.load_source(ctx, src) {
             Ok(sessions) => Read::Documents(
                 sessions
                     .iter()
-                    .map(|s| {
-                        let stats = term_stats(s);
-                        let terms: Vec<_> = stats.terms.into_iter().collect();
-                        Doc {
-                            session_id: s.summary.session_id.clone(),
-                            summary: codec::summary(&s.summary),
-                            lengths: codec::lengths(&stats.lengths),
-                            messages: codec::pack(&codec::messages(&s.messages)),
-                            terms,
-                        }
+                    .map(|s| Doc {
+                        session_id: s.summary.session_id.clone(),
+                        summary: codec::summary(&s.summary),
+                        body: if recorded {
+                            Body::Reread(Reread::new(s))
+                        } else {
+                            Body::counted(s)
+                        },
                     })
                     .collect(),
             ),
@@ -132,10 +155,24 @@ pub fn stale(conn: &Connection, ctx: &Context, a: &dyn Agent, part: Part) -> Res
 struct Compared {
     /// Per source, in the caller's order: the index's id and session count when up to date.
     fresh: Vec<Option<(i64, usize)>>,
-    /// The sources to read again (by position), with the key they are read from now.
-    stale: Vec<(usize, Vec<u8>)>,
+    /// The sources to read.
+    stale: Vec<Stale>,
     /// Ids of recorded sources that are gone from the store.
     gone: Vec<i64>,
+}
+
+/// A source to read: its position, the key it is read from now, and whether the index holds
+/// the part read from it before (then compared with what is read now).
+struct Stale {
+    at: usize,
+    key: Vec<u8>,
+    recorded: bool,
+}
+
+impl Stale {
+    fn new(at: usize, key: Vec<u8>, recorded: bool) -> Stale {
+        Stale { at, key, recorded }
+    }
 }
 
 /// Walk the sources in path order beside the index's rows of the agent, which come in path
@@ -169,7 +206,7 @@ fn compare(
             let src = &sources[i];
             match path_bytes(&src.path).cmp(path) {
                 // Not recorded: new.
-                std::cmp::Ordering::Less => out.stale.push((i, key(src))),
+                std::cmp::Ordering::Less => out.stale.push(Stale::new(i, key(src), false)),
                 std::cmp::Ordering::Equal => {
                     found = true;
                     key_into(src, &mut now);
@@ -177,7 +214,9 @@ fn compare(
                         Some(have) if have == now.as_slice() => {
                             out.fresh[i] = Some((r.get(0)?, r.get::<_, i64>(2)? as usize));
                         }
-                        _ => out.stale.push((i, now.clone())),
+                        recorded => out
+                            .stale
+                            .push(Stale::new(i, now.clone(), recorded.is_some())),
                     }
                 }
                 std::cmp::Ordering::Greater => break,
@@ -188,7 +227,8 @@ fn compare(
             out.gone.push(r.get(0)?);
         }
     }
-    out.stale.extend(next.map(|i| (i, key(&sources[i]))));
+    out.stale
+        .extend(next.map(|i| Stale::new(i, key(&sources[i]), false)));
     Ok(out)
 }
 
@@ -258,7 +298,7 @@ fn write_stale(
     ctx: &Context,
     a: &dyn Agent,
     sources: &[Source],
-    stale: &[(usize, Vec<u8>)],
+    stale: &[Stale],
     part: Part,
     fresh: &mut [Option<(i64, usize)>],
 ) -> rusqlite::Result<()> {
@@ -272,11 +312,11 @@ fn write_stale(
             let (send, batches) = std::sync::mpsc::sync_channel(1);
             scope.spawn(move || {
                 for batch in stale.chunks(BATCH) {
-                    let paths = batch.iter().map(|&(i, _)| sources[i].path.as_path());
+                    let paths = batch.iter().map(|st| sources[st.at].path.as_path());
                     let reads: Vec<Read> = install_for(paths, || {
                         batch
                             .par_iter()
-                            .map(|&(i, _)| read(ctx, a, &sources[i], part))
+                            .map(|st| read(ctx, a, &sources[st.at], part, st.recorded))
                             .collect()
                     });
                     // The writer stopped (an error): read no more.
@@ -286,8 +326,9 @@ fn write_stale(
                 }
             });
             for (batch, reads) in stale.chunks(BATCH).zip(batches) {
-                for (&(i, ref k), r) in batch.iter().zip(reads) {
-                    fresh[i] = Some(write(tx, a.name(), &sources[i], k, r, &mut terms)?);
+                for (st, r) in batch.iter().zip(reads) {
+                    let src = &sources[st.at];
+                    fresh[st.at] = Some(write(tx, a.name(), src, &st.key, r, &mut terms)?);
                 }
                 if terms.full() {
                     terms.flush(tx)?;
@@ -479,59 +520,113 @@ fn drop_document(tx: &Connection, doc: i64) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// Store a session read again over its doc, writing only the counts that changed: a session
-/// that grew by a message changes few of its tokens' counts, and rewriting them all would
-/// touch pages all over its segment. New tokens join the doc's segment too.
-fn update_document(tx: &Connection, doc: i64, d: Doc) -> rusqlite::Result<()> {
-    let new: HashMap<&str, Vec<u8>> = d
-        .terms
-        .iter()
-        .map(|(t, c)| (t.as_str(), codec::term_count(c)))
+/// Store a session read again over its doc. Only the counts the delta moves are read and
+/// written: a session that grew by a message changes few of its tokens' counts, and those stay
+/// in the doc's segment.
+fn update_document(
+    tx: &Connection,
+    doc: i64,
+    summary: &[u8],
+    now: &Reread,
+) -> rusqlite::Result<()> {
+    let (seg, old_lengths, old_summary, old_messages): (i64, Vec<u8>, Vec<u8>, Vec<u8>) = tx
+        .query_row(
+            "SELECT d.seg, d.lengths, d.summary, b.messages FROM doc d JOIN body b ON b.id = d.id
+             WHERE d.id = ?1",
+            [doc],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )?;
+    let old_title = codec::decode_summary(&old_summary)
+        .map_err(|_| damaged())?
+        .title;
+    let old = codec::unpack(&old_messages).map_err(|_| damaged())?;
+    let d = delta(&old, &old_title, now).map_err(|_| damaged())?;
+    let mut lengths = codec::decode_lengths(&old_lengths).map_err(|_| damaged())?;
+    for (k, n) in lengths.iter_mut().enumerate() {
+        *n = (*n + d.add.lengths[k])
+            .checked_sub(d.sub.lengths[k])
+            .ok_or_else(damaged)?;
+    }
+    let (added, removed) = move_counts(tx, seg, doc, d.sub.terms, d.add.terms)?;
+    if !added.is_empty() || !removed.is_empty() {
+        let (_, mut tokens) = vocabulary(tx, doc)?;
+        let removed: std::collections::HashSet<String> = removed.into_iter().collect();
+        tokens.retain(|t| !removed.contains(t));
+        tokens.extend(added);
+        tx.execute(
+            "UPDATE body SET vocabulary = ?2 WHERE id = ?1",
+            params![doc, codec::vocabulary(tokens.iter().map(String::as_str))],
+        )?;
+    }
+    if d.messages_changed {
+        tx.execute(
+            "UPDATE body SET messages = ?2 WHERE id = ?1",
+            params![doc, codec::pack(&now.stored)],
+        )?;
+    }
+    let lengths = codec::lengths(&lengths);
+    if summary != old_summary || lengths != old_lengths {
+        tx.execute(
+            "UPDATE doc SET summary = ?2, lengths = ?3 WHERE id = ?1",
+            params![doc, summary, lengths],
+        )?;
+    }
+    Ok(())
+}
+
+/// Move a doc's stored counts by `add - sub`, token by token, in key order; returns the tokens
+/// that got their first count and those that lost their last.
+fn move_counts(
+    tx: &Connection,
+    seg: i64,
+    doc: i64,
+    mut sub: HashMap<String, TermCount>,
+    add: HashMap<String, TermCount>,
+) -> rusqlite::Result<(Vec<String>, Vec<String>)> {
+    let zero = TermCount::default();
+    let mut moves: Vec<(String, TermCount, TermCount)> = add
+        .into_iter()
+        .map(|(t, a)| {
+            let s = sub.remove(&t).unwrap_or_default();
+            (t, a, s)
+        })
         .collect();
-    let (seg, old) = vocabulary(tx, doc)?;
+    moves.extend(sub.into_iter().map(|(t, s)| (t, zero, s)));
+    moves.retain(|(_, a, s)| a != s);
+    moves.sort_unstable_by(|x, y| x.0.cmp(&y.0));
     let mut read =
         tx.prepare_cached("SELECT counts FROM term WHERE seg = ?1 AND token = ?2 AND doc = ?3")?;
     let mut delete = tx.prepare_cached(DELETE_TERM)?;
     let mut update = tx
         .prepare_cached("UPDATE term SET counts = ?4 WHERE seg = ?1 AND token = ?2 AND doc = ?3")?;
     let mut insert = tx.prepare_cached(INSERT_TERM)?;
-    for t in &old {
-        match new.get(t.as_str()) {
-            None => {
+    let (mut added, mut removed) = (Vec::new(), Vec::new());
+    for (t, a, s) in moves {
+        let have: Option<Vec<u8>> = read
+            .query_row(params![seg, t, doc], |r| r.get(0))
+            .optional()?;
+        let before = match &have {
+            Some(b) => codec::decode_term_count(b).map_err(|_| damaged())?,
+            None => zero,
+        };
+        // Taking away more than is stored: the index does not hold what it read.
+        let now = before.adjusted(&a, &s).ok_or_else(damaged)?;
+        match (have.is_some(), now == zero) {
+            (true, true) => {
                 delete.execute(params![seg, t, doc])?;
+                removed.push(t);
             }
-            Some(counts) => {
-                let have: Option<Vec<u8>> = read
-                    .query_row(params![seg, t, doc], |r| r.get(0))
-                    .optional()?;
-                match have {
-                    Some(have) if &have == counts => {}
-                    Some(_) => {
-                        update.execute(params![seg, t, doc, counts])?;
-                    }
-                    None => {
-                        insert.execute(params![seg, t, doc, counts])?;
-                    }
-                }
+            (true, false) => {
+                update.execute(params![seg, t, doc, codec::term_count(&now)])?;
             }
+            (false, false) => {
+                insert.execute(params![seg, t, doc, codec::term_count(&now)])?;
+                added.push(t);
+            }
+            (false, true) => {}
         }
     }
-    let old: std::collections::HashSet<&str> = old.iter().map(String::as_str).collect();
-    for (t, counts) in &new {
-        if !old.contains(t) {
-            insert.execute(params![seg, t, doc, counts])?;
-        }
-    }
-    let vocabulary = codec::vocabulary(d.terms.iter().map(|(t, _)| t.as_str()));
-    tx.execute(
-        "UPDATE doc SET summary = ?2, lengths = ?3 WHERE id = ?1",
-        params![doc, d.summary, d.lengths],
-    )?;
-    tx.execute(
-        "UPDATE body SET messages = ?2, vocabulary = ?3 WHERE id = ?1",
-        params![doc, d.messages, vocabulary],
-    )?;
-    Ok(())
+    Ok((added, removed))
 }
 
 /// The error SQLite gives a damaged database, so that the index is rebuilt.
@@ -573,27 +668,46 @@ fn write(
                 before.entry(sid).or_default().push(doc);
             }
             let sessions = docs.len() as i64;
-            let mut doc = tx.prepare_cached(
+            let mut insert_doc = tx.prepare_cached(
                 "INSERT INTO doc(source, agent, summary, lengths, seg) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?;
-            let mut body = tx
+            let mut insert_body = tx
                 .prepare_cached("INSERT INTO body(id, messages, vocabulary) VALUES (?1, ?2, ?3)")?;
             let mut added = Vec::new();
             for d in docs {
-                match before.get_mut(&d.session_id).and_then(Vec::pop) {
-                    Some(doc) => update_document(tx, doc, d)?,
-                    None => added.push(d),
+                match (before.get_mut(&d.session_id).and_then(Vec::pop), d.body) {
+                    (Some(doc), Body::Reread(now)) => update_document(tx, doc, &d.summary, &now)?,
+                    (Some(doc), body) => {
+                        drop_document(tx, doc)?;
+                        added.push((d.summary, body));
+                    }
+                    (None, body) => added.push((d.summary, body)),
                 }
             }
             for doc in before.into_values().flatten() {
                 drop_document(tx, doc)?;
             }
-            for d in added {
-                doc.execute(params![id, agent, d.summary, d.lengths, terms.seg])?;
+            for (summary, body) in added {
+                let (messages, lengths, counts) = match body {
+                    Body::Counted {
+                        messages,
+                        lengths,
+                        terms,
+                    } => (messages, lengths, terms),
+                    Body::Reread(now) => {
+                        let stats = now.stats().map_err(|_| damaged())?;
+                        (
+                            codec::pack(&now.stored),
+                            codec::lengths(&stats.lengths),
+                            stats.terms.into_iter().collect(),
+                        )
+                    }
+                };
+                insert_doc.execute(params![id, agent, summary, lengths, terms.seg])?;
                 let doc_id = tx.last_insert_rowid();
-                let vocabulary = codec::vocabulary(d.terms.iter().map(|(t, _)| t.as_str()));
-                body.execute(params![doc_id, d.messages, vocabulary])?;
-                terms.add(doc_id, d.terms);
+                let vocabulary = codec::vocabulary(counts.iter().map(|(t, _)| t.as_str()));
+                insert_body.execute(params![doc_id, messages, vocabulary])?;
+                terms.add(doc_id, counts);
             }
             tx.execute(
                 "UPDATE source SET search_key = ?2, sessions = ?3 WHERE id = ?1",

@@ -4,9 +4,10 @@
 //! Counted exactly as `score::analyse` counts a one-word leaf (the same texts, fields, folding
 //! and copies), so `Stats` assembled from these equal the analysis's, whatever the word.
 use rustc_hash::FxHashMap as HashMap;
+use std::collections::HashSet;
 
 use super::score::{answered, for_each_field, Copy, Field, FieldCounts, FIELDS};
-use crate::model::Session;
+use crate::model::{Message, Session};
 use crate::query::text::{is_cjk, Folded};
 
 /// How one token occurs in a session.
@@ -31,47 +32,79 @@ pub struct TermStats {
 /// Every count `analyse` would find for any one-word query, and the field lengths.
 pub fn term_stats(s: &Session) -> TermStats {
     let mut st = TermStats::default();
-    st.lengths[Field::ToolOutput as usize] = s.messages.iter().map(|m| m.elided).sum();
-    let answered = answered(&s.messages);
-    let mut scratch = String::new();
-    // The previous text, folded, for its copy (rare: only then are per-text counts needed).
-    let mut previous: Option<Folded> = None;
-    let mut previous_len = 0;
-    for_each_field(
-        &s.messages,
-        &answered,
-        &mut scratch,
-        &mut |field, text, copy| {
-            let k = field as usize;
-            let len = text.len() as u64;
-            st.lengths[k] += copy.beyond(len, previous_len);
-            previous_len = len;
-            let f = Folded::new(text);
-            match copy {
-                Copy::New => each_term(&f, |t| {
-                    let c = entry(&mut st.terms, t);
-                    c.tf[k] += 1;
-                    c.body += 1;
-                }),
-                Copy::OfPrevious => {
-                    let before = previous.as_ref().map(counts).unwrap_or_default();
-                    for (t, n) in counts(&f) {
-                        let seen = before.get(t).copied().unwrap_or(0);
-                        let c = entry(&mut st.terms, t);
-                        c.tf[k] += copy.beyond(n as u64, seen as u64) as u32;
-                        c.body += n;
+    st.add_messages(&s.messages, &answered(&s.messages));
+    st.add_title(&s.summary.title);
+    st
+}
+
+/// The tool calls whose output a tool message of `messages` carries: counted there, not at the
+/// call (`score::for_each_field`).
+pub fn answered_calls(messages: &[Message]) -> HashSet<&str> {
+    answered(messages)
+}
+
+impl TermStats {
+    /// Add the counts and lengths of `messages`, as `term_stats` counts them in a session whose
+    /// answered calls are `answered`. A message's counts depend on nothing else (a copy is
+    /// always of its own message's content), so a session's are the sum of its messages'.
+    pub fn add_messages(&mut self, messages: &[Message], answered: &HashSet<&str>) {
+        self.lengths[Field::ToolOutput as usize] += messages.iter().map(|m| m.elided).sum::<u64>();
+        let mut scratch = String::new();
+        // The previous text, folded, for its copy (rare: only then are per-text counts needed).
+        let mut previous: Option<Folded> = None;
+        let mut previous_len = 0;
+        for_each_field(
+            messages,
+            answered,
+            &mut scratch,
+            &mut |field, text, copy| {
+                let k = field as usize;
+                let len = text.len() as u64;
+                self.lengths[k] += copy.beyond(len, previous_len);
+                previous_len = len;
+                let f = Folded::new(text);
+                match copy {
+                    Copy::New => each_term(&f, |t| {
+                        let c = entry(&mut self.terms, t);
+                        c.tf[k] += 1;
+                        c.body += 1;
+                    }),
+                    Copy::OfPrevious => {
+                        let before = previous.as_ref().map(counts).unwrap_or_default();
+                        for (t, n) in counts(&f) {
+                            let seen = before.get(t).copied().unwrap_or(0);
+                            let c = entry(&mut self.terms, t);
+                            c.tf[k] += copy.beyond(n as u64, seen as u64) as u32;
+                            c.body += n;
+                        }
                     }
                 }
-            }
-            previous = Some(f);
-        },
-    );
-    let t = Field::Title as usize;
-    st.lengths[t] = s.summary.title.len() as u64;
-    each_term(&Folded::new(&s.summary.title), |token| {
-        entry(&mut st.terms, token).tf[t] += 1
-    });
-    st
+                previous = Some(f);
+            },
+        );
+    }
+
+    /// Add the counts and length of a session's title.
+    pub fn add_title(&mut self, title: &str) {
+        let t = Field::Title as usize;
+        self.lengths[t] += title.len() as u64;
+        each_term(&Folded::new(title), |token| {
+            entry(&mut self.terms, token).tf[t] += 1
+        });
+    }
+}
+
+impl TermCount {
+    /// `self + add - sub`; `None` when `sub` is more than `self + add` holds.
+    pub fn adjusted(&self, add: &TermCount, sub: &TermCount) -> Option<TermCount> {
+        let step = |have: u32, a: u32, s: u32| have.checked_add(a)?.checked_sub(s);
+        let mut out = TermCount::default();
+        for k in 0..FIELDS {
+            out.tf[k] = step(self.tf[k], add.tf[k], sub.tf[k])?;
+        }
+        out.body = step(self.body, add.body, sub.body)?;
+        Some(out)
+    }
 }
 
 /// Each token and each CJK character of a folded text (tokens first).
