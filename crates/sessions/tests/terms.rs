@@ -129,7 +129,7 @@ fn a_real_session_cut_anywhere_and_grown_again_moves_to_its_own_counts() {
                 let before = sessions_of_prefix(name, &path, cut, dir.path());
                 for (b, now) in before.iter().zip(&whole) {
                     // Decoded from the index, a session counts as it did when read.
-                    let stored = codec::messages(&b.messages);
+                    let stored = codec::pack(&codec::messages(&b.messages));
                     let reread = Reread::new(b);
                     assert_eq!(reread.stats().unwrap(), term_stats(b), "{path:?} stored");
                     let d = delta(&stored, &b.summary.title, &Reread::new(now)).unwrap();

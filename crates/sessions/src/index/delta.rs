@@ -10,10 +10,11 @@ use super::codec::{self, Corrupt};
 use crate::model::{Message, Session};
 use crate::search::terms::{answered_calls, TermCount, TermStats};
 
-/// A session as read now, in the form the index stores: its messages encoded, where each one
-/// is, the calls its tool messages answer, and its title.
+/// A session as read now, in the form the index stores: its messages encoded and packed (the
+/// reader threads pack, and a batch held in memory is the size the index stores), where each
+/// message is in the encoding, the calls its tool messages answer, and its title.
 pub struct Reread {
-    pub stored: Vec<u8>,
+    pub packed: Vec<u8>,
     pub spans: Vec<Range<usize>>,
     pub answered: HashSet<String>,
     pub title: String,
@@ -23,7 +24,7 @@ impl Reread {
     pub fn new(s: &Session) -> Reread {
         let (stored, spans) = codec::messages_spanned(&s.messages);
         Reread {
-            stored,
+            packed: codec::pack(&stored),
             spans,
             answered: answered_calls(&s.messages)
                 .into_iter()
@@ -35,7 +36,7 @@ impl Reread {
 
     /// The messages as search reads them back from the index.
     pub fn messages(&self) -> Result<Vec<Message>, Corrupt> {
-        codec::decode_messages(&self.stored)
+        codec::decode_messages(&codec::unpack(&self.packed)?)
     }
 
     /// The session's counts, as `term_stats` counts the session read (the stored form of a
@@ -58,19 +59,24 @@ pub struct Delta {
     pub messages_changed: bool,
 }
 
-/// Compare the stored messages (`old`, as `codec::messages` wrote them) and title with the
-/// session read now.
+/// Compare the stored messages (`old`, as `codec::messages` wrote and `codec::pack` packed them)
+/// and title with the session read now.
 pub fn delta(old: &[u8], old_title: &str, now: &Reread) -> Result<Delta, Corrupt> {
-    if old == now.stored && old_title == now.title {
-        // The common case in a store of many sessions of which one changed: nothing decoded.
-        return Ok(Delta {
-            sub: TermStats::default(),
-            add: TermStats::default(),
-            messages_changed: false,
-        });
+    let nothing = || Delta {
+        sub: TermStats::default(),
+        add: TermStats::default(),
+        messages_changed: false,
+    };
+    // The common case in a store of many sessions of which one changed: nothing unpacked.
+    if old == now.packed && old_title == now.title {
+        return Ok(nothing());
     }
-    let (before, before_spans) = codec::decode_messages_spanned(old)?;
-    let same = |i: usize| old[before_spans[i].clone()] == now.stored[now.spans[i].clone()];
+    let (old, stored) = (codec::unpack(old)?, codec::unpack(&now.packed)?);
+    if old == stored && old_title == now.title {
+        return Ok(nothing());
+    }
+    let (before, before_spans) = codec::decode_messages_spanned(&old)?;
+    let same = |i: usize| old[before_spans[i].clone()] == stored[now.spans[i].clone()];
     let common = before.len().min(now.spans.len());
     let first_change = (0..common).find(|&i| !same(i)).unwrap_or(common);
     let messages_changed = first_change < before.len() || first_change < now.spans.len();
@@ -101,7 +107,7 @@ pub fn delta(old: &[u8], old_title: &str, now: &Reread) -> Result<Delta, Corrupt
     sub.add_messages(&before[first_change..], &answered_before);
     if !recount.is_empty() || first_change < now.spans.len() {
         // Only the messages counted again are decoded (the whole encoding is walked once).
-        let messages = now.messages()?;
+        let messages = codec::decode_messages(&stored)?;
         for &i in &recount {
             add.add_messages(&messages[i..=i], &answered_now);
         }
@@ -191,7 +197,7 @@ mod tests {
 
     /// The stored counts of `before`, moved by the delta to `after`, are `after`'s own counts.
     fn assert_moves(before: &Session, after: &Session) {
-        let old = codec::messages(&before.messages);
+        let old = codec::pack(&codec::messages(&before.messages));
         let d = delta(&old, &before.summary.title, &Reread::new(after)).unwrap();
         let mut have = term_stats(before);
         d.apply(&mut have)
@@ -218,7 +224,7 @@ mod tests {
         // Unchanged: nothing to count.
         let same = session("deploy", base());
         let d = delta(
-            &codec::messages(&before.messages),
+            &codec::pack(&codec::messages(&before.messages)),
             "deploy",
             &Reread::new(&same),
         )

@@ -539,8 +539,7 @@ fn update_document(
     let old_title = codec::decode_summary(&old_summary)
         .map_err(|_| damaged())?
         .title;
-    let old = codec::unpack(&old_messages).map_err(|_| damaged())?;
-    let d = delta(&old, &old_title, now).map_err(|_| damaged())?;
+    let d = delta(&old_messages, &old_title, now).map_err(|_| damaged())?;
     let mut lengths = codec::decode_lengths(&old_lengths).map_err(|_| damaged())?;
     for (k, n) in lengths.iter_mut().enumerate() {
         *n = (*n + d.add.lengths[k])
@@ -561,7 +560,7 @@ fn update_document(
     if d.messages_changed {
         tx.execute(
             "UPDATE body SET messages = ?2 WHERE id = ?1",
-            params![doc, codec::pack(&now.stored)],
+            params![doc, now.packed],
         )?;
     }
     let lengths = codec::lengths(&lengths);
@@ -697,7 +696,7 @@ fn write(
                     Body::Reread(now) => {
                         let stats = now.stats().map_err(|_| damaged())?;
                         (
-                            codec::pack(&now.stored),
+                            now.packed,
                             codec::lengths(&stats.lengths),
                             stats.terms.into_iter().collect(),
                         )
