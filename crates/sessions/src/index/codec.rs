@@ -132,10 +132,21 @@ impl<'a> Reader<'a> {
         Ok(f64::from_le_bytes(head.try_into().map_err(|_| Corrupt)?))
     }
     fn str(&mut self) -> R<String> {
+        Ok(self.str_ref()?.to_string())
+    }
+    /// A string, borrowed from the encoding.
+    fn str_ref(&mut self) -> R<&'a str> {
+        std::str::from_utf8(self.bytes()?).map_err(|_| Corrupt)
+    }
+    /// A string passed over (its bytes are not checked).
+    fn skip_str(&mut self) -> R<()> {
+        self.bytes().map(|_| ())
+    }
+    fn bytes(&mut self) -> R<&'a [u8]> {
         let n = self.u64()? as usize;
         let (head, rest) = self.b.split_at_checked(n).ok_or(Corrupt)?;
         self.b = rest;
-        String::from_utf8(head.to_vec()).map_err(|_| Corrupt)
+        Ok(head)
     }
     fn opt<T>(&mut self, get: impl FnOnce(&mut Self) -> R<T>) -> R<Option<T>> {
         match self.byte()? {
@@ -303,23 +314,12 @@ fn role_of(b: u8) -> R<Role> {
 /// models), not the usage the summary already holds. Tool inputs and outputs are kept as the
 /// text search reads of them, not as JSON: decoded, they are that text, not what the tool got.
 pub fn messages(v: &[Message]) -> Vec<u8> {
-    messages_spanned(v).0
-}
-
-/// `messages` of `v`, and where in it each message is: a session read again is compared with
-/// what the index holds message by message.
-pub fn messages_spanned(v: &[Message]) -> (Vec<u8>, Vec<Range<usize>>) {
     let mut w = Writer::default();
     w.u64(v.len() as u64);
-    let spans = v
-        .iter()
-        .map(|m| {
-            let start = w.0.len();
-            put_message(&mut w, m);
-            start..w.0.len()
-        })
-        .collect();
-    (w.0, spans)
+    for m in v {
+        put_message(&mut w, m);
+    }
+    w.0
 }
 
 fn put_message(w: &mut Writer, m: &Message) {
@@ -346,22 +346,70 @@ fn put_message(w: &mut Writer, m: &Message) {
 }
 
 pub fn decode_messages(b: &[u8]) -> R<Vec<Message>> {
-    Ok(decode_messages_spanned(b)?.0)
-}
-
-/// `decode_messages`, and where in `b` each message was.
-pub fn decode_messages_spanned(b: &[u8]) -> R<(Vec<Message>, Vec<Range<usize>>)> {
     let mut r = Reader::new(b);
     let n = r.u64()?;
     let mut out = Vec::with_capacity(n.min(1 << 16) as usize);
-    let mut spans = Vec::with_capacity(out.capacity());
     for _ in 0..n {
-        let start = b.len() - r.b.len();
         out.push(get_message(&mut r)?);
-        spans.push(start..b.len() - r.b.len());
     }
     r.done()?;
-    Ok((out, spans))
+    Ok(out)
+}
+
+/// One message of `messages`' encoding, at `span` (from `outline_messages`).
+pub fn decode_message(b: &[u8], span: Range<usize>) -> R<Message> {
+    let mut r = Reader::new(b.get(span).ok_or(Corrupt)?);
+    let m = get_message(&mut r)?;
+    r.done()?;
+    Ok(m)
+}
+
+/// Where a message is in `messages`' encoding, and the tool call ids it names: its calls', and
+/// the one its tool result answers.
+pub struct Outline<'a> {
+    pub span: Range<usize>,
+    pub calls: Vec<&'a str>,
+    pub answers: Option<&'a str>,
+}
+
+/// Each message's outline, read without decoding the messages (a session read again is compared
+/// with what is stored message by message, and only what changed is decoded). Walks the fields
+/// `put_message` writes.
+pub fn outline_messages(b: &[u8]) -> R<Vec<Outline<'_>>> {
+    let mut r = Reader::new(b);
+    let n = r.u64()?;
+    let mut out = Vec::with_capacity(n.min(1 << 16) as usize);
+    for _ in 0..n {
+        let start = b.len() - r.b.len();
+        role_of(r.byte()?)?;
+        r.skip_str()?;
+        r.opt(Reader::time)?;
+        for _ in 0..3 {
+            r.opt(Reader::skip_str)?; // thinking, model, subagent
+        }
+        r.u64()?; // elided
+        let mut calls = Vec::new();
+        for _ in 0..r.u64()? {
+            calls.push(r.str_ref()?);
+            r.skip_str()?; // name
+            r.opt(Reader::skip_str)?; // input
+            r.opt(|r| r.opt(Reader::skip_str))?; // output
+            r.opt(Reader::f64)?; // duration
+        }
+        let answers = r.opt(|r| {
+            let id = r.str_ref()?;
+            r.skip_str()?; // name
+            r.opt(Reader::skip_str)?; // output
+            Ok(id)
+        })?;
+        out.push(Outline {
+            span: start..b.len() - r.b.len(),
+            calls,
+            answers,
+        });
+    }
+    r.done()?;
+    Ok(out)
 }
 
 fn get_message(r: &mut Reader) -> R<Message> {
@@ -474,6 +522,52 @@ pub fn decode_vocabulary(b: &[u8]) -> R<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_outline_finds_each_message_and_the_call_ids_it_names() {
+        use crate::model::Role;
+        use serde_json::json;
+        let mut call = Message::new(Role::Assistant, "running");
+        call.thinking = Some("why".into());
+        call.model = Some("m".into());
+        call.timestamp = DateTime::from_timestamp(1_700_000_000, 5);
+        for (id, output) in [("c1", Some(json!("ok"))), ("c2", None)] {
+            call.tool_calls.push(ToolCall {
+                tool_call_id: id.into(),
+                tool_name: "shell".into(),
+                input: json!({"command": "ls", "n": 3}),
+                output,
+                duration_ms: Some(1.5),
+                output_at_result: false,
+            });
+        }
+        let mut answer = Message::new(Role::Tool, "ok");
+        answer.subagent = Some("sub".into());
+        answer.elided = 7;
+        answer.tool_result = Some(ToolResult {
+            tool_call_id: "c1".into(),
+            tool_name: "shell".into(),
+            output: json!(null),
+        });
+        let v = vec![Message::new(Role::User, "hi"), call, answer];
+        let b = messages(&v);
+        let outline = outline_messages(&b).unwrap();
+        let whole = decode_messages(&b).unwrap();
+        assert_eq!(outline.len(), 3);
+        for (o, m) in outline.iter().zip(&whole) {
+            assert_eq!(&decode_message(&b, o.span.clone()).unwrap(), m);
+        }
+        assert_eq!(outline[1].calls, ["c1", "c2"]);
+        assert_eq!(
+            outline.iter().map(|o| o.answers).collect::<Vec<_>>(),
+            [None, None, Some("c1")]
+        );
+        assert_eq!(outline[2].span.end, b.len());
+        assert!(
+            outline_messages(&b[..b.len() - 1]).is_err(),
+            "a cut encoding"
+        );
+    }
 
     #[test]
     fn unpack_reads_sized_frames_unsized_streams_and_refuses_garbage() {

@@ -4,45 +4,30 @@
 //! counted, once as stored and once as read now. The index then writes only the counts that
 //! differ, so an append costs what was appended, not what the session holds.
 use std::collections::HashSet;
-use std::ops::Range;
 
 use super::codec::{self, Corrupt};
-use crate::model::{Message, Session};
+use crate::model::Session;
 use crate::search::terms::{answered_calls, TermCount, TermStats};
 
 /// A session as read now, in the form the index stores: its messages encoded and packed (the
-/// reader threads pack, and a batch held in memory is the size the index stores), where each
-/// message is in the encoding, the calls its tool messages answer, and its title.
+/// reader threads pack, and a batch held in memory is the size the index stores), and its title.
 pub struct Reread {
     pub packed: Vec<u8>,
-    pub spans: Vec<Range<usize>>,
-    pub answered: HashSet<String>,
     pub title: String,
 }
 
 impl Reread {
     pub fn new(s: &Session) -> Reread {
-        let (stored, spans) = codec::messages_spanned(&s.messages);
         Reread {
-            packed: codec::pack(&stored),
-            spans,
-            answered: answered_calls(&s.messages)
-                .into_iter()
-                .map(str::to_string)
-                .collect(),
+            packed: codec::pack(&codec::messages(&s.messages)),
             title: s.summary.title.clone(),
         }
-    }
-
-    /// The messages as search reads them back from the index.
-    pub fn messages(&self) -> Result<Vec<Message>, Corrupt> {
-        codec::decode_messages(&codec::unpack(&self.packed)?)
     }
 
     /// The session's counts, as `term_stats` counts the session read (the stored form of a
     /// message counts as the message does).
     pub fn stats(&self) -> Result<TermStats, Corrupt> {
-        let messages = self.messages()?;
+        let messages = codec::decode_messages(&codec::unpack(&self.packed)?)?;
         let mut st = TermStats::default();
         st.add_messages(&messages, &answered_calls(&messages));
         st.add_title(&self.title);
@@ -62,66 +47,72 @@ pub struct Delta {
 /// Compare the stored messages (`old`, as `codec::messages` wrote and `codec::pack` packed them)
 /// and title with the session read now.
 pub fn delta(old: &[u8], old_title: &str, now: &Reread) -> Result<Delta, Corrupt> {
-    let nothing = || Delta {
+    let mut d = Delta {
         sub: TermStats::default(),
         add: TermStats::default(),
         messages_changed: false,
     };
+    if old_title != now.title {
+        d.sub.add_title(old_title);
+        d.add.add_title(&now.title);
+    }
     // The common case in a store of many sessions of which one changed: nothing unpacked.
-    if old == now.packed && old_title == now.title {
-        return Ok(nothing());
+    if old == now.packed {
+        return Ok(d);
     }
-    let (old, stored) = (codec::unpack(old)?, codec::unpack(&now.packed)?);
-    if old == stored && old_title == now.title {
-        return Ok(nothing());
+    let (old, new) = (codec::unpack(old)?, codec::unpack(&now.packed)?);
+    if old == new {
+        return Ok(d);
     }
-    let (before, before_spans) = codec::decode_messages_spanned(&old)?;
-    let same = |i: usize| old[before_spans[i].clone()] == stored[now.spans[i].clone()];
-    let common = before.len().min(now.spans.len());
+    let (before, after) = (
+        codec::outline_messages(&old)?,
+        codec::outline_messages(&new)?,
+    );
+    let same = |i: usize| old[before[i].span.clone()] == new[after[i].span.clone()];
+    let common = before.len().min(after.len());
     let first_change = (0..common).find(|&i| !same(i)).unwrap_or(common);
-    let messages_changed = first_change < before.len() || first_change < now.spans.len();
+    d.messages_changed = first_change < before.len() || first_change < after.len();
 
     // A call's output counts at the call unless a tool message answers it: a call whose
     // answer came or went changes the count of its message, which itself did not change.
-    let answered_before = answered_calls(&before);
-    let answered_now: HashSet<&str> = now.answered.iter().map(String::as_str).collect();
+    let (answered_before, answered_now) = (answered(&before), answered(&after));
     let flipped: HashSet<&str> = answered_before
         .symmetric_difference(&answered_now)
         .copied()
         .collect();
-    let touched = |m: &Message| {
-        m.tool_calls
-            .iter()
-            .any(|c| flipped.contains(c.tool_call_id.as_str()))
-    };
+    let recount: Vec<usize> = (0..first_change)
+        .filter(|&i| before[i].calls.iter().any(|c| flipped.contains(c)))
+        .collect();
+    let old_tail = recount.iter().copied().chain(first_change..before.len());
+    count(&mut d.sub, &old, &before, old_tail, &answered_before)?;
+    let new_tail = recount.iter().copied().chain(first_change..after.len());
+    count(&mut d.add, &new, &after, new_tail, &answered_now)?;
+    Ok(d)
+}
 
-    let mut sub = TermStats::default();
-    let mut add = TermStats::default();
-    let mut recount: Vec<usize> = Vec::new();
-    if !flipped.is_empty() {
-        recount.extend((0..first_change).filter(|&i| touched(&before[i])));
+/// The calls the tool messages answer, as `score::answered` reads them (an empty id answers
+/// no call).
+fn answered<'a>(outline: &[codec::Outline<'a>]) -> HashSet<&'a str> {
+    outline
+        .iter()
+        .filter_map(|m| m.answers)
+        .filter(|id| !id.is_empty())
+        .collect()
+}
+
+/// Add the counts of the messages at `which`, decoding only those.
+fn count(
+    stats: &mut TermStats,
+    encoded: &[u8],
+    outline: &[codec::Outline<'_>],
+    which: impl Iterator<Item = usize>,
+    answered: &HashSet<&str>,
+) -> Result<(), Corrupt> {
+    for i in which {
+        let m = codec::decode_message(encoded, outline[i].span.clone())?;
+        stats.add_messages(std::slice::from_ref(&m), answered);
     }
-    for &i in &recount {
-        sub.add_messages(&before[i..=i], &answered_before);
-    }
-    sub.add_messages(&before[first_change..], &answered_before);
-    if !recount.is_empty() || first_change < now.spans.len() {
-        // Only the messages counted again are decoded (the whole encoding is walked once).
-        let messages = codec::decode_messages(&stored)?;
-        for &i in &recount {
-            add.add_messages(&messages[i..=i], &answered_now);
-        }
-        add.add_messages(&messages[first_change..], &answered_now);
-    }
-    if old_title != now.title {
-        sub.add_title(old_title);
-        add.add_title(&now.title);
-    }
-    Ok(Delta {
-        sub,
-        add,
-        messages_changed,
-    })
+    Ok(())
 }
 
 impl Delta {
@@ -153,7 +144,7 @@ impl Delta {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Role, SessionSummary, ToolCall, ToolResult};
+    use crate::model::{Message, Role, SessionSummary, ToolCall, ToolResult};
     use crate::search::terms::term_stats;
     use serde_json::json;
 
