@@ -6,6 +6,7 @@
 //! - `sync`: compares each source with what was recorded, re-reads the changed, drops the gone;
 //! - `codec`: the stored summaries, messages and counts;
 //! - `delta`: what a session read again changes in its stored counts;
+//! - `rows`: a session's rows (doc, body, counts in the segmented term table);
 //! - `search`: sessions and their statistics from the counts of every token, then the search
 //!   engine's own scoring.
 //!
@@ -29,6 +30,7 @@ use rayon::prelude::*;
 pub mod codec;
 pub mod delta;
 pub mod dir;
+mod rows;
 pub mod search;
 pub mod store;
 pub mod sync;
