@@ -7,6 +7,7 @@ use std::collections::HashSet;
 
 use super::codec::{self, Corrupt};
 use crate::model::Session;
+use crate::search::score::FIELDS;
 use crate::search::terms::{answered_calls, TermCount, TermStats};
 
 /// A session as read now, in the form the index stores: its messages encoded and packed (the
@@ -116,13 +117,21 @@ fn count(
 }
 
 impl Delta {
+    /// A session's field lengths as stored, moved by the delta; `None` when it takes away more
+    /// than they hold.
+    pub fn lengths(&self, stored: &[u64; FIELDS]) -> Option<[u64; FIELDS]> {
+        let mut out = *stored;
+        for (k, n) in out.iter_mut().enumerate() {
+            *n = (*n + self.add.lengths[k]).checked_sub(self.sub.lengths[k])?;
+        }
+        Some(out)
+    }
+
     /// Move `stats` (a session's counts as stored) by the delta, as the index moves its rows:
     /// a token whose counts fall to nothing is gone. `None` when the delta takes away more than
     /// `stats` holds. (The index applies it row by row; tests compare the two.)
     pub fn apply(&self, stats: &mut TermStats) -> Option<()> {
-        for (k, n) in stats.lengths.iter_mut().enumerate() {
-            *n = (*n + self.add.lengths[k]).checked_sub(self.sub.lengths[k])?;
-        }
+        stats.lengths = self.lengths(&stats.lengths)?;
         let zero = TermCount::default();
         let tokens = self.add.terms.keys().chain(self.sub.terms.keys());
         for t in tokens.cloned().collect::<HashSet<String>>() {

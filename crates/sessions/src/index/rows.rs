@@ -185,12 +185,9 @@ pub(super) fn update_document(
         .map_err(|_| damaged())?
         .title;
     let d = delta(&old_messages, &old_title, now).map_err(|_| damaged())?;
-    let mut lengths = codec::decode_lengths(&old_lengths).map_err(|_| damaged())?;
-    for (k, n) in lengths.iter_mut().enumerate() {
-        *n = (*n + d.add.lengths[k])
-            .checked_sub(d.sub.lengths[k])
-            .ok_or_else(damaged)?;
-    }
+    let stored = codec::decode_lengths(&old_lengths).map_err(|_| damaged())?;
+    // Taking away more than is stored: the index does not hold what it read.
+    let lengths = d.lengths(&stored).ok_or_else(damaged)?;
     let (added, removed) = move_counts(tx, seg, doc, d.sub.terms, d.add.terms)?;
     if !added.is_empty() || !removed.is_empty() {
         let (_, mut tokens) = vocabulary(tx, doc)?;
