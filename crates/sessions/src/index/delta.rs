@@ -7,8 +7,8 @@ use std::collections::HashSet;
 
 use super::codec::{self, Corrupt};
 use crate::model::Session;
-use crate::search::score::FIELDS;
-use crate::search::terms::{answered_calls, TermCount, TermStats};
+use crate::search::score::{answered_ids, FIELDS};
+use crate::search::terms::{TermCount, TermStats};
 
 /// A session as read now, in the form the index stores: its messages encoded and packed (the
 /// reader threads pack, and a batch held in memory is the size the index stores), and its title.
@@ -29,10 +29,7 @@ impl Reread {
     /// message counts as the message does).
     pub fn stats(&self) -> Result<TermStats, Corrupt> {
         let messages = codec::decode_messages(&codec::unpack(&self.packed)?)?;
-        let mut st = TermStats::default();
-        st.add_messages(&messages, &answered_calls(&messages));
-        st.add_title(&self.title);
-        Ok(st)
+        Ok(TermStats::of(&messages, &self.title))
     }
 }
 
@@ -65,6 +62,8 @@ pub fn delta(old: &[u8], old_title: &str, now: &Reread) -> Result<Delta, Corrupt
     if old == new {
         return Ok(d);
     }
+    // Encodings that differ hold a message that differs, or more or fewer messages.
+    d.messages_changed = true;
     let (before, after) = (
         codec::outline_messages(&old)?,
         codec::outline_messages(&new)?,
@@ -72,7 +71,6 @@ pub fn delta(old: &[u8], old_title: &str, now: &Reread) -> Result<Delta, Corrupt
     let same = |i: usize| old[before[i].span.clone()] == new[after[i].span.clone()];
     let common = before.len().min(after.len());
     let first_change = (0..common).find(|&i| !same(i)).unwrap_or(common);
-    d.messages_changed = first_change < before.len() || first_change < after.len();
 
     // A call's output counts at the call unless a tool message answers it: a call whose
     // answer came or went changes the count of its message, which itself did not change.
@@ -91,14 +89,9 @@ pub fn delta(old: &[u8], old_title: &str, now: &Reread) -> Result<Delta, Corrupt
     Ok(d)
 }
 
-/// The calls the tool messages answer, as `score::answered` reads them (an empty id answers
-/// no call).
+/// The calls the tool messages answer, as `score::answered` reads them.
 fn answered<'a>(outline: &[codec::Outline<'a>]) -> HashSet<&'a str> {
-    outline
-        .iter()
-        .filter_map(|m| m.answers)
-        .filter(|id| !id.is_empty())
-        .collect()
+    answered_ids(outline.iter().filter_map(|m| m.answers))
 }
 
 /// Add the counts of the messages at `which`, decoding only those.

@@ -16,7 +16,7 @@ use crate::agents::{Agent, Source};
 use crate::context::{Context, Progress};
 use crate::model::{Session, SessionSummary};
 use crate::read::page_cache::install_for;
-use crate::search::terms::{term_stats, TermCount};
+use crate::search::terms::{term_stats, TermCount, TermStats};
 
 /// Which part of a source a call needs up to date.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -69,24 +69,44 @@ struct Doc {
 
 /// A session's searchable part, as the reader thread leaves it to the writer.
 enum Body {
-    /// Counted (a session of a source new to the index): its packed messages, lengths, counts.
-    Counted {
-        messages: Vec<u8>,
-        lengths: Vec<u8>,
-        terms: Vec<(String, TermCount)>,
-    },
+    /// A session of a source new to the index, counted by the reader.
+    Counted(Counted),
     /// A session of a source read again: counted by the writer, against what the index holds
     /// of it (`delta`), or whole if it holds nothing.
     Reread(Reread),
 }
 
-impl Body {
-    fn counted(s: &Session) -> Body {
-        let stats = term_stats(s);
-        Body::Counted {
-            messages: codec::pack(&codec::messages(&s.messages)),
+/// A session ready to insert: its packed messages, field lengths and counts.
+struct Counted {
+    messages: Vec<u8>,
+    lengths: Vec<u8>,
+    terms: Vec<(String, TermCount)>,
+}
+
+impl Counted {
+    fn new(messages: Vec<u8>, stats: TermStats) -> Counted {
+        Counted {
+            messages,
             lengths: codec::lengths(&stats.lengths),
             terms: stats.terms.into_iter().collect(),
+        }
+    }
+}
+
+impl Body {
+    fn counted(s: &Session) -> Body {
+        let messages = codec::pack(&codec::messages(&s.messages));
+        Body::Counted(Counted::new(messages, term_stats(s)))
+    }
+
+    /// Counted whole (a re-read session the index holds nothing of).
+    fn into_counted(self) -> Result<Counted, codec::Corrupt> {
+        match self {
+            Body::Counted(c) => Ok(c),
+            Body::Reread(now) => {
+                let stats = now.stats()?;
+                Ok(Counted::new(now.packed, stats))
+            }
         }
     }
 }
@@ -419,26 +439,12 @@ fn write(
                 rows::drop_document(tx, doc)?;
             }
             for (summary, body) in added {
-                let (messages, lengths, counts) = match body {
-                    Body::Counted {
-                        messages,
-                        lengths,
-                        terms,
-                    } => (messages, lengths, terms),
-                    Body::Reread(now) => {
-                        let stats = now.stats().map_err(|_| rows::damaged())?;
-                        (
-                            now.packed,
-                            codec::lengths(&stats.lengths),
-                            stats.terms.into_iter().collect(),
-                        )
-                    }
-                };
-                insert_doc.execute(params![id, agent, summary, lengths, terms.seg])?;
+                let c = body.into_counted().map_err(|_| rows::damaged())?;
+                insert_doc.execute(params![id, agent, summary, c.lengths, terms.seg])?;
                 let doc_id = tx.last_insert_rowid();
-                let vocabulary = codec::vocabulary(counts.iter().map(|(t, _)| t.as_str()));
-                insert_body.execute(params![doc_id, messages, vocabulary])?;
-                terms.add(doc_id, counts);
+                let vocabulary = codec::vocabulary(c.terms.iter().map(|(t, _)| t.as_str()));
+                insert_body.execute(params![doc_id, c.messages, vocabulary])?;
+                terms.add(doc_id, c.terms);
             }
             tx.execute(
                 "UPDATE source SET search_key = ?2, sessions = ?3 WHERE id = ?1",

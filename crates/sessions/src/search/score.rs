@@ -701,11 +701,18 @@ pub fn analyse(m: &Matcher, s: &Session) -> Stats {
 
 /// The ids of calls whose output a tool message of the session carries (read there, not twice).
 pub(super) fn answered(messages: &[Message]) -> HashSet<&str> {
-    messages
-        .iter()
-        .filter_map(|m| m.tool_result.as_ref())
-        .map(|r| r.tool_call_id.as_str())
-        .filter(|id| !id.is_empty()) // an unnamed result cannot stand for any one call
+    answered_ids(
+        messages
+            .iter()
+            .filter_map(|m| m.tool_result.as_ref())
+            .map(|r| r.tool_call_id.as_str()),
+    )
+}
+
+/// The calls answered by tool results with these call ids (`answered`, for callers that read
+/// the ids without the messages).
+pub fn answered_ids<'a>(ids: impl Iterator<Item = &'a str>) -> HashSet<&'a str> {
+    ids.filter(|id| !id.is_empty()) // an unnamed result cannot stand for any one call
         .collect()
 }
 

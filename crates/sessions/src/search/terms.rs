@@ -31,19 +31,18 @@ pub struct TermStats {
 
 /// Every count `analyse` would find for any one-word query, and the field lengths.
 pub fn term_stats(s: &Session) -> TermStats {
-    let mut st = TermStats::default();
-    st.add_messages(&s.messages, &answered(&s.messages));
-    st.add_title(&s.summary.title);
-    st
-}
-
-/// The tool calls whose output a tool message of `messages` carries: counted there, not at the
-/// call (`score::for_each_field`).
-pub fn answered_calls(messages: &[Message]) -> HashSet<&str> {
-    answered(messages)
+    TermStats::of(&s.messages, &s.summary.title)
 }
 
 impl TermStats {
+    /// The counts and lengths of a session's messages and title.
+    pub fn of(messages: &[Message], title: &str) -> TermStats {
+        let mut st = TermStats::default();
+        st.add_messages(messages, &answered(messages));
+        st.add_title(title);
+        st
+    }
+
     /// Add the counts and lengths of `messages`, as `term_stats` counts them in a session whose
     /// answered calls are `answered`. A message's counts depend on nothing else (a copy is
     /// always of its own message's content), so a session's are the sum of its messages'.
