@@ -1,4 +1,5 @@
 //! Readers shared by every adapter: written once, used by all.
+pub mod fingerprint;
 pub mod fs;
 pub mod head;
 pub mod json_str;

@@ -1,0 +1,186 @@
+//! Fingerprints of the sessions in a database of many sessions: for each session, a hash of every
+//! row a read of that session uses, computed from the cells' bytes without parsing them. When
+//! such a store changes, comparing fingerprints tells which of its sessions must be read again.
+//!
+//! A session's fingerprint is the sum of its rows' hashes (128-bit, wrapping), so it does not
+//! depend on the order rows come in, and adding, removing or changing any row changes it. The
+//! rows a read orders by are ordered by their own cells, which are hashed: the same set of rows
+//! reads as the same session. The database's schema is hashed into every fingerprint, since a
+//! read picks its columns from it.
+use rusqlite::types::ValueRef;
+use rusqlite::Connection;
+use std::collections::HashMap;
+use xxhash_rust::xxh3::Xxh3;
+
+pub type Fingerprint = u128;
+
+/// Each session's fingerprint, in the order `sessions` gives them. `sessions` selects one row per
+/// session, its id first, then every cell a read of it uses; each of `rows` selects rows that
+/// belong to a session, the session's id first, then every cell a read uses. Rows of an id that
+/// `sessions` does not give belong to no session and are passed over.
+pub fn session_fingerprints(
+    conn: &Connection,
+    sessions: &str,
+    rows: &[&str],
+) -> rusqlite::Result<Vec<(String, Fingerprint)>> {
+    let mut h = Xxh3::new();
+    let schema = {
+        let mut st = conn.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master")?;
+        let mut q = st.query([])?;
+        let mut sum: Fingerprint = 0;
+        while let Some(r) = q.next()? {
+            sum = sum.wrapping_add(row_hash(&mut h, 0, r)?);
+        }
+        sum
+    };
+    let mut out: Vec<(String, Fingerprint)> = Vec::new();
+    let mut at: HashMap<Vec<u8>, usize> = HashMap::new();
+    for (table, sql) in std::iter::once(sessions)
+        .chain(rows.iter().copied())
+        .enumerate()
+    {
+        let mut st = conn.prepare(sql)?;
+        let mut q = st.query([])?;
+        while let Some(r) = q.next()? {
+            let id = match r.get_ref(0)? {
+                ValueRef::Text(b) | ValueRef::Blob(b) => b,
+                _ => continue,
+            };
+            let i = if table == 0 {
+                out.push((String::from_utf8_lossy(id).into_owned(), schema));
+                at.insert(id.to_vec(), out.len() - 1);
+                out.len() - 1
+            } else {
+                match at.get(id) {
+                    Some(&i) => i,
+                    None => continue,
+                }
+            };
+            out[i].1 = out[i].1.wrapping_add(row_hash(&mut h, table as u8, r)?);
+        }
+    }
+    Ok(out)
+}
+
+/// The hash of one row of statement number `table`: each cell's type, length and bytes, so no
+/// two different rows encode alike.
+fn row_hash(h: &mut Xxh3, table: u8, r: &rusqlite::Row<'_>) -> rusqlite::Result<Fingerprint> {
+    h.reset();
+    h.update(&[table]);
+    for i in 0..r.as_ref().column_count() {
+        match r.get_ref(i)? {
+            ValueRef::Null => h.update(&[0]),
+            ValueRef::Integer(v) => {
+                h.update(&[1]);
+                h.update(&v.to_le_bytes());
+            }
+            ValueRef::Real(v) => {
+                h.update(&[2]);
+                h.update(&v.to_bits().to_le_bytes());
+            }
+            ValueRef::Text(b) | ValueRef::Blob(b) => {
+                // Text and blob read alike (`cell_string`); their bytes are what matters.
+                h.update(&[3]);
+                h.update(&(b.len() as u64).to_le_bytes());
+                h.update(b);
+            }
+        }
+    }
+    Ok(h.digest128())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn db() -> Connection {
+        let c = Connection::open_in_memory().unwrap();
+        c.execute_batch(
+            "CREATE TABLE s(id TEXT PRIMARY KEY, title TEXT);
+             CREATE TABLE m(id TEXT PRIMARY KEY, sid TEXT, data TEXT, n INTEGER);
+             INSERT INTO s VALUES ('a', 'A'), ('b', 'B');
+             INSERT INTO m VALUES ('1', 'a', 'x', 1), ('2', 'a', 'y', 2), ('3', 'b', 'x', 1),
+                                  ('4', 'zz', 'orphan', 0);",
+        )
+        .unwrap();
+        c
+    }
+
+    fn prints(c: &Connection) -> Vec<(String, Fingerprint)> {
+        session_fingerprints(
+            c,
+            "SELECT id, title FROM s ORDER BY id",
+            &["SELECT sid, id, data, n FROM m"],
+        )
+        .unwrap()
+    }
+
+    /// Each kind of change to a session's rows changes its fingerprint and no other's; the order
+    /// rows come in, and rows of no session, change nothing.
+    #[test]
+    fn a_change_to_a_sessions_rows_changes_its_fingerprint_only() {
+        let c = db();
+        let before = prints(&c);
+        assert_eq!(
+            before.iter().map(|p| p.0.as_str()).collect::<Vec<_>>(),
+            ["a", "b"]
+        );
+        assert_ne!(before[0].1, before[1].1);
+        for change in [
+            "UPDATE m SET data = 'X' WHERE id = '1'",
+            "UPDATE m SET n = NULL WHERE id = '1'",
+            "INSERT INTO m VALUES ('5', 'a', 'z', 3)",
+            "INSERT INTO m VALUES ('5', 'a', 'x', 1)",
+            "DELETE FROM m WHERE id = '2'",
+            "UPDATE s SET title = 'A2' WHERE id = 'a'",
+            "UPDATE m SET sid = 'b' WHERE id = '2'",
+        ] {
+            let c = db();
+            c.execute_batch(change).unwrap();
+            let after = prints(&c);
+            assert_ne!(after[0].1, before[0].1, "{change}");
+            if !change.contains("sid = 'b'") {
+                assert_eq!(after[1], before[1], "{change}");
+            }
+        }
+        let c = db();
+        c.execute_batch(
+            "INSERT INTO m VALUES ('6', 'nobody', 'q', 0); DELETE FROM m WHERE id = '4';",
+        )
+        .unwrap();
+        assert_eq!(prints(&c), before, "rows of no session");
+        let reversed = session_fingerprints(
+            &db(),
+            "SELECT id, title FROM s ORDER BY id",
+            &["SELECT sid, id, data, n FROM m ORDER BY id DESC"],
+        )
+        .unwrap();
+        assert_eq!(reversed, before, "the rows' order");
+    }
+
+    /// A read picks its columns from the schema: a new column changes every fingerprint.
+    #[test]
+    fn a_schema_change_changes_every_fingerprint() {
+        let c = db();
+        let before = prints(&c);
+        c.execute_batch("ALTER TABLE m ADD COLUMN extra TEXT")
+            .unwrap();
+        let after = prints(&c);
+        assert!(before.iter().zip(&after).all(|(b, a)| b.1 != a.1));
+    }
+
+    /// The same cells in two statements are two different rows.
+    #[test]
+    fn rows_of_two_statements_do_not_cancel_out() {
+        let c = db();
+        let one =
+            session_fingerprints(&c, "SELECT id FROM s", &["SELECT sid, data FROM m"]).unwrap();
+        let two = session_fingerprints(
+            &c,
+            "SELECT id FROM s",
+            &["SELECT sid, data FROM m", "SELECT sid, data FROM m"],
+        )
+        .unwrap();
+        assert!(one.iter().zip(&two).all(|(a, b)| a.1 != b.1));
+    }
+}
