@@ -917,6 +917,45 @@ mod tests {
         }
     }
 
+    /// A call's output is left to the tool message that answers it, but a result with no call
+    /// id stands for no call: an unnamed call keeps its own output searchable.
+    #[test]
+    fn an_unnamed_result_answers_no_call() {
+        use crate::model::{Message, Role, ToolCall, ToolResult};
+        let call = |id: &str, output: &str| ToolCall {
+            tool_call_id: id.into(),
+            tool_name: "bash".into(),
+            input: serde_json::json!({}),
+            output: Some(serde_json::json!(output)),
+            duration_ms: None,
+            output_at_result: false,
+        };
+        let result = |id: &str, output: &str| {
+            let mut m = Message::new(Role::Tool, "");
+            m.tool_result = Some(ToolResult {
+                tool_call_id: id.into(),
+                tool_name: "bash".into(),
+                output: serde_json::json!(output),
+            });
+            m
+        };
+        let mut asked = Message::new(Role::Assistant, "");
+        asked.tool_calls = vec![call("", "zebra"), call("c1", "okapi")];
+        let messages = vec![asked, result("", "lynx"), result("c1", "okapi")];
+        let mut outputs = Vec::new();
+        for_each_field(
+            &messages,
+            &answered(&messages),
+            &mut String::new(),
+            &mut |field, text, _| {
+                if field == Field::ToolOutput {
+                    outputs.push(text.to_string());
+                }
+            },
+        );
+        assert_eq!(outputs, [" zebra", "bash lynx", "bash okapi"]);
+    }
+
     #[test]
     fn a_tool_value_reads_as_its_searched_text_does() {
         let values = [
