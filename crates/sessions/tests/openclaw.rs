@@ -522,6 +522,10 @@ fn sqlite_store_inline_and_compressed_events() {
         )
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::SessionNotFound);
+    assert_eq!(
+        common::assert_fingerprints_follow_reads(home.path(), "openclaw"),
+        2
+    );
     // Nothing written: same bytes, no -wal/-shm/journal created.
     assert_eq!(snapshot(home.path()), before);
     assert_eq!(listing(&dir), ["openclaw-agent.sqlite"]);

@@ -325,6 +325,10 @@ fn opencode_1_18_database() {
     build_db(&data_dir(home.path()).join("opencode.db"), &ddl);
     let before = common::snapshot(home.path());
     check_db(common::env(home.path()));
+    assert_eq!(
+        common::assert_fingerprints_follow_reads(home.path(), "opencode"),
+        3
+    );
     assert_eq!(common::snapshot(home.path()), before);
 }
 

@@ -7,6 +7,7 @@ use crate::context::Context;
 use crate::error::Result;
 use crate::model::{Session, SessionSummary};
 use crate::query::{ByteFilter, NativeHit, Query, StoreRow};
+pub use crate::read::fingerprint::Fingerprint;
 use crate::read::fs::{stamp, Stamp};
 
 pub mod claude;
@@ -125,6 +126,37 @@ pub trait Agent: Send + Sync {
     fn search_support(&self) -> Option<&dyn SearchSupport> {
         None
     }
+
+    /// Reading a store of many sessions session by session. `None` (the default): a source is
+    /// always read whole.
+    fn many_sessions(&self) -> Option<&dyn ManySessions> {
+        None
+    }
+}
+
+/// A database of many sessions, read session by session: when it changes, only the sessions
+/// whose fingerprint changed need reading again.
+pub trait ManySessions: Sync {
+    /// Each session of `source` with a fingerprint of every row a read of it uses
+    /// (`read::fingerprint`), in the order `summaries` and `load_source` give them (a session
+    /// they leave out, one that cannot be built, is here too). `None`: `source` is not such a
+    /// store (a legacy file beside the database).
+    fn fingerprints(
+        &self,
+        ctx: &Context,
+        source: &Source,
+    ) -> Option<Result<Vec<(String, Fingerprint)>>>;
+
+    /// `Agent::summaries` of the sessions of `source` named in `ids` only.
+    fn summaries_of(
+        &self,
+        ctx: &Context,
+        source: &Source,
+        ids: &[&str],
+    ) -> Result<Vec<SessionSummary>>;
+
+    /// `Agent::load_source` of the sessions of `source` named in `ids` only.
+    fn sessions_of(&self, ctx: &Context, source: &Source, ids: &[&str]) -> Result<Vec<Session>>;
 }
 
 /// What an agent may add to search; every part is optional and the engine falls back to its

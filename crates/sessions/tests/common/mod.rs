@@ -154,3 +154,38 @@ pub fn role_letters(s: &agent_mux_sessions::Session) -> String {
         })
         .collect()
 }
+
+/// For every source of `agent` that it reads session by session: the fingerprints name each
+/// session once, in the order its summaries and full reads give them (these may leave out a
+/// session that cannot be built, nothing else). Returns how many sessions were named.
+pub fn assert_fingerprints_follow_reads(home: &Path, agent: &str) -> usize {
+    let a = agent_mux_sessions::agents::find(agent).unwrap();
+    let m = a.many_sessions().expect("reads session by session");
+    let ctx = ctx(home);
+    let mut named = 0;
+    for src in a.sources(&ctx) {
+        let Some(prints) = m.fingerprints(&ctx, &src) else {
+            continue;
+        };
+        let ids: Vec<String> = prints.unwrap().into_iter().map(|(id, _)| id).collect();
+        let mut unique = ids.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), ids.len(), "{}", src.path.display());
+        let in_order = |read: Vec<String>| {
+            let mut rest = ids.iter();
+            for id in &read {
+                assert!(
+                    rest.any(|i| i == id),
+                    "{id} out of order in {read:?} ({ids:?})"
+                );
+            }
+        };
+        let summaries = a.summaries(&ctx, &src).unwrap();
+        in_order(summaries.into_iter().map(|s| s.session_id).collect());
+        let sessions = a.load_source(&ctx, &src).unwrap();
+        in_order(sessions.into_iter().map(|s| s.summary.session_id).collect());
+        named += ids.len();
+    }
+    named
+}

@@ -13,6 +13,7 @@ use crate::agents::openclaw::apply_index_totals;
 use crate::agents::pi_family;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary};
+use crate::read::fingerprint::{session_fingerprints, Fingerprint};
 use crate::read::sqlite::{columns, has_table, open_read_only};
 use crate::read::tree::TreeDoc;
 
@@ -68,7 +69,7 @@ fn windows(conn: &Connection, path: &Path, only: Option<&str>) -> Result<Vec<Win
         col(&n, "n", "current_session_id"),
         col(&n, "n", "entry_json"),
         col(&n, "n", "fork_source_session_id"),
-        if only.is_some() { "WHERE w.session_id = ?1" } else { "" },
+        if only.is_some() { "WHERE w.session_id = ?1" } else { "ORDER BY w.session_id" },
     );
     let parse = |e: rusqlite::Error| Error::parse(path.display(), e);
     let mut stmt = conn.prepare(&sql).map_err(parse)?;
@@ -206,6 +207,40 @@ fn load_sessions(path: &Path, want_raw: bool) -> Result<Vec<Session>> {
         .into_iter()
         .filter_map(|w| build(&conn, path, w, want_raw).ok())
         .collect())
+}
+
+/// The sessions named in `ids` (those that can be built), as `summaries` and `load_all` read them.
+pub fn load_ids(path: &Path, ids: &[&str], want_raw: bool) -> Result<Vec<Session>> {
+    let conn = open_read_only(path)?;
+    let mut out = Vec::new();
+    for id in ids {
+        for w in windows(&conn, path, Some(id))? {
+            out.extend(build(&conn, path, w, want_raw).ok());
+        }
+    }
+    Ok(out)
+}
+
+/// Each session's fingerprint (`read::fingerprint`), in the order `windows` gives them: its
+/// window with its node (as `windows` joins them), and its events.
+pub fn fingerprints(path: &Path) -> Result<Vec<(String, Fingerprint)>> {
+    let conn = open_read_only(path)?;
+    let (nodes, join) = if has_table(&conn, "session_nodes") {
+        (
+            ", n.*",
+            "LEFT JOIN session_nodes n ON n.session_key = w.session_key",
+        )
+    } else {
+        ("", "")
+    };
+    session_fingerprints(
+        &conn,
+        &format!(
+            "SELECT w.session_id, w.*{nodes} FROM session_windows w {join} ORDER BY w.session_id"
+        ),
+        &["SELECT session_id, * FROM transcript_events"],
+    )
+    .map_err(|e| Error::parse(path.display(), e))
 }
 
 /// One session by id: `Ok(None)` when this database does not hold it.

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 use crate::agents::pi_family;
-use crate::agents::{existing_dirs, Agent, Mode, SearchSupport, Source};
+use crate::agents::{existing_dirs, Agent, Fingerprint, ManySessions, Mode, SearchSupport, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{ModelUsage, Session, SessionSummary, Tokens};
@@ -273,6 +273,38 @@ impl Agent for OpenClaw {
 
     fn search_support(&self) -> Option<&dyn SearchSupport> {
         Some(self)
+    }
+
+    fn many_sessions(&self) -> Option<&dyn ManySessions> {
+        Some(self)
+    }
+}
+
+/// A database is read session by session; a file is one session anyway.
+impl ManySessions for OpenClaw {
+    fn fingerprints(
+        &self,
+        _ctx: &Context,
+        source: &Source,
+    ) -> Option<Result<Vec<(String, Fingerprint)>>> {
+        match kind(&source.path) {
+            Kind::Database => Some(db::fingerprints(&source.path)),
+            _ => None,
+        }
+    }
+
+    fn summaries_of(
+        &self,
+        _ctx: &Context,
+        source: &Source,
+        ids: &[&str],
+    ) -> Result<Vec<SessionSummary>> {
+        let sessions = db::load_ids(&source.path, ids, false)?;
+        Ok(sessions.into_iter().map(|s| s.summary).collect())
+    }
+
+    fn sessions_of(&self, _ctx: &Context, source: &Source, ids: &[&str]) -> Result<Vec<Session>> {
+        db::load_ids(&source.path, ids, true)
     }
 }
 

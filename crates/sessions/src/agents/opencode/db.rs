@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::build;
 use super::AGENT;
 use crate::model::{from_epoch_guess, truncate_title, Message, Session, SessionSummary};
+use crate::read::fingerprint::{session_fingerprints, Fingerprint};
 use crate::read::sqlite::{all_columns, cell_f64, cell_string, col_or_null, columns, row_to_json};
 
 const SESSION_COLUMNS: &[&str] = &[
@@ -34,9 +35,9 @@ fn session_select(conn: &Connection) -> String {
         .join(", ")
 }
 
-/// Every session's summary in one statement: one row per message with only the fields a summary
-/// needs (role, model, tokens, cost, time), never the parts.
-pub fn summaries(conn: &Connection) -> rusqlite::Result<Vec<SessionSummary>> {
+/// Every session's summary (or the one with id `only`) in one statement: one row per message with
+/// only the fields a summary needs (role, model, tokens, cost, time), never the parts.
+pub fn summaries(conn: &Connection, only: Option<&str>) -> rusqlite::Result<Vec<SessionSummary>> {
     let sql = format!(
         "SELECT {sess}, m.time_created AS m_time, \
            json_object('role', json_extract(m.d, '$.role'), \
@@ -46,13 +47,14 @@ pub fn summaries(conn: &Connection) -> rusqlite::Result<Vec<SessionSummary>> {
                        'cost', json_extract(m.d, '$.cost'), \
                        'time', json_extract(m.d, '$.time')) AS m_data, \
            CASE WHEN s.title IS NULL OR s.title = '' THEN ({first}) END AS first_user \
-         FROM session s LEFT JOIN {MESSAGES} m ON m.session_id = s.id \
+         FROM session s LEFT JOIN {MESSAGES} m ON m.session_id = s.id {filter} \
          ORDER BY s.id, m.time_created, m.id",
         sess = session_select(conn),
         first = first_user_text(conn),
+        filter = only_filter(only),
     );
     let mut stmt = conn.prepare(&sql)?;
-    let mut rows = stmt.query([])?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(only))?;
     let mut out: Vec<(Session, Option<String>)> = Vec::new();
     while let Some(row) = rows.next()? {
         let id = cell_string(row.get_ref("s_id")?).unwrap_or_default();
@@ -135,23 +137,24 @@ fn finish(s: &mut Session, fallback: Option<String>) {
     }
 }
 
-/// Full sessions: every one, or the one with id `only`.
-pub fn sessions(conn: &Connection, only: Option<&str>) -> rusqlite::Result<Vec<Session>> {
-    let filter = if only.is_some() {
+fn only_filter(only: Option<&str>) -> &'static str {
+    if only.is_some() {
         "WHERE s.id = ?1"
     } else {
         ""
-    };
+    }
+}
+
+/// Full sessions: every one, or the one with id `only`.
+pub fn sessions(conn: &Connection, only: Option<&str>) -> rusqlite::Result<Vec<Session>> {
     let sql = format!(
         "SELECT {sess}, NULL AS first_user, {all} FROM session s {filter} ORDER BY s.id",
         sess = session_select(conn),
         all = all_columns(conn, "session", "s"),
+        filter = only_filter(only),
     );
     let mut stmt = conn.prepare(&sql)?;
-    let mut rows = match only {
-        Some(id) => stmt.query([id])?,
-        None => stmt.query([])?,
-    };
+    let mut rows = stmt.query(rusqlite::params_from_iter(only))?;
     let mut out = Vec::new();
     while let Some(row) = rows.next()? {
         let id = cell_string(row.get_ref("s_id")?).unwrap_or_default();
@@ -175,6 +178,20 @@ pub fn sessions(conn: &Connection, only: Option<&str>) -> rusqlite::Result<Vec<S
         done.push(s);
     }
     Ok(done)
+}
+
+/// Each session's fingerprint (`read::fingerprint`), in the order `summaries` and `sessions` give
+/// them: its session row, its messages, and the parts of those messages (reached as `messages`
+/// reaches them, through the message).
+pub fn fingerprints(conn: &Connection) -> rusqlite::Result<Vec<(String, Fingerprint)>> {
+    session_fingerprints(
+        conn,
+        "SELECT s.id, s.* FROM session s ORDER BY s.id",
+        &[
+            "SELECT m.session_id, m.* FROM message m",
+            "SELECT m.session_id, p.* FROM part p JOIN message m ON m.id = p.message_id",
+        ],
+    )
 }
 
 /// One session's messages (ordered by `time_created, id`) with their parts.

@@ -3,7 +3,7 @@
 //! Sub-agent sessions are sessions of their own whose `parent_id` becomes `forkedFrom`.
 use std::path::{Path, PathBuf};
 
-use crate::agents::{existing_dirs, Agent, Mode, SearchSupport, Source};
+use crate::agents::{existing_dirs, Agent, Fingerprint, ManySessions, Mode, SearchSupport, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary};
@@ -90,7 +90,7 @@ impl Agent for OpenCode {
             return Ok(vec![legacy::load(&source.path)?.summary]);
         }
         let conn = open_read_only(&source.path)?;
-        db::summaries(&conn).map_err(|e| Error::parse(source.path.display(), e))
+        db::summaries(&conn, None).map_err(|e| Error::parse(source.path.display(), e))
     }
 
     /// The databases by `WHERE id = ?`, then the legacy tree. A database that cannot be read is
@@ -126,6 +126,53 @@ impl Agent for OpenCode {
 
     fn search_support(&self) -> Option<&dyn SearchSupport> {
         Some(self)
+    }
+
+    fn many_sessions(&self) -> Option<&dyn ManySessions> {
+        Some(self)
+    }
+}
+
+/// Each of `ids` read from the database `source` with `read`, in their order.
+fn each_of<T>(
+    source: &Source,
+    ids: &[&str],
+    read: impl Fn(&rusqlite::Connection, &str) -> rusqlite::Result<Vec<T>>,
+) -> Result<Vec<T>> {
+    let conn = open_read_only(&source.path)?;
+    let mut out = Vec::new();
+    for id in ids {
+        out.extend(read(&conn, id).map_err(|e| Error::parse(source.path.display(), e))?);
+    }
+    Ok(out)
+}
+
+/// A database is read session by session; a legacy file is one session anyway.
+impl ManySessions for OpenCode {
+    fn fingerprints(
+        &self,
+        _ctx: &Context,
+        source: &Source,
+    ) -> Option<Result<Vec<(String, Fingerprint)>>> {
+        if is_legacy(&source.path) {
+            return None;
+        }
+        Some(open_read_only(&source.path).and_then(|conn| {
+            db::fingerprints(&conn).map_err(|e| Error::parse(source.path.display(), e))
+        }))
+    }
+
+    fn summaries_of(
+        &self,
+        _ctx: &Context,
+        source: &Source,
+        ids: &[&str],
+    ) -> Result<Vec<SessionSummary>> {
+        each_of(source, ids, |conn, id| db::summaries(conn, Some(id)))
+    }
+
+    fn sessions_of(&self, _ctx: &Context, source: &Source, ids: &[&str]) -> Result<Vec<Session>> {
+        each_of(source, ids, |conn, id| db::sessions(conn, Some(id)))
     }
 }
 
