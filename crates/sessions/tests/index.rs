@@ -674,3 +674,392 @@ fn an_up_to_date_index_is_read_while_another_process_writes() {
     writer.execute_batch("ROLLBACK").unwrap();
     assert!(took < std::time::Duration::from_millis(1400), "{took:?}");
 }
+
+const OPENCODE_DB: &str = ".local/share/opencode/opencode.db";
+const OPENCLAW_DB: &str = ".openclaw/agents/main/agent/openclaw-agent.sqlite";
+
+/// Run `sql` on a database of the home (as the agent would write it), with `?1` bound to `arg`.
+fn write_db(home: &Path, db: &str, sql: &str, arg: &str) {
+    let c = rusqlite::Connection::open(home.join(db)).unwrap();
+    for statement in sql.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+        if statement.contains("?1") {
+            c.execute(statement, [arg]).unwrap();
+        } else {
+            c.execute(statement, []).unwrap();
+        }
+    }
+}
+
+/// The session ids of a database of the home, in id order.
+fn db_sessions(home: &Path, db: &str, sql: &str) -> Vec<String> {
+    let c = rusqlite::Connection::open(home.join(db)).unwrap();
+    let mut st = c.prepare(sql).unwrap();
+    let ids = st.query_map([], |r| r.get(0)).unwrap();
+    ids.map(Result::unwrap).collect()
+}
+
+/// An OpenClaw user message event after the session's last event, saying `text`.
+fn openclaw_event(home: &Path, sid: &str, text: &str) {
+    let c = rusqlite::Connection::open(home.join(OPENCLAW_DB)).unwrap();
+    let (seq, last): (i64, String) = c
+        .query_row(
+            "SELECT seq, event_json FROM transcript_events WHERE session_id = ?1
+             AND event_json IS NOT NULL ORDER BY seq DESC LIMIT 1",
+            [sid],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    let parent = serde_json::from_str::<Value>(&last).unwrap()["id"].clone();
+    let event = json!({
+        "type": "message", "id": format!("e{seq}x"), "parentId": parent,
+        "timestamp": "2026-10-08T10:00:00.000Z",
+        "message": {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1791540000000u64}
+    })
+    .to_string();
+    c.execute(
+        "INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_utf8_bytes)
+         VALUES (?1, ?2, ?3, 1791540000000, ?4)",
+        rusqlite::params![sid, seq + 1000, event, event.len() as i64],
+    )
+    .unwrap();
+}
+
+/// A change an agent makes to its database, and a session that query number `finds.0` of
+/// `agree_on_databases` must find after it.
+struct Change<'a> {
+    what: &'a str,
+    apply: Box<dyn Fn() + 'a>,
+    finds: Option<(usize, String)>,
+}
+
+/// Index and scan agree on the database agents' searches, listings and costs.
+fn agree_on_databases(home: &Path, with: &Client, without: &Client) -> Vec<Vec<String>> {
+    let env = Env::with_home(home);
+    let mut hits = Vec::new();
+    for q in ["zebrafish", "okapi", "kubernetes", "test"] {
+        for agent in [Value::Null, json!("opencode"), json!("openclaw")] {
+            let q = json!({"text": q, "agent": agent, "limit": 1000});
+            let want = search(without, &env, q.clone());
+            assert_eq!(search(with, &env, q.clone()), want, "{q}");
+            if agent.is_null() {
+                hits.push(want.iter().map(|s| s.session_id.clone()).collect());
+            }
+        }
+    }
+    let o = list_options(&json!({"limit": 1000})).unwrap();
+    for a in ["opencode", "openclaw"] {
+        let want = without.list(env.clone(), a, &o).unwrap();
+        assert!(!want.is_empty());
+        assert_eq!(with.list(env.clone(), a, &o).unwrap(), want, "{a}");
+    }
+    let o = cost_options(&json!({"groupBy": "model"})).unwrap();
+    assert_eq!(
+        with.total_cost(env.clone(), &o).unwrap(),
+        without.total_cost(env, &o).unwrap()
+    );
+    hits
+}
+
+#[test]
+fn sessions_of_a_database_that_change_are_seen_and_stored_as_a_fresh_build_stores_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = generated_home(&tmp.path().join("home"), 60, 12);
+    let cache = tmp.path().join("cache");
+    let (with, without) = (indexed(&cache), scanning());
+    let oc = db_sessions(&home, OPENCODE_DB, "SELECT id FROM session ORDER BY id");
+    let ow = db_sessions(
+        &home,
+        OPENCLAW_DB,
+        "SELECT session_id FROM session_windows ORDER BY session_id",
+    );
+    assert!(oc.len() >= 4 && ow.len() >= 4, "{} {}", oc.len(), ow.len());
+    assert_eq!(
+        common::assert_fingerprints_follow_reads(&home, "opencode"),
+        oc.len()
+    );
+    assert_eq!(
+        common::assert_fingerprints_follow_reads(&home, "openclaw"),
+        ow.len()
+    );
+    assert!(agree_on_databases(&home, &with, &without)[0].is_empty());
+    let changes = [
+        Change {
+            what: "a part added to an OpenCode message",
+            apply: Box::new(|| {
+                write_db(
+                    &home,
+                    OPENCODE_DB,
+                    "INSERT INTO part SELECT 'prt_zz1', id, session_id, time_created, time_updated,
+                     '{\"type\":\"text\",\"text\":\"a zebrafish tank\"}' FROM message
+                     WHERE session_id = ?1 ORDER BY time_created DESC LIMIT 1",
+                    &oc[0],
+                )
+            }),
+            finds: Some((0, oc[0].clone())),
+        },
+        Change {
+            what: "an OpenCode title",
+            apply: Box::new(|| {
+                write_db(
+                    &home,
+                    OPENCODE_DB,
+                    "UPDATE session SET title = 'okapi notes' WHERE id = ?1",
+                    &oc[1],
+                )
+            }),
+            finds: Some((1, oc[1].clone())),
+        },
+        Change {
+            what: "an OpenCode message's cost",
+            apply: Box::new(|| {
+                write_db(
+                    &home,
+                    OPENCODE_DB,
+                    "UPDATE message SET data = json_set(data, '$.cost', 12.5)
+                     WHERE session_id = ?1 AND json_extract(data, '$.role') = 'assistant'",
+                    &oc[2],
+                )
+            }),
+            finds: None,
+        },
+        Change {
+            what: "an OpenCode session deleted",
+            apply: Box::new(|| {
+                write_db(
+                    &home,
+                    OPENCODE_DB,
+                    "DELETE FROM part WHERE message_id IN (SELECT id FROM message WHERE session_id = ?1);
+                     DELETE FROM message WHERE session_id = ?1; DELETE FROM session WHERE id = ?1",
+                    &oc[3],
+                )
+            }),
+            finds: None,
+        },
+        Change {
+            what: "an OpenCode session added",
+            apply: Box::new(|| {
+                write_db(
+                    &home,
+                    OPENCODE_DB,
+                    "CREATE TABLE copy AS SELECT * FROM session WHERE id = ?1;
+                     UPDATE copy SET id = 'ses_zzz', title = 'zebrafish again';
+                     INSERT INTO session SELECT * FROM copy; DROP TABLE copy",
+                    &oc[0],
+                )
+            }),
+            finds: Some((0, "ses_zzz".to_string())),
+        },
+        Change {
+            what: "a row no read uses (an OpenCode project)",
+            apply: Box::new(|| {
+                write_db(
+                    &home,
+                    OPENCODE_DB,
+                    "UPDATE project SET name = ?1",
+                    "renamed",
+                )
+            }),
+            finds: None,
+        },
+        Change {
+            what: "an OpenClaw event",
+            apply: Box::new(|| openclaw_event(&home, &ow[0], "a zebrafish in the chat")),
+            finds: Some((0, ow[0].clone())),
+        },
+        Change {
+            what: "an OpenClaw title",
+            apply: Box::new(|| {
+                write_db(
+                    &home,
+                    OPENCLAW_DB,
+                    "UPDATE session_windows SET display_name = 'okapi chat' WHERE session_id = ?1;
+                     UPDATE session_nodes SET display_name = 'okapi chat'
+                     WHERE current_session_id = ?1",
+                    &ow[1],
+                )
+            }),
+            finds: Some((1, ow[1].clone())),
+        },
+        Change {
+            what: "an OpenClaw session deleted",
+            apply: Box::new(|| {
+                write_db(
+                    &home,
+                    OPENCLAW_DB,
+                    "DELETE FROM transcript_events WHERE session_id = ?1;
+                     DELETE FROM session_windows WHERE session_id = ?1",
+                    &ow[2],
+                )
+            }),
+            finds: None,
+        },
+    ];
+    for c in &changes {
+        (c.apply)();
+        let hits = agree_on_databases(&home, &with, &without);
+        if let Some((query, sid)) = &c.finds {
+            assert!(hits[*query].contains(sid), "{}: {hits:?}", c.what);
+        }
+        same_as_rebuilt(&home, &cache);
+        // The listing an index kept up to date holds is the one it would build afresh.
+        let env = Env::with_home(&home);
+        let o = list_options(&json!({"limit": 1000})).unwrap();
+        let fresh = tempfile::tempdir().unwrap();
+        for a in ["opencode", "openclaw"] {
+            assert_eq!(
+                with.list(env.clone(), a, &o).unwrap(),
+                indexed(fresh.path()).list(env.clone(), a, &o).unwrap(),
+                "{}: {a}",
+                c.what
+            );
+        }
+    }
+}
+
+/// An agent that records what the index asks it to read.
+struct Recording {
+    inner: &'static dyn agent_mux_sessions::agents::Agent,
+    reads: std::sync::Mutex<Vec<String>>,
+}
+
+impl Recording {
+    fn new(name: &str) -> Recording {
+        Recording {
+            inner: agent_mux_sessions::agents::find(name).unwrap(),
+            reads: Default::default(),
+        }
+    }
+
+    fn note(&self, what: String) {
+        self.reads.lock().unwrap().push(what);
+    }
+
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.reads.lock().unwrap())
+    }
+}
+
+mod recording {
+    use super::Recording;
+    use agent_mux_sessions::agents::{Agent, Fingerprint, ManySessions, Mode, Source};
+    use agent_mux_sessions::context::Context;
+    use agent_mux_sessions::error::Result;
+    use agent_mux_sessions::model::{Session, SessionSummary};
+
+    impl Agent for Recording {
+        fn name(&self) -> &'static str {
+            self.inner.name()
+        }
+        fn sources(&self, ctx: &Context) -> Vec<Source> {
+            self.inner.sources(ctx)
+        }
+        fn summaries(&self, ctx: &Context, source: &Source) -> Result<Vec<SessionSummary>> {
+            self.note("every summary".into());
+            self.inner.summaries(ctx, source)
+        }
+        fn load(&self, ctx: &Context, id: &str, mode: Mode) -> Result<Session> {
+            self.inner.load(ctx, id, mode)
+        }
+        fn load_source(&self, ctx: &Context, source: &Source) -> Result<Vec<Session>> {
+            self.note("every session".into());
+            self.inner.load_source(ctx, source)
+        }
+        fn many_sessions(&self) -> Option<&dyn ManySessions> {
+            Some(self)
+        }
+    }
+
+    impl ManySessions for Recording {
+        fn fingerprints(
+            &self,
+            ctx: &Context,
+            source: &Source,
+        ) -> Option<Result<Vec<(String, Fingerprint)>>> {
+            self.inner.many_sessions()?.fingerprints(ctx, source)
+        }
+        fn summaries_of(
+            &self,
+            ctx: &Context,
+            source: &Source,
+            ids: &[&str],
+        ) -> Result<Vec<SessionSummary>> {
+            self.note(format!("summaries of {ids:?}"));
+            self.inner
+                .many_sessions()
+                .unwrap()
+                .summaries_of(ctx, source, ids)
+        }
+        fn sessions_of(
+            &self,
+            ctx: &Context,
+            source: &Source,
+            ids: &[&str],
+        ) -> Result<Vec<Session>> {
+            self.note(format!("sessions of {ids:?}"));
+            self.inner
+                .many_sessions()
+                .unwrap()
+                .sessions_of(ctx, source, ids)
+        }
+    }
+}
+
+#[test]
+fn of_a_changed_database_only_the_sessions_that_changed_are_read() {
+    use agent_mux_sessions::index::sync::{sync, Part};
+    let tmp = tempfile::tempdir().unwrap();
+    let home = generated_home(&tmp.path().join("home"), 30, 13);
+    let conn = agent_mux_sessions::index::store::open(&tmp.path().join("cache")).unwrap();
+    let ctx = agent_mux_sessions::context::Context::with_env(Env::with_home(&home));
+    for (agent, db, ids, change) in [
+        (
+            "opencode",
+            OPENCODE_DB,
+            "SELECT id FROM session ORDER BY id",
+            "UPDATE part SET data = json_set(data, '$.text', 'zebrafish') WHERE message_id =
+             (SELECT id FROM message WHERE session_id = ?1 ORDER BY time_created LIMIT 1)",
+        ),
+        (
+            "openclaw",
+            OPENCLAW_DB,
+            "SELECT session_id FROM session_windows ORDER BY session_id",
+            "UPDATE session_windows SET display_name = 'zebrafish' WHERE session_id = ?1",
+        ),
+    ] {
+        let a = Recording::new(agent);
+        let sid = db_sessions(&home, db, ids)[1].clone();
+        for part in [Part::Summaries, Part::Documents] {
+            let whole = match part {
+                Part::Summaries => "every summary",
+                Part::Documents => "every session",
+            };
+            // New to the index: read whole, once.
+            sync(&conn, &ctx, &a, part).unwrap();
+            assert_eq!(a.take(), [whole], "{agent}");
+            sync(&conn, &ctx, &a, part).unwrap();
+            assert!(a.take().is_empty(), "{agent}");
+        }
+        write_db(&home, db, change, &sid);
+        for (part, of) in [
+            (Part::Summaries, "summaries of"),
+            (Part::Documents, "sessions of"),
+        ] {
+            sync(&conn, &ctx, &a, part).unwrap();
+            assert_eq!(a.take(), [format!("{of} [{sid:?}]")], "{agent}");
+        }
+        // A change to no session's rows: the store is looked at again, no session is read.
+        write_db(
+            &home,
+            db,
+            "CREATE TABLE unrelated(x); DROP TABLE unrelated",
+            "",
+        );
+        for (part, of) in [
+            (Part::Summaries, "summaries of"),
+            (Part::Documents, "sessions of"),
+        ] {
+            sync(&conn, &ctx, &a, part).unwrap();
+            assert_eq!(a.take(), [format!("{of} []")], "{agent}");
+        }
+    }
+}

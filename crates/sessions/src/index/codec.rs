@@ -6,6 +6,7 @@ use chrono::DateTime;
 use serde_json::Value;
 use std::ops::Range;
 
+use crate::agents::Fingerprint;
 use crate::model::{
     CostRecord, Message, ModelUsage, Role, SessionSummary, Timestamp, Tokens, ToolCall, ToolResult,
     UsageSlice,
@@ -289,6 +290,35 @@ pub fn decode_summary(b: &[u8]) -> R<SessionSummary> {
     let s = get_summary(&mut r)?;
     r.done()?;
     Ok(s)
+}
+
+/// The fingerprints of a source's sessions (`agents::ManySessions`), in its order.
+pub fn fingerprints(v: &[(String, Fingerprint)]) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.u64(v.len() as u64);
+    for (id, f) in v {
+        w.str(id);
+        w.0.extend_from_slice(&f.to_le_bytes());
+    }
+    w.0
+}
+
+pub fn decode_fingerprints(b: &[u8]) -> R<Vec<(String, Fingerprint)>> {
+    let mut r = Reader::new(b);
+    let n = r.u64()?;
+    let v = (0..n)
+        .map(|_| {
+            let id = r.str()?;
+            let (head, rest) = r.b.split_at_checked(16).ok_or(Corrupt)?;
+            r.b = rest;
+            Ok((
+                id,
+                Fingerprint::from_le_bytes(head.try_into().map_err(|_| Corrupt)?),
+            ))
+        })
+        .collect::<R<_>>()?;
+    r.done()?;
+    Ok(v)
 }
 
 fn role_byte(r: Role) -> u8 {

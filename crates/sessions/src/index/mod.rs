@@ -4,6 +4,7 @@
 //!
 //! - `dir`: where it lives; `store`: the SQLite file (WAL, busy timeout, format check);
 //! - `sync`: compares each source with what was recorded, re-reads the changed, drops the gone;
+//! - `reading`: reads a changed source (of a database of many sessions, the changed sessions);
 //! - `codec`: the stored summaries, messages and counts;
 //! - `delta`: what a session read again changes in its stored counts;
 //! - `rows`: a session's rows (doc, body, counts in the segmented term table);
@@ -30,6 +31,7 @@ use rayon::prelude::*;
 pub mod codec;
 pub mod delta;
 pub mod dir;
+mod reading;
 mod rows;
 pub mod search;
 pub mod store;

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 /// Bumped whenever what is stored changes meaning; an index of another format is rebuilt. The
 /// file name carries it too, so two versions of agent-mux on one machine keep their own files.
-pub const FORMAT: i64 = 4;
+pub const FORMAT: i64 = 5;
 
 /// How long a call waits for another process's write before reading the stores instead.
 const BUSY: Duration = Duration::from_millis(1500);
@@ -57,8 +57,13 @@ CREATE TABLE IF NOT EXISTS source(
     list_key BLOB,
     summaries BLOB,
     list_error TEXT,
+    -- the fingerprints of the sessions the summaries were read from (a database of many
+    -- sessions: agents::ManySessions), NULL for other sources
+    list_prints BLOB,
     -- what the documents were read from, NULL when not read
     search_key BLOB,
+    -- the fingerprints of the sessions the documents were read from, as list_prints
+    search_prints BLOB,
     -- sessions the source holds for search (0: unreadable)
     sessions INTEGER NOT NULL DEFAULT 0,
     UNIQUE(agent, path)

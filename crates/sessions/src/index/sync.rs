@@ -8,33 +8,14 @@ use rusqlite::{params, Connection, OptionalExtension};
 use rustc_hash::FxHashMap as HashMap;
 
 use super::codec::{self, Writer};
-use super::delta::Reread;
+pub use super::reading::Part;
+use super::reading::{held, path_bytes, read, Body, Got, Read};
 pub use super::rows::set_segment_terms;
 use super::rows::{self, Segments};
 use super::store::Fault;
 use crate::agents::{Agent, Source};
 use crate::context::{Context, Progress};
-use crate::model::{Session, SessionSummary};
 use crate::read::page_cache::install_for;
-use crate::search::terms::{term_stats, TermCount, TermStats};
-
-/// Which part of a source a call needs up to date.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Part {
-    /// Summaries, for `list` and `totalCost`.
-    Summaries,
-    /// Searchable documents, for `search`.
-    Documents,
-}
-
-impl Part {
-    fn key_column(self) -> &'static str {
-        match self {
-            Part::Summaries => "list_key",
-            Part::Documents => "search_key",
-        }
-    }
-}
 
 /// What a source's part was read from: every stamp, inodes included (a file replaced by
 /// another of the same size and time is still a new file).
@@ -54,92 +35,6 @@ fn key_into(src: &Source, out: &mut Vec<u8>) {
             w.put_u64(s.inode);
         }
     })
-}
-
-pub fn path_bytes(p: &std::path::Path) -> &[u8] {
-    p.as_os_str().as_encoded_bytes()
-}
-
-/// One session ready to store.
-struct Doc {
-    session_id: String,
-    summary: Vec<u8>,
-    body: Body,
-}
-
-/// A session's searchable part, as the reader thread leaves it to the writer.
-enum Body {
-    /// A session of a source new to the index, counted by the reader.
-    Counted(Counted),
-    /// A session of a source read again: counted by the writer, against what the index holds
-    /// of it (`delta`), or whole if it holds nothing.
-    Reread(Reread),
-}
-
-/// A session ready to insert: its packed messages, field lengths and counts.
-struct Counted {
-    messages: Vec<u8>,
-    lengths: Vec<u8>,
-    terms: Vec<(String, TermCount)>,
-}
-
-impl Counted {
-    fn new(messages: Vec<u8>, stats: TermStats) -> Counted {
-        Counted {
-            messages,
-            lengths: codec::lengths(&stats.lengths),
-            terms: stats.terms.into_iter().collect(),
-        }
-    }
-}
-
-impl Body {
-    fn counted(s: &Session) -> Body {
-        let messages = codec::pack(&codec::messages(&s.messages));
-        Body::Counted(Counted::new(messages, term_stats(s)))
-    }
-
-    /// Counted whole (a re-read session the index holds nothing of).
-    fn into_counted(self) -> Result<Counted, codec::Corrupt> {
-        match self {
-            Body::Counted(c) => Ok(c),
-            Body::Reread(now) => {
-                let stats = now.stats()?;
-                Ok(Counted::new(now.packed, stats))
-            }
-        }
-    }
-}
-
-/// What reading one source gave.
-enum Read {
-    Summaries(Result<Vec<SessionSummary>, String>),
-    /// The documents; none when the source could not be read.
-    Documents(Vec<Doc>),
-}
-
-/// Read `part` of `src`; `recorded`: the index holds what an earlier read of it gave.
-fn read(ctx: &Context, a: &dyn Agent, src: &Source, part: Part, recorded: bool) -> Read {
-    match part {
-        Part::Summaries => Read::Summaries(a.summaries(ctx, src).map_err(|e| e.message)),
-        Part::Documents => match a.load_source(ctx, src) {
-            Ok(sessions) => Read::Documents(
-                sessions
-                    .iter()
-                    .map(|s| Doc {
-                        session_id: s.summary.session_id.clone(),
-                        summary: codec::summary(&s.summary),
-                        body: if recorded {
-                            Body::Reread(Reread::new(s))
-                        } else {
-                            Body::counted(s)
-                        },
-                    })
-                    .collect(),
-            ),
-            Err(_) => Read::Documents(Vec::new()),
-        },
-    }
 }
 
 /// Sources read and written at a time: progress is reported, and memory held, per batch (a batch
@@ -308,17 +203,30 @@ fn write_stale(
     immediate(conn, |tx| {
         let mut done = 0u64;
         let mut terms = Segments::open(tx)?;
+        // What the index holds of the stale sources that are read session by session.
+        let mut holds = Vec::with_capacity(stale.len());
+        for st in stale {
+            let many = st.recorded && a.many_sessions().is_some();
+            holds.push(match many {
+                true => held(tx, a, &sources[st.at], part)?,
+                false => None,
+            });
+        }
+        let holds = &holds;
         // The next batch is read (on the thread pool) while this one is written: reading takes
         // every core, writing one.
         std::thread::scope(|scope| {
             let (send, batches) = std::sync::mpsc::sync_channel(1);
             scope.spawn(move || {
-                for batch in stale.chunks(BATCH) {
+                for (batch, holds) in stale.chunks(BATCH).zip(holds.chunks(BATCH)) {
                     let paths = batch.iter().map(|st| sources[st.at].path.as_path());
                     let reads: Vec<Read> = install_for(paths, || {
                         batch
                             .par_iter()
-                            .map(|st| read(ctx, a, &sources[st.at], part, st.recorded))
+                            .zip(holds)
+                            .map(|(st, h)| {
+                                read(ctx, a, &sources[st.at], part, st.recorded, h.as_ref())
+                            })
                             .collect()
                     });
                     // The writer stopped (an error): read no more.
@@ -397,26 +305,34 @@ fn write(
     terms: &mut Segments,
 ) -> rusqlite::Result<(i64, usize)> {
     let id = source_id(tx, agent, src)?;
-    match r {
-        Read::Summaries(res) => {
+    let prints = r.prints.as_deref().map(codec::fingerprints);
+    match r.got {
+        Got::Summaries(res) => {
             let (blob, err) = match res {
                 Ok(v) => (Some(codec::summaries(&v)), None),
                 Err(e) => (None, Some(e)),
             };
             tx.execute(
-                "UPDATE source SET list_key = ?2, summaries = ?3, list_error = ?4 WHERE id = ?1",
-                params![id, k, blob, err],
+                "UPDATE source SET list_key = ?2, summaries = ?3, list_error = ?4, list_prints = ?5
+                 WHERE id = ?1",
+                params![id, k, blob, err, prints],
             )?;
             Ok((id, 0))
         }
-        Read::Documents(docs) => {
+        Got::Documents { docs, kept } => {
+            let docs = docs.unwrap_or_default();
             // A session read before keeps its doc; the others are dropped or added.
             // (A store may hold one id twice: each copy has its doc.)
             let mut before: HashMap<String, Vec<i64>> = HashMap::default();
             for (doc, sid) in rows::documents(tx, id)? {
                 before.entry(sid).or_default().push(doc);
             }
-            let sessions = docs.len() as i64;
+            // The sessions that did not change keep their docs as they are.
+            let kept = kept
+                .iter()
+                .filter_map(|sid| before.get_mut(sid).and_then(Vec::pop))
+                .count();
+            let sessions = (docs.len() + kept) as i64;
             let mut insert_doc = tx.prepare_cached(
                 "INSERT INTO doc(source, agent, summary, lengths, seg) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?;
@@ -447,8 +363,8 @@ fn write(
                 terms.add(doc_id, c.terms);
             }
             tx.execute(
-                "UPDATE source SET search_key = ?2, sessions = ?3 WHERE id = ?1",
-                params![id, k, sessions],
+                "UPDATE source SET search_key = ?2, sessions = ?3, search_prints = ?4 WHERE id = ?1",
+                params![id, k, sessions, prints],
             )?;
             Ok((id, sessions as usize))
         }

@@ -1,0 +1,279 @@
+//! Reading a source the index found stale, through its agent, into what the writer stores: read
+//! whole, or, for a database of many sessions the index read before, only the sessions whose
+//! fingerprint changed (`agents::ManySessions`), the others kept as the index holds them.
+use rusqlite::{params, Connection, OptionalExtension};
+use rustc_hash::FxHashMap as HashMap;
+
+use super::codec;
+use super::delta::Reread;
+use crate::agents::{Agent, Fingerprint, ManySessions, Source};
+use crate::context::Context;
+use crate::model::{Session, SessionSummary};
+use crate::search::terms::{term_stats, TermCount, TermStats};
+
+/// Which part of a source a call needs up to date.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Part {
+    /// Summaries, for `list` and `totalCost`.
+    Summaries,
+    /// Searchable documents, for `search`.
+    Documents,
+}
+
+impl Part {
+    pub(super) fn key_column(self) -> &'static str {
+        match self {
+            Part::Summaries => "list_key",
+            Part::Documents => "search_key",
+        }
+    }
+
+    pub(super) fn prints_column(self) -> &'static str {
+        match self {
+            Part::Summaries => "list_prints",
+            Part::Documents => "search_prints",
+        }
+    }
+}
+
+pub fn path_bytes(p: &std::path::Path) -> &[u8] {
+    p.as_os_str().as_encoded_bytes()
+}
+
+/// One session ready to store.
+pub(super) struct Doc {
+    pub(super) session_id: String,
+    pub(super) summary: Vec<u8>,
+    pub(super) body: Body,
+}
+
+/// A session's searchable part, as the reader thread leaves it to the writer.
+pub(super) enum Body {
+    /// A session of a source new to the index, counted by the reader.
+    Counted(Counted),
+    /// A session of a source read again: counted by the writer, against what the index holds
+    /// of it (`delta`), or whole if it holds nothing.
+    Reread(Reread),
+}
+
+/// A session ready to insert: its packed messages, field lengths and counts.
+pub(super) struct Counted {
+    pub(super) messages: Vec<u8>,
+    pub(super) lengths: Vec<u8>,
+    pub(super) terms: Vec<(String, TermCount)>,
+}
+
+impl Counted {
+    fn new(messages: Vec<u8>, stats: TermStats) -> Counted {
+        Counted {
+            messages,
+            lengths: codec::lengths(&stats.lengths),
+            terms: stats.terms.into_iter().collect(),
+        }
+    }
+}
+
+impl Body {
+    fn counted(s: &Session) -> Body {
+        let messages = codec::pack(&codec::messages(&s.messages));
+        Body::Counted(Counted::new(messages, term_stats(s)))
+    }
+
+    /// Counted whole (a re-read session the index holds nothing of).
+    pub(super) fn into_counted(self) -> Result<Counted, codec::Corrupt> {
+        match self {
+            Body::Counted(c) => Ok(c),
+            Body::Reread(now) => {
+                let stats = now.stats()?;
+                Ok(Counted::new(now.packed, stats))
+            }
+        }
+    }
+}
+
+/// What reading one source gave, and the fingerprints of its sessions when its agent reads it
+/// session by session (taken before its sessions were read).
+pub(super) struct Read {
+    pub(super) got: Got,
+    pub(super) prints: Option<Vec<(String, Fingerprint)>>,
+}
+
+pub(super) enum Got {
+    /// Every session's summary, or why the source could not be read.
+    Summaries(Result<Vec<SessionSummary>, String>),
+    /// The documents of the sessions read (`None`: the source could not be read), and the ids
+    /// of the sessions whose documents the index holds and which did not change.
+    Documents {
+        docs: Option<Vec<Doc>>,
+        kept: Vec<String>,
+    },
+}
+
+/// What the index holds of a source of many sessions that it read before: the fingerprints of
+/// its sessions then, and for summaries the summaries read then.
+pub(super) struct Held {
+    prints: HashMap<String, Fingerprint>,
+    summaries: HashMap<String, SessionSummary>,
+}
+
+impl Held {
+    fn unchanged(&self, id: &str, now: Fingerprint) -> bool {
+        self.prints.get(id) == Some(&now)
+    }
+}
+
+/// What the index holds of `src` for `part`, when it holds fingerprints for it. One that does
+/// not decode is as none: the source is read whole.
+pub(super) fn held(
+    tx: &Connection,
+    a: &dyn Agent,
+    src: &Source,
+    part: Part,
+) -> rusqlite::Result<Option<Held>> {
+    let sql = format!(
+        "SELECT {}, summaries FROM source WHERE agent = ?1 AND path = ?2",
+        part.prints_column()
+    );
+    let decoded = tx
+        .query_row(&sql, params![a.name(), path_bytes(&src.path)], |r| {
+            let Some(prints) = r.get_ref(0)?.as_blob_or_null()? else {
+                return Ok(None);
+            };
+            let summaries = match (part, r.get_ref(1)?.as_blob_or_null()?) {
+                (Part::Summaries, Some(b)) => codec::decode_summaries(b).ok(),
+                _ => Some(Vec::new()),
+            };
+            Ok(codec::decode_fingerprints(prints).ok().zip(summaries))
+        })
+        .optional()?
+        .flatten();
+    Ok(decoded.map(|(prints, summaries)| Held {
+        prints: prints.into_iter().collect(),
+        summaries: summaries
+            .into_iter()
+            .map(|s| (s.session_id.clone(), s))
+            .collect(),
+    }))
+}
+
+/// Read `part` of `src`; `recorded`: the index holds what an earlier read of it gave (`held`,
+/// when it holds its sessions' fingerprints). Of a store read session by session, only the
+/// sessions whose fingerprint changed are read.
+pub(super) fn read(
+    ctx: &Context,
+    a: &dyn Agent,
+    src: &Source,
+    part: Part,
+    recorded: bool,
+    held: Option<&Held>,
+) -> Read {
+    let Some(m) = a.many_sessions() else {
+        let got = read_whole(ctx, a, src, part, recorded);
+        return Read { got, prints: None };
+    };
+    // Taken before the sessions are read: a session that changes in between is read again next
+    // time, never stored as unchanged.
+    let prints = match m.fingerprints(ctx, src) {
+        Some(Ok(p)) if unique_ids(&p) => Some(p),
+        _ => None,
+    };
+    let got = match (&prints, held) {
+        (Some(p), Some(h)) if p.iter().any(|(id, f)| h.unchanged(id, *f)) => {
+            read_changed(ctx, m, src, part, p, h)
+        }
+        _ => read_whole(ctx, a, src, part, recorded),
+    };
+    // What could not be read is read whole next time.
+    let prints = match &got {
+        Got::Summaries(Err(_)) | Got::Documents { docs: None, .. } => None,
+        _ => prints,
+    };
+    Read { got, prints }
+}
+
+/// Every id once: the index keeps one document per id of such a store.
+fn unique_ids(prints: &[(String, Fingerprint)]) -> bool {
+    let mut ids: Vec<&str> = prints.iter().map(|(id, _)| id.as_str()).collect();
+    ids.sort_unstable();
+    ids.windows(2).all(|w| w[0] != w[1])
+}
+
+fn read_whole(ctx: &Context, a: &dyn Agent, src: &Source, part: Part, recorded: bool) -> Got {
+    match part {
+        Part::Summaries => Got::Summaries(a.summaries(ctx, src).map_err(|e| e.message)),
+        Part::Documents => Got::Documents {
+            docs: a
+                .load_source(ctx, src)
+                .ok()
+                .map(|sessions| docs(&sessions, recorded)),
+            kept: Vec::new(),
+        },
+    }
+}
+
+/// The sessions whose fingerprint changed, read again; the others are as the index holds them.
+/// Summaries come in the order of `prints` (the agent's own).
+fn read_changed(
+    ctx: &Context,
+    m: &dyn ManySessions,
+    src: &Source,
+    part: Part,
+    prints: &[(String, Fingerprint)],
+    held: &Held,
+) -> Got {
+    let changed: Vec<&str> = prints
+        .iter()
+        .filter(|(id, f)| !held.unchanged(id, *f))
+        .map(|(id, _)| id.as_str())
+        .collect();
+    let changed = changed.as_slice();
+    match part {
+        Part::Summaries => Got::Summaries(
+            m.summaries_of(ctx, src, changed)
+                .map(|fresh| {
+                    let mut fresh: HashMap<String, SessionSummary> = fresh
+                        .into_iter()
+                        .map(|s| (s.session_id.clone(), s))
+                        .collect();
+                    prints
+                        .iter()
+                        .filter_map(|(id, f)| match held.unchanged(id, *f) {
+                            true => held.summaries.get(id).cloned(),
+                            false => fresh.remove(id),
+                        })
+                        .collect()
+                })
+                .map_err(|e| e.message),
+        ),
+        Part::Documents => match m.sessions_of(ctx, src, changed) {
+            Ok(sessions) => Got::Documents {
+                docs: Some(docs(&sessions, true)),
+                kept: prints
+                    .iter()
+                    .filter(|(id, f)| held.unchanged(id, *f))
+                    .map(|(id, _)| id.clone())
+                    .collect(),
+            },
+            Err(_) => Got::Documents {
+                docs: None,
+                kept: Vec::new(),
+            },
+        },
+    }
+}
+
+/// Sessions ready for the writer; `recorded`: compared there with what the index holds.
+fn docs(sessions: &[Session], recorded: bool) -> Vec<Doc> {
+    sessions
+        .iter()
+        .map(|s| Doc {
+            session_id: s.summary.session_id.clone(),
+            summary: codec::summary(&s.summary),
+            body: if recorded {
+                Body::Reread(Reread::new(s))
+            } else {
+                Body::counted(s)
+            },
+        })
+        .collect()
+}
