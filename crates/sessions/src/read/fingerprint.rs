@@ -9,19 +9,29 @@
 //! read picks its columns from it.
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
-use std::collections::HashMap;
-use xxhash_rust::xxh3::Xxh3;
+use rustc_hash::FxHashMap as HashMap;
+use xxhash_rust::xxh3::{xxh3_128, Xxh3};
 
 pub type Fingerprint = u128;
 
+/// A statement whose rows belong to sessions. Its first cell names what a row belongs to: a
+/// session, or (`of` = n) a row of the n-th statement of `rows` that named itself. `names`: the
+/// column whose cell names this statement's row for a later one (a message, for its parts), so
+/// that rows reached through another are matched without a join.
+pub struct Rows<'a> {
+    pub sql: &'a str,
+    pub of: Option<usize>,
+    pub names: Option<usize>,
+}
+
 /// Each session's fingerprint, in the order `sessions` gives them. `sessions` selects one row per
-/// session, its id first, then every cell a read of it uses; each of `rows` selects rows that
-/// belong to a session, the session's id first, then every cell a read uses. Rows of an id that
-/// `sessions` does not give belong to no session and are passed over.
+/// session, its id first, then every cell a read of it uses; each of `rows` selects every cell a
+/// read uses of rows that belong to sessions (see `Rows`). Rows that belong to no session that
+/// `sessions` gives are passed over, as a read through joins would pass them over.
 pub fn session_fingerprints(
     conn: &Connection,
     sessions: &str,
-    rows: &[&str],
+    rows: &[Rows<'_>],
 ) -> rusqlite::Result<Vec<(String, Fingerprint)>> {
     let mut h = Xxh3::new();
     let schema = {
@@ -34,32 +44,56 @@ pub fn session_fingerprints(
         sum
     };
     let mut out: Vec<(String, Fingerprint)> = Vec::new();
-    let mut at: HashMap<Vec<u8>, usize> = HashMap::new();
-    for (table, sql) in std::iter::once(sessions)
-        .chain(rows.iter().copied())
-        .enumerate()
+    // The sessions by id, and for each statement that names its rows, the sessions of each.
+    let mut by_id: HashMap<Fingerprint, Vec<usize>> = HashMap::default();
     {
-        let mut st = conn.prepare(sql)?;
+        let mut st = conn.prepare(sessions)?;
         let mut q = st.query([])?;
         while let Some(r) = q.next()? {
-            let id = match r.get_ref(0)? {
-                ValueRef::Text(b) | ValueRef::Blob(b) => b,
-                _ => continue,
+            let Some(id) = cell_bytes(r.get_ref(0)?) else {
+                continue;
             };
-            let i = if table == 0 {
-                out.push((String::from_utf8_lossy(id).into_owned(), schema));
-                at.insert(id.to_vec(), out.len() - 1);
-                out.len() - 1
-            } else {
-                match at.get(id) {
-                    Some(&i) => i,
-                    None => continue,
-                }
-            };
-            out[i].1 = out[i].1.wrapping_add(row_hash(&mut h, table as u8, r)?);
+            by_id.entry(xxh3_128(id)).or_default().push(out.len());
+            let print = schema.wrapping_add(row_hash(&mut h, 0, r)?);
+            out.push((String::from_utf8_lossy(id).into_owned(), print));
         }
     }
+    let mut named: Vec<HashMap<Fingerprint, Vec<usize>>> = Vec::with_capacity(rows.len());
+    for (n, statement) in rows.iter().enumerate() {
+        let owners = match statement.of {
+            None => &by_id,
+            Some(k) if k < n => &named[k],
+            Some(_) => return Err(rusqlite::Error::InvalidQuery),
+        };
+        let mut names: HashMap<Fingerprint, Vec<usize>> = HashMap::default();
+        let mut st = conn.prepare(statement.sql)?;
+        let mut q = st.query([])?;
+        while let Some(r) = q.next()? {
+            let Some(sessions) = cell_bytes(r.get_ref(0)?).and_then(|k| owners.get(&xxh3_128(k)))
+            else {
+                continue;
+            };
+            let print = row_hash(&mut h, n as u8 + 1, r)?;
+            for &i in sessions {
+                out[i].1 = out[i].1.wrapping_add(print);
+            }
+            if let Some(c) = statement.names {
+                if let Some(own) = cell_bytes(r.get_ref(c)?) {
+                    names.entry(xxh3_128(own)).or_default().extend(sessions);
+                }
+            }
+        }
+        named.push(names);
+    }
     Ok(out)
+}
+
+/// An id cell's bytes (text or blob; other cells name nothing).
+fn cell_bytes(v: ValueRef<'_>) -> Option<&[u8]> {
+    match v {
+        ValueRef::Text(b) | ValueRef::Blob(b) => Some(b),
+        _ => None,
+    }
 }
 
 /// The hash of one row of statement number `table`: each cell's type, length and bytes, so no
@@ -106,11 +140,19 @@ mod tests {
         c
     }
 
+    fn rows(sql: &str) -> Rows<'_> {
+        Rows {
+            sql,
+            of: None,
+            names: None,
+        }
+    }
+
     fn prints(c: &Connection) -> Vec<(String, Fingerprint)> {
         session_fingerprints(
             c,
             "SELECT id, title FROM s ORDER BY id",
-            &["SELECT sid, id, data, n FROM m"],
+            &[rows("SELECT sid, id, data, n FROM m")],
         )
         .unwrap()
     }
@@ -152,10 +194,66 @@ mod tests {
         let reversed = session_fingerprints(
             &db(),
             "SELECT id, title FROM s ORDER BY id",
-            &["SELECT sid, id, data, n FROM m ORDER BY id DESC"],
+            &[rows("SELECT sid, id, data, n FROM m ORDER BY id DESC")],
         )
         .unwrap();
         assert_eq!(reversed, before, "the rows' order");
+    }
+
+    /// Rows reached through another statement's rows (parts through their message) belong to
+    /// that row's session, and move with it.
+    #[test]
+    fn rows_reached_through_a_named_row_belong_to_its_session() {
+        let linked = |c: &Connection| {
+            session_fingerprints(
+                c,
+                "SELECT id, title FROM s ORDER BY id",
+                &[
+                    Rows {
+                        sql: "SELECT sid, id, data, n FROM m",
+                        of: None,
+                        names: Some(1),
+                    },
+                    Rows {
+                        sql: "SELECT mid, data FROM p",
+                        of: Some(0),
+                        names: None,
+                    },
+                ],
+            )
+            .unwrap()
+        };
+        let with_parts = || {
+            let c = db();
+            c.execute_batch(
+                "CREATE TABLE p(mid TEXT, data TEXT);
+                 INSERT INTO p VALUES ('1', 'part of a'), ('3', 'part of b'), ('9', 'of nothing');",
+            )
+            .unwrap();
+            c
+        };
+        let before = linked(&with_parts());
+        for (change, moved) in [
+            (
+                "UPDATE p SET data = 'changed' WHERE mid = '1'",
+                [true, false],
+            ),
+            ("INSERT INTO p VALUES ('2', 'another')", [true, false]),
+            ("DELETE FROM p WHERE mid = '3'", [false, true]),
+            ("UPDATE p SET mid = '3' WHERE mid = '1'", [true, true]),
+            ("UPDATE m SET sid = 'b' WHERE id = '1'", [true, true]),
+            (
+                "INSERT INTO p VALUES ('8', 'of no message')",
+                [false, false],
+            ),
+        ] {
+            let c = with_parts();
+            c.execute_batch(change).unwrap();
+            let after = linked(&c);
+            for i in 0..2 {
+                assert_eq!(after[i].1 != before[i].1, moved[i], "{change}: session {i}");
+            }
+        }
     }
 
     /// A read picks its columns from the schema: a new column changes every fingerprint.
@@ -173,12 +271,15 @@ mod tests {
     #[test]
     fn rows_of_two_statements_do_not_cancel_out() {
         let c = db();
-        let one =
-            session_fingerprints(&c, "SELECT id FROM s", &["SELECT sid, data FROM m"]).unwrap();
+        let one = session_fingerprints(&c, "SELECT id FROM s", &[rows("SELECT sid, data FROM m")])
+            .unwrap();
         let two = session_fingerprints(
             &c,
             "SELECT id FROM s",
-            &["SELECT sid, data FROM m", "SELECT sid, data FROM m"],
+            &[
+                rows("SELECT sid, data FROM m"),
+                rows("SELECT sid, data FROM m"),
+            ],
         )
         .unwrap();
         assert!(one.iter().zip(&two).all(|(a, b)| a.1 != b.1));

@@ -13,7 +13,7 @@ use crate::agents::openclaw::apply_index_totals;
 use crate::agents::pi_family;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary};
-use crate::read::fingerprint::{session_fingerprints, Fingerprint};
+use crate::read::fingerprint::{session_fingerprints, Fingerprint, Rows};
 use crate::read::sqlite::{columns, has_table, open_read_only};
 use crate::read::tree::TreeDoc;
 
@@ -238,7 +238,11 @@ pub fn fingerprints(path: &Path) -> Result<Vec<(String, Fingerprint)>> {
         &format!(
             "SELECT w.session_id, w.*{nodes} FROM session_windows w {join} ORDER BY w.session_id"
         ),
-        &["SELECT session_id, * FROM transcript_events"],
+        &[Rows {
+            sql: "SELECT session_id, * FROM transcript_events",
+            of: None,
+            names: None,
+        }],
     )
     .map_err(|e| Error::parse(path.display(), e))
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::build;
 use super::AGENT;
 use crate::model::{from_epoch_guess, truncate_title, Message, Session, SessionSummary};
-use crate::read::fingerprint::{session_fingerprints, Fingerprint};
+use crate::read::fingerprint::{session_fingerprints, Fingerprint, Rows};
 use crate::read::sqlite::{all_columns, cell_f64, cell_string, col_or_null, columns, row_to_json};
 
 const SESSION_COLUMNS: &[&str] = &[
@@ -188,8 +188,16 @@ pub fn fingerprints(conn: &Connection) -> rusqlite::Result<Vec<(String, Fingerpr
         conn,
         "SELECT s.id, s.* FROM session s ORDER BY s.id",
         &[
-            "SELECT m.session_id, m.* FROM message m",
-            "SELECT m.session_id, p.* FROM part p JOIN message m ON m.id = p.message_id",
+            Rows {
+                sql: "SELECT m.session_id, m.id, m.* FROM message m",
+                of: None,
+                names: Some(1),
+            },
+            Rows {
+                sql: "SELECT p.message_id, p.* FROM part p",
+                of: Some(0),
+                names: None,
+            },
         ],
     )
 }
