@@ -237,3 +237,34 @@ describe('ranking and snippets', () => {
     expect(v.find((s) => s.sessionId === BASE_ID).matchCount).toBe(3)
   })
 })
+
+describe('text past ASCII', () => {
+  // Results cross from Rust as JSON with every character past ASCII escaped; they must arrive
+  // as the agent wrote them: accents, CJK, an emoji (a surrogate pair), typographic quotes and
+  // U+2028, which JSON allows raw and JavaScript source did not.
+  const PROMPT = 'Crab 🦀 café naïve 大别山 “quoted” \u2028 okapi end'
+  let own
+  beforeAll(() => {
+    own = copyDemoHome()
+    const id = 'aaaaaaaa-0000-4000-8000-00000000000f'
+    const text = readFileSync(join(own, BASE_DIR, `${BASE_ID}.jsonl`), 'utf8')
+      .replaceAll(BASE_ID, id)
+      .replaceAll(BASE_PROMPT, PROMPT)
+      .replace(/"aiTitle":"[^"]*"/, `"aiTitle":${JSON.stringify(PROMPT)}`)
+    writeFileSync(join(own, BASE_DIR, `${id}.jsonl`), text)
+  })
+  afterAll(() => removeDir(own))
+
+  it('arrives in list and search as written (titles and snippets fold whitespace)', async () => {
+    const shown = 'Crab 🦀 café naïve 大别山 “quoted” okapi end'
+    const listed = await withHome(own, () => createClient().sessions.list('claude'))
+    expect(listed.filter((s) => s.title === shown)).toHaveLength(1)
+    const [hit] = await search({ text: 'okapi' }, own)
+    expect(hit.title).toBe(shown)
+    expect(hit.snippet).toBe('Crab 🦀 café naïve 大别山 “quoted” >>>okapi<<< end')
+    const [cjk] = await search({ text: '大别山', agent: 'claude' }, own)
+    expect(cjk.title).toBe(shown)
+    const session = await withHome(own, () => createClient().sessions.get('claude', hit.sessionId))
+    expect(session.messages[0].content).toBe(PROMPT)
+  })
+})

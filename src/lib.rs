@@ -37,8 +37,37 @@ fn field<'a>(v: &'a Value, key: &str) -> &'a Value {
     v.get(key).unwrap_or(&Value::Null)
 }
 
+/// JSON text for the JS layer to parse, in ASCII: characters past it are written as `\u` escapes.
+/// V8 makes a string from ASCII bytes several times faster than from UTF-8 with other characters
+/// in it (7.5 -> 2 ms for a listing of 3,750 sessions), and JSON.parse reads the same values.
 fn json<T: serde::Serialize>(v: &T) -> CoreResult<String> {
-    serde_json::to_string(v).map_err(|e| CoreError::internal(e.to_string()))
+    let mut out = Vec::with_capacity(4096);
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, AsciiOnly);
+    v.serialize(&mut ser)
+        .map_err(|e| CoreError::internal(e.to_string()))?;
+    String::from_utf8(out).map_err(|e| CoreError::internal(e.to_string()))
+}
+
+/// serde_json's compact output, with every character past ASCII escaped.
+struct AsciiOnly;
+
+impl serde_json::ser::Formatter for AsciiOnly {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut start = 0;
+        for (i, c) in fragment.char_indices().filter(|(_, c)| !c.is_ascii()) {
+            w.write_all(&fragment.as_bytes()[start..i])?;
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                write!(w, "\\u{u:04x}")?;
+            }
+            start = i + c.len_utf8();
+        }
+        w.write_all(&fragment.as_bytes()[start..])
+    }
 }
 
 /// One unit of work for the thread pool, whose result `T` becomes a JS value on the main thread:
