@@ -574,6 +574,44 @@ fn clearing_removes_every_formats_files_and_only_those() {
 }
 
 #[test]
+fn an_upgrade_removes_older_formats_files_and_keeps_the_others() {
+    let (tmp, home) = demo_copy();
+    let cache = tmp.path().join("cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    let older = [
+        "index-v3.sqlite",
+        "index-v3.sqlite-wal",
+        "index-v1.sqlite-shm",
+    ];
+    let kept = [
+        "index-v99.sqlite",
+        "index-v12.sqlite-shm",
+        "notes.txt",
+        "index-v3.sqlite.bak",
+    ];
+    for name in older.iter().chain(&kept) {
+        std::fs::write(cache.join(name), b"x").unwrap();
+    }
+    let (with, without) = (indexed(&cache), scanning());
+    agree(&home, &with, &without);
+    let mut left: Vec<String> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| {
+            !n.starts_with(&format!(
+                "index-v{}.",
+                agent_mux_sessions::index::store::FORMAT
+            ))
+        })
+        .collect();
+    left.sort();
+    let mut want: Vec<String> = kept.iter().map(|s| s.to_string()).collect();
+    want.sort();
+    assert_eq!(left, want);
+    assert!(agent_mux_sessions::index::store::path_in(&cache).is_file());
+}
+
+#[test]
 fn an_unwritable_cache_dir_means_reading_the_stores() {
     let (tmp, home) = demo_copy();
     // A directory that cannot be made (a file is in the way: unwritable even for root), and,

@@ -132,6 +132,12 @@ pub fn open(dir: &Path) -> Result<Connection, Fault> {
             "BEGIN IMMEDIATE; {SCHEMA} PRAGMA user_version = {FORMAT}; COMMIT;"
         ))?;
     }
+    if version == 0 {
+        // An upgrade's first index: the older format's file (often hundreds of MB) would
+        // otherwise stay until `index clear`. An older agent-mux still in use rebuilds its own
+        // once; a newer format's file is left alone. Failing to remove one is no fault.
+        let _ = remove_formats(dir, |format| format < FORMAT as u64);
+    }
     Ok(conn)
 }
 
@@ -154,17 +160,25 @@ fn create_private(path: &Path) -> std::io::Result<()> {
     o.open(path).map(drop)
 }
 
-/// Remove the index files of every format in `dir`: an upgrade to a new format leaves the old
-/// file behind (another version of agent-mux may still use it), and clearing the index is the
-/// user's word that none is wanted. Other files in `dir` are left alone.
+/// Remove the index files of every format in `dir` (clearing the index is the user's word that
+/// none is wanted, a newer version's included). Other files in `dir` are left alone.
 pub fn remove_all(dir: &Path) -> std::io::Result<()> {
+    remove_formats(dir, |_| true)
+}
+
+/// Remove the index files in `dir` of the formats `which` picks.
+fn remove_formats(dir: &Path, which: impl Fn(u64) -> bool) -> std::io::Result<()> {
     let entries = match std::fs::read_dir(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         other => other?,
     };
     for e in entries {
         let e = e?;
-        if e.file_name().to_str().is_some_and(is_index_file) {
+        if e.file_name()
+            .to_str()
+            .and_then(index_format)
+            .is_some_and(&which)
+        {
             remove_if_there(&e.path())?;
         }
     }
@@ -179,13 +193,14 @@ fn remove_if_there(path: &Path) -> std::io::Result<()> {
     }
 }
 
-/// `index-v<format>.sqlite` and its `-wal` and `-shm`.
-fn is_index_file(name: &str) -> bool {
-    let Some(rest) = name.strip_prefix("index-v") else {
-        return false;
-    };
+/// The format of `index-v<format>.sqlite` and of its `-wal` and `-shm`; `None` for other names.
+fn index_format(name: &str) -> Option<u64> {
+    let rest = name.strip_prefix("index-v")?;
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    digits > 0 && matches!(&rest[digits..], ".sqlite" | ".sqlite-wal" | ".sqlite-shm")
+    match &rest[digits..] {
+        ".sqlite" | ".sqlite-wal" | ".sqlite-shm" => rest[..digits].parse().ok(),
+        _ => None,
+    }
 }
 
 /// Remove the index files in `dir` (this format's), if any.
