@@ -72,16 +72,15 @@ class Option {
   }
 
   value(raw, previous) {
+    const invalid = (why) => new UsageError(`option '${this.flags}' argument '${raw}' is invalid. ${why}`)
     if (this.allowed && !this.allowed.includes(raw)) {
-      throw new UsageError(`option '${this.flags}' argument '${raw}' is invalid. Allowed choices are ${this.allowed.join(', ')}.`)
+      throw invalid(`Allowed choices are ${this.allowed.join(', ')}.`)
     }
     if (!this.parse) return raw
     try {
       return this.parse(raw, previous)
     } catch (e) {
-      if (e instanceof InvalidArgumentError) {
-        throw new UsageError(`option '${this.flags}' argument '${raw}' is invalid. ${e.message}`)
-      }
+      if (e instanceof InvalidArgumentError) throw invalid(e.message)
       throw e
     }
   }
