@@ -45,7 +45,7 @@ pub fn session_fingerprints(
     };
     let mut out: Vec<(String, Fingerprint)> = Vec::new();
     // The sessions by id, and for each statement that names its rows, the sessions of each.
-    let mut by_id: HashMap<Fingerprint, Vec<usize>> = HashMap::default();
+    let mut by_id: HashMap<Fingerprint, Owners> = HashMap::default();
     {
         let mut st = conn.prepare(sessions)?;
         let mut q = st.query([])?;
@@ -53,19 +53,19 @@ pub fn session_fingerprints(
             let Some(id) = cell_bytes(r.get_ref(0)?) else {
                 continue;
             };
-            by_id.entry(xxh3_128(id)).or_default().push(out.len());
+            Owners::add(&mut by_id, xxh3_128(id), &[out.len()]);
             let print = schema.wrapping_add(row_hash(&mut h, 0, r)?);
             out.push((String::from_utf8_lossy(id).into_owned(), print));
         }
     }
-    let mut named: Vec<HashMap<Fingerprint, Vec<usize>>> = Vec::with_capacity(rows.len());
+    let mut named: Vec<HashMap<Fingerprint, Owners>> = Vec::with_capacity(rows.len());
     for (n, statement) in rows.iter().enumerate() {
         let owners = match statement.of {
             None => &by_id,
             Some(k) if k < n => &named[k],
             Some(_) => return Err(rusqlite::Error::InvalidQuery),
         };
-        let mut names: HashMap<Fingerprint, Vec<usize>> = HashMap::default();
+        let mut names: HashMap<Fingerprint, Owners> = HashMap::default();
         let mut st = conn.prepare(statement.sql)?;
         let mut q = st.query([])?;
         while let Some(r) = q.next()? {
@@ -73,19 +73,54 @@ pub fn session_fingerprints(
             else {
                 continue;
             };
+            let sessions = sessions.as_slice();
             let print = row_hash(&mut h, n as u8 + 1, r)?;
             for &i in sessions {
                 out[i].1 = out[i].1.wrapping_add(print);
             }
             if let Some(c) = statement.names {
                 if let Some(own) = cell_bytes(r.get_ref(c)?) {
-                    names.entry(xxh3_128(own)).or_default().extend(sessions);
+                    Owners::add(&mut names, xxh3_128(own), sessions);
                 }
             }
         }
         named.push(names);
     }
     Ok(out)
+}
+
+/// The sessions an id belongs to: one, nearly always, held without an allocation (a map entry
+/// per message of a store). An id given twice, in a table without a key on it, belongs to each.
+enum Owners {
+    One(usize),
+    Many(Vec<usize>),
+}
+
+impl Owners {
+    fn as_slice(&self) -> &[usize] {
+        match self {
+            Owners::One(i) => std::slice::from_ref(i),
+            Owners::Many(v) => v,
+        }
+    }
+
+    /// Add `sessions` to what `id` belongs to in `map`.
+    fn add(map: &mut HashMap<Fingerprint, Owners>, id: Fingerprint, sessions: &[usize]) {
+        use std::collections::hash_map::Entry;
+        match (map.entry(id), sessions) {
+            (Entry::Vacant(e), [one]) => {
+                e.insert(Owners::One(*one));
+            }
+            (Entry::Vacant(e), many) => {
+                e.insert(Owners::Many(many.to_vec()));
+            }
+            (Entry::Occupied(mut e), more) => {
+                let mut all = e.get().as_slice().to_vec();
+                all.extend_from_slice(more);
+                e.insert(Owners::Many(all));
+            }
+        }
+    }
 }
 
 /// An id cell's bytes (text or blob; other cells name nothing).
@@ -254,6 +289,48 @@ mod tests {
                 assert_eq!(after[i].1 != before[i].1, moved[i], "{change}: session {i}");
             }
         }
+    }
+
+    /// An id given twice (a table with no key on it) names a row of each session: what reaches
+    /// it belongs to both, as a join would have it.
+    #[test]
+    fn rows_reached_through_an_id_given_twice_belong_to_each_session() {
+        let c = Connection::open_in_memory().unwrap();
+        c.execute_batch(
+            "CREATE TABLE s(id TEXT); CREATE TABLE m(sid TEXT, id TEXT); CREATE TABLE p(mid TEXT, t TEXT);
+             INSERT INTO s VALUES ('a'), ('b'), ('c');
+             INSERT INTO m VALUES ('a', 'x'), ('b', 'x'), ('c', 'y');
+             INSERT INTO p VALUES ('x', 'one'), ('y', 'two');",
+        )
+        .unwrap();
+        let prints = |c: &Connection| {
+            let p = session_fingerprints(
+                c,
+                "SELECT id FROM s ORDER BY id",
+                &[
+                    Rows {
+                        sql: "SELECT sid, id FROM m",
+                        of: None,
+                        names: Some(1),
+                    },
+                    Rows {
+                        sql: "SELECT mid, t FROM p",
+                        of: Some(0),
+                        names: None,
+                    },
+                ],
+            )
+            .unwrap();
+            p.into_iter().map(|(_, f)| f).collect::<Vec<_>>()
+        };
+        let before = prints(&c);
+        c.execute_batch("UPDATE p SET t = 'changed' WHERE mid = 'x'")
+            .unwrap();
+        let after = prints(&c);
+        assert_eq!(
+            [0, 1, 2].map(|i| after[i] != before[i]),
+            [true, true, false]
+        );
     }
 
     /// A read picks its columns from the schema: a new column changes every fingerprint.
