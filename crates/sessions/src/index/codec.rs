@@ -128,9 +128,13 @@ impl<'a> Reader<'a> {
         Ok(((u >> 1) as i64) ^ -((u & 1) as i64))
     }
     fn f64(&mut self) -> R<f64> {
-        let (head, rest) = self.b.split_at_checked(8).ok_or(Corrupt)?;
+        Ok(f64::from_le_bytes(self.fixed()?))
+    }
+    /// `N` bytes as they are (a number of fixed width).
+    fn fixed<const N: usize>(&mut self) -> R<[u8; N]> {
+        let (head, rest) = self.b.split_at_checked(N).ok_or(Corrupt)?;
         self.b = rest;
-        Ok(f64::from_le_bytes(head.try_into().map_err(|_| Corrupt)?))
+        head.try_into().map_err(|_| Corrupt)
     }
     fn str(&mut self) -> R<String> {
         Ok(self.str_ref()?.to_string())
@@ -309,12 +313,7 @@ pub fn decode_fingerprints(b: &[u8]) -> R<Vec<(String, Fingerprint)>> {
     let v = (0..n)
         .map(|_| {
             let id = r.str()?;
-            let (head, rest) = r.b.split_at_checked(16).ok_or(Corrupt)?;
-            r.b = rest;
-            Ok((
-                id,
-                Fingerprint::from_le_bytes(head.try_into().map_err(|_| Corrupt)?),
-            ))
+            Ok((id, Fingerprint::from_le_bytes(r.fixed()?)))
         })
         .collect::<R<_>>()?;
     r.done()?;

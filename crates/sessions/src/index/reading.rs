@@ -130,8 +130,13 @@ pub(super) fn held(
     src: &Source,
     part: Part,
 ) -> rusqlite::Result<Option<Held>> {
+    // The summaries read then, for summaries only (a search does not read the blob).
+    let summaries = match part {
+        Part::Summaries => "summaries",
+        Part::Documents => "NULL",
+    };
     let sql = format!(
-        "SELECT {}, summaries FROM source WHERE agent = ?1 AND path = ?2",
+        "SELECT {}, {summaries} FROM source WHERE agent = ?1 AND path = ?2",
         part.prints_column()
     );
     let decoded = tx

@@ -205,11 +205,5 @@ fn index_format(name: &str) -> Option<u64> {
 
 /// Remove the index files in `dir` (this format's), if any.
 pub fn remove(dir: &Path) -> std::io::Result<()> {
-    let path = path_in(dir);
-    for suffix in ["", "-wal", "-shm"] {
-        let mut p = path.as_os_str().to_owned();
-        p.push(suffix);
-        remove_if_there(&PathBuf::from(p))?;
-    }
-    Ok(())
+    remove_formats(dir, |format| format == FORMAT as u64)
 }
