@@ -174,6 +174,18 @@ pub fn matches(s: &SessionSummary, f: &Filters) -> bool {
     true
 }
 
+/// Whether `matches` looks at more of a summary than its dates.
+pub fn looks_past_dates(f: &Filters) -> bool {
+    let Filters {
+        since: _,
+        until: _,
+        model,
+        tags,
+        cwd,
+    } = f;
+    model.is_some() || tags.as_ref().is_some_and(|t| !t.is_empty()) || cwd.is_some()
+}
+
 fn cost_of(s: &SessionSummary) -> f64 {
     s.cost.as_ref().map(|c| c.total_usd).unwrap_or(0.0)
 }

@@ -224,10 +224,10 @@ fn put_summary(w: &mut Writer, s: &SessionSummary) {
 }
 
 fn get_summary(r: &mut Reader) -> R<SessionSummary> {
-    let (agent, session_id) = (r.str()?, r.str()?);
+    let (agent, session_id) = (r.str_ref()?, r.str_ref()?);
     let (unified_id, title) = (r.str()?, r.str()?);
     let (created_at, updated_at) = (r.time()?, r.time()?);
-    let mut s = SessionSummary::new(&agent, &session_id, created_at, updated_at);
+    let mut s = SessionSummary::new(agent, session_id, created_at, updated_at);
     s.unified_id = unified_id;
     s.title = title;
     s.turn_count = r.u64()?;
@@ -294,6 +294,20 @@ pub fn decode_summary(b: &[u8]) -> R<SessionSummary> {
     let s = get_summary(&mut r)?;
     r.done()?;
     Ok(s)
+}
+
+/// The head of a stored summary: its agent, session id (and so unified id) and dates, the rest
+/// left at its defaults. What ranking a hit needs, at a fraction of the cost
+/// of the whole: a broad search ranks thousands of hits to return a few.
+pub fn decode_summary_head(b: &[u8]) -> R<SessionSummary> {
+    let mut r = Reader::new(b);
+    let (agent, session_id) = (r.str_ref()?, r.str_ref()?);
+    r.skip_str()?; // unified id
+    r.skip_str()?; // title
+    let (created_at, updated_at) = (r.time()?, r.time()?);
+    Ok(SessionSummary::new(
+        agent, session_id, created_at, updated_at,
+    ))
 }
 
 /// The fingerprints of a source's sessions (`agents::ManySessions`), in its order.
@@ -551,6 +565,33 @@ pub fn decode_vocabulary(b: &[u8]) -> R<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_summary_head_holds_the_ids_and_dates_of_the_whole() {
+        let t = |s: i64| DateTime::from_timestamp(s, 5_000_000).unwrap();
+        let mut s = SessionSummary::new("claude", "abc-1", t(1_700_000_000), t(1_700_000_900));
+        s.title = "a title".into();
+        s.cwd = Some("/w".into());
+        s.tags = vec!["x".into()];
+        s.turn_count = 3;
+        let b = summary(&s);
+        let head = decode_summary_head(&b).unwrap();
+        let whole = decode_summary(&b).unwrap();
+        assert_eq!(whole, s);
+        assert_eq!(
+            (&head.agent, &head.session_id, &head.unified_id),
+            (&s.agent, &s.session_id, &s.unified_id)
+        );
+        assert_eq!(
+            (head.created_at, head.updated_at),
+            (s.created_at, s.updated_at)
+        );
+        assert_eq!(
+            (head.title.as_str(), head.cwd, head.turn_count),
+            ("", None, 0)
+        );
+        assert!(decode_summary_head(&b[..4]).is_err());
+    }
 
     #[test]
     fn an_outline_finds_each_message_and_the_call_ids_it_names() {

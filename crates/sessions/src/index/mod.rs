@@ -25,7 +25,7 @@ use crate::context::Context;
 use crate::model::SessionSummary;
 use crate::query::Query;
 use crate::search::scan::{self, FileHit};
-use crate::search::Files;
+use crate::search::{Completed, Files, PendingSummary};
 use rayon::prelude::*;
 
 pub mod codec;
@@ -92,7 +92,13 @@ impl Default for IndexedFiles {
 }
 
 impl Files for IndexedFiles {
-    fn hits(&self, ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<FileHit> {
+    fn hits(
+        &self,
+        ctx: &Context,
+        agents: &[&'static dyn Agent],
+        q: &Query,
+        pending: PendingSummary,
+    ) -> Vec<FileHit> {
         if agents.is_empty() {
             return Vec::new();
         }
@@ -108,7 +114,7 @@ impl Files for IndexedFiles {
             }
             // One snapshot for the hits and their completion, whatever other processes write.
             conn.execute_batch("BEGIN")?;
-            search::search(&conn, sources, q)
+            search::search(&conn, sources, q, pending)
         })();
         match settle(&dir, found) {
             Some(hits) => {
@@ -119,7 +125,7 @@ impl Files for IndexedFiles {
         }
     }
 
-    fn complete(&self, q: &Query, keys: &[u64]) -> Option<Vec<(u32, Option<String>)>> {
+    fn complete(&self, q: &Query, keys: &[u64]) -> Option<Vec<Completed>> {
         if keys.is_empty() {
             return Some(Vec::new());
         }

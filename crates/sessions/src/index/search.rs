@@ -21,8 +21,8 @@ use crate::query::prefilter::Prefilter;
 use crate::query::text::is_cjk;
 use crate::search::scan::{rank, Examined, FileHit, ReadSession};
 use crate::search::score::{adjacency_leaf, analyse, Matcher, Stats, FIELDS};
-use crate::search::take_in_order;
 use crate::search::terms::TermCount;
+use crate::search::{take_in_order, Completed, PendingSummary};
 
 /// The sources a search covers, in the scan's order (largest first, so that of two equal hits
 /// on one session the same copy is kept): id and sessions held.
@@ -40,11 +40,16 @@ fn covered(sources: Vec<Synced>) -> Vec<(i64, usize)> {
 }
 
 /// Search the indexed documents of `sources` (already brought up to date).
-pub fn search(conn: &Connection, sources: Vec<Synced>, q: &Query) -> Result<Vec<FileHit>, Fault> {
+pub fn search(
+    conn: &Connection,
+    sources: Vec<Synced>,
+    q: &Query,
+    pending: PendingSummary,
+) -> Result<Vec<FileHit>, Fault> {
     let covered = covered(sources);
     let in_scope: HashSet<i64> = covered.iter().map(|&(id, _)| id).collect();
     let read = match one_word_leaves(q) {
-        Some(words) => from_counts(conn, q, &words, &in_scope)?,
+        Some(words) => from_counts(conn, q, &words, &in_scope, pending)?,
         None => by_analysis(conn, q, &in_scope)?,
     };
     Ok(rank(q, examined(covered, read)))
@@ -87,12 +92,14 @@ fn token_range(word: &str, prefix: bool) -> (String, String) {
 /// Sessions of sources in scope, per source, in doc id order.
 type BySource = HashMap<i64, Vec<ReadSession>>;
 
-/// Statistics of every session holding one of the words, from the stored counts alone.
+/// Statistics of every session holding one of the words, from the stored counts alone; the
+/// summaries of those that match as much as `pending` asks.
 fn from_counts(
     conn: &Connection,
     q: &Query,
     words: &[(&str, bool)],
     in_scope: &HashSet<i64>,
+    pending: PendingSummary,
 ) -> Result<BySource, Fault> {
     struct Counted {
         source: i64,
@@ -149,9 +156,12 @@ fn from_counts(
                 lengths: c.lengths,
                 snippet: None,
             };
-            let hit = match stats.matches(q) {
-                true => Some(decode_summary(&c.summary)?),
-                false => None,
+            let hit = match (stats.matches(q), pending) {
+                (false, _) => None,
+                (true, PendingSummary::Whole) => Some(decode_summary(&c.summary)?),
+                (true, PendingSummary::Head) => {
+                    Some(codec::decode_summary_head(&c.summary).map_err(|_| corrupt())?)
+                }
             };
             let most = match side_by_side {
                 true => c.per_leaf.iter().map(|t| t.body).min().unwrap_or(0),
@@ -254,20 +264,21 @@ fn in_all(sets: impl Iterator<Item = Result<HashSet<i64>, Fault>>) -> Result<Has
     Ok(out.unwrap_or_default())
 }
 
-/// The side-by-side count and snippet of the docs `keys` (hits left pending by `from_counts`).
-pub fn complete(
-    conn: &Connection,
-    q: &Query,
-    keys: &[u64],
-) -> Result<Vec<(u32, Option<String>)>, Fault> {
+/// The docs `keys` (hits left pending by `from_counts`) completed.
+pub fn complete(conn: &Connection, q: &Query, keys: &[u64]) -> Result<Vec<Completed>, Fault> {
     let blobs = stored(conn, keys.iter().map(|&k| k as i64), |_| true)?;
     let pf = Prefilter::new(q);
     let matcher = Matcher::new(q, &pf);
     blobs
         .par_iter()
         .map(|(_, _, summary, messages)| {
-            let st = analyse(&matcher, &session(summary, messages)?);
-            Ok((st.adjacent_tf, st.snippet))
+            let s = session(summary, messages)?;
+            let st = analyse(&matcher, &s);
+            Ok(Completed {
+                adjacent: st.adjacent_tf,
+                snippet: st.snippet,
+                summary: s.summary,
+            })
         })
         .collect()
 }

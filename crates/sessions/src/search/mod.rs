@@ -56,25 +56,53 @@ impl Found {
 /// An agent's summaries (unpriced, as `list` reads them) of the sessions with the given ids.
 pub type SummariesOf<'a> = dyn Fn(&dyn Agent, &HashSet<&str>) -> Vec<SessionSummary> + Sync + 'a;
 
+/// What the summary of a hit left pending holds until the hit is completed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PendingSummary {
+    Whole,
+    /// Its ids and dates only (`SessionSummary::new`): enough to rank it when nothing before
+    /// the cut looks further (`list::looks_past_dates`, no early pricing).
+    Head,
+}
+
+/// A pending hit completed: the side-by-side count, the snippet, and the whole summary.
+pub struct Completed {
+    pub adjacent: u32,
+    pub snippet: Option<String>,
+    pub summary: SessionSummary,
+}
+
 /// Where the hits of the agents without a search of their own come from: the scan, or the
 /// index, which may leave hits pending (`scan::Pending`) and completes those a result needs.
 pub trait Files {
-    fn hits(&self, ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<scan::FileHit>;
+    fn hits(
+        &self,
+        ctx: &Context,
+        agents: &[&'static dyn Agent],
+        q: &Query,
+        pending: PendingSummary,
+    ) -> Vec<scan::FileHit>;
 
-    /// The side-by-side count and snippet of the sessions of pending hits, by key, in order;
-    /// `None` when they cannot be read any more (the search then scans instead).
-    fn complete(&self, q: &Query, keys: &[u64]) -> Option<Vec<(u32, Option<String>)>>;
+    /// The sessions of pending hits completed, by key, in order; `None` when they cannot be
+    /// read any more (the search then scans instead).
+    fn complete(&self, q: &Query, keys: &[u64]) -> Option<Vec<Completed>>;
 }
 
 /// The scan: every hit complete.
 pub struct Scan;
 
 impl Files for Scan {
-    fn hits(&self, ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<scan::FileHit> {
+    fn hits(
+        &self,
+        ctx: &Context,
+        agents: &[&'static dyn Agent],
+        q: &Query,
+        _: PendingSummary,
+    ) -> Vec<scan::FileHit> {
         scan::scan(ctx, agents, q)
     }
 
-    fn complete(&self, _: &Query, keys: &[u64]) -> Option<Vec<(u32, Option<String>)>> {
+    fn complete(&self, _: &Query, keys: &[u64]) -> Option<Vec<Completed>> {
         keys.is_empty().then(Vec::new)
     }
 }
@@ -116,6 +144,10 @@ fn run_on(
         q.sort == SearchSort::Cost || q.filters.tags.as_ref().is_some_and(|t| !t.is_empty());
     let no_price = |_: &mut [SessionSummary]| {};
     let early: &dyn Fn(&mut [SessionSummary]) = if price_early { price } else { &no_price };
+    let pending = match price_early || list::looks_past_dates(&q.filters) {
+        true => PendingSummary::Whole,
+        false => PendingSummary::Head,
+    };
     let terms = query.positive.iter().filter(|&&p| p).count();
     let mut found: Vec<Found> = Vec::new();
     let mut scanned: Vec<&'static dyn Agent> = Vec::new();
@@ -130,7 +162,7 @@ fn run_on(
     }
     // Summaries moved out (not copied: a word in every session makes thousands) to be priced.
     let (mut summaries, hits): (Vec<SessionSummary>, Vec<_>) = files
-        .hits(ctx, &scanned, query)
+        .hits(ctx, &scanned, query, pending)
         .into_iter()
         .map(|h| (h.summary, (h.score, h.terms, h.pending)))
         .unzip();
@@ -153,16 +185,16 @@ fn run_on(
     let twice: Vec<usize> = (0..found.len())
         .filter(|&i| found[i].uncertain() && copies[found[i].summary.unified_id.as_str()] > 1)
         .collect();
-    complete(&mut found, &twice, query, files)?;
+    complete(&mut found, &twice, query, files, pending)?;
     let mut found = dedupe(found);
     let recency = recencies(&found, ctx.env.now());
-    settle(&mut found, &recency, q, query, files)?;
+    settle(&mut found, &recency, q, query, files, pending)?;
     let mut found = finish(found, &recency, q);
     let left: Vec<usize> = (0..found.len())
         .filter(|&i| found[i].pending.is_some())
         .collect();
     debug_assert!(left.iter().all(|&i| !found[i].uncertain()));
-    complete(&mut found, &left, query, files)?;
+    complete(&mut found, &left, query, files, pending)?;
     let mut out = with_native_snippets(query, found);
     if !price_early {
         price(&mut out);
@@ -170,8 +202,15 @@ fn run_on(
     Some(out)
 }
 
-/// Complete the pending hits at `at`: their exact score and their snippet.
-fn complete(found: &mut [Found], at: &[usize], query: &Query, files: &dyn Files) -> Option<()> {
+/// Complete the pending hits at `at`: their exact score, their snippet, and (from a head) their
+/// summary.
+fn complete(
+    found: &mut [Found],
+    at: &[usize],
+    query: &Query,
+    files: &dyn Files,
+    pending: PendingSummary,
+) -> Option<()> {
     if at.is_empty() {
         return Some(());
     }
@@ -183,13 +222,19 @@ fn complete(found: &mut [Found], at: &[usize], query: &Query, files: &dyn Files)
     if done.len() != at.len() {
         return None;
     }
-    for (&i, (adjacent, snippet)) in at.iter().zip(done) {
+    for (&i, done) in at.iter().zip(done) {
         let f = &mut found[i];
         if let Some((bonus, _)) = f.pending.take().and_then(|p| p.bonus) {
             // As `Corpus::score` adds it.
-            f.score += bonus.value(adjacent);
+            f.score += bonus.value(done.adjacent);
         }
-        f.summary.snippet = snippet;
+        if pending == PendingSummary::Head {
+            // What ranking has set so far stays.
+            let head = std::mem::replace(&mut f.summary, done.summary);
+            f.summary.match_count = head.match_count;
+            f.summary.relevance_score = head.relevance_score;
+        }
+        f.summary.snippet = done.snippet;
     }
     Some(())
 }
@@ -207,6 +252,7 @@ fn settle(
     q: &SearchQuery,
     query: &Query,
     files: &dyn Files,
+    pending: PendingSummary,
 ) -> Option<()> {
     if !found.iter().any(Found::uncertain) {
         return Some(());
@@ -234,7 +280,7 @@ fn settle(
         if need.is_empty() {
             break;
         }
-        complete(found, &need, query, files)?;
+        complete(found, &need, query, files, pending)?;
     }
     loop {
         let scale = Scale::of(found, recency);
@@ -269,7 +315,7 @@ fn settle(
         if need.is_empty() {
             return Some(());
         }
-        complete(found, &need, query, files)?;
+        complete(found, &need, query, files, pending)?;
     }
 }
 
