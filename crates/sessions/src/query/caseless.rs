@@ -10,12 +10,21 @@ use std::cell::RefCell;
 /// Lowered haystacks are searched in blocks this size, so the copy stays in cache.
 const BLOCK: usize = 64 * 1024;
 
+/// Up to this many needles, `present` looks for each on its own: a vectorised memmem per needle
+/// over a block in cache beats an automaton whose rare-byte skipping stops at every `k` or `p`
+/// of English text, and it stops at each needle's first match, not at every match.
+const PRESENT_ONE_BY_ONE: usize = 8;
+
 thread_local! {
     static LOWERED: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 pub struct Caseless {
     search: Search,
+    /// Each needle on its own, for `present` (up to `PRESENT_ONE_BY_ONE` of them).
+    each_needle: Vec<memchr::memmem::Finder<'static>>,
+    /// The bits of every needle `present` tells apart.
+    all: u64,
     /// The longest needle in bytes: blocks overlap by one less, so no match is cut in two.
     longest: usize,
 }
@@ -57,10 +66,55 @@ impl Caseless {
                     .ok()?,
             ),
         };
+        let each_needle = match lowered.len() <= PRESENT_ONE_BY_ONE {
+            true => lowered
+                .iter()
+                .map(|n| memchr::memmem::Finder::new(n.as_bytes()).into_owned())
+                .collect(),
+            false => Vec::new(),
+        };
         Some(Caseless {
             search,
+            each_needle,
+            all: u64::MAX >> 64usize.saturating_sub(lowered.len()),
             longest: lowered.iter().map(String::len).max().unwrap_or(0),
         })
+    }
+
+    /// `found` with the bit of every needle present in `hay` added (needle `k` is bit `k`; at
+    /// most 64 needles are told apart).
+    pub fn present(&self, hay: &[u8], mut found: u64) -> u64 {
+        let all = self.all;
+        if self.each_needle.is_empty() {
+            self.each(hay, |m| {
+                found |= 1u64.checked_shl(m.needle as u32).unwrap_or(0);
+                found & all != all
+            });
+            return found;
+        }
+        LOWERED.with(|cell| {
+            let mut own = Vec::new();
+            let mut borrowed = cell.try_borrow_mut();
+            let scratch = match borrowed.as_deref_mut() {
+                Ok(s) => s,
+                Err(_) => &mut own,
+            };
+            let overlap = self.longest - 1;
+            let mut start = 0;
+            while start < hay.len() && found & all != all {
+                // A match may start in the overlap: it is in the haystack all the same.
+                let stop = (start + BLOCK + overlap).min(hay.len());
+                scratch.clear();
+                scratch.extend(hay[start..stop].iter().map(u8::to_ascii_lowercase));
+                for (k, finder) in self.each_needle.iter().enumerate() {
+                    if found & (1 << k) == 0 && finder.find(scratch).is_some() {
+                        found |= 1 << k;
+                    }
+                }
+                start += BLOCK;
+            }
+        });
+        found
     }
 
     /// Call `f` with every match in `hay` (in no promised order) until it returns `false`.
@@ -182,6 +236,36 @@ mod tests {
             want.sort_by_key(|m| (m.end, m.needle));
             assert!(want.len() > 1000, "{needle}");
             assert_eq!(all(&c, &hay), want, "{needle}");
+        }
+    }
+
+    #[test]
+    fn present_tells_which_needles_occur_in_any_case_across_block_edges() {
+        let naive_mask = |needles: &[&str], hay: &[u8]| {
+            naive(needles, hay)
+                .iter()
+                .fold(0u64, |m, f| m | 1 << f.needle)
+        };
+        let many: Vec<String> = (0..PRESENT_ONE_BY_ONE + 2)
+            .map(|i| format!("w{i}x"))
+            .collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        for needles in [&["docker", "Compose", "é"][..], &["ab"][..], &many[..]] {
+            let c = Caseless::new(needles).expect("needles");
+            let mut hay = vec![b'.'; 2 * BLOCK + 50];
+            assert_eq!(c.present(&hay, 0), 0);
+            // A needle across the first block's edge, one in the last bytes, another twice.
+            let edge = BLOCK - 2;
+            let first = needles[0].to_ascii_uppercase();
+            hay[edge..edge + first.len()].copy_from_slice(first.as_bytes());
+            let last = needles[needles.len() - 1].as_bytes();
+            let end = hay.len() - last.len();
+            hay[end..].copy_from_slice(last);
+            let want = naive_mask(needles, &hay);
+            assert_eq!(want.count_ones(), 1 + (needles.len() > 1) as u32);
+            assert_eq!(c.present(&hay, 0), want, "{needles:?}");
+            // Bits already found stay, whatever the haystack.
+            assert_eq!(c.present(b"", 1 << 1), 1 << 1);
         }
     }
 

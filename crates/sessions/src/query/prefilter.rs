@@ -190,11 +190,8 @@ impl Prefilter {
         }
     }
 
-    fn scan_bytes_with(&self, finder: &Caseless, bytes: &[u8], mut found: Mask) -> Mask {
-        finder.each(bytes, |m| {
-            found |= 1 << m.needle;
-            found != self.all
-        });
+    fn scan_bytes_with(&self, finder: &Caseless, bytes: &[u8], found: Mask) -> Mask {
+        let mut found = finder.present(bytes, found) & self.all;
         if found == self.all {
             return found;
         }
