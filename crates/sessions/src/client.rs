@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::ids::is_safe_native_id;
 use crate::list::{self, SummaryCache};
 use crate::model::{Session, SessionSummary};
-use crate::options::{CostOptions, ExportFormat, ListOptions, SearchQuery};
+use crate::options::{CostOptions, ExportFormat, ListOptions, ListSort, SearchQuery};
 use crate::search::Query;
 
 #[derive(Default)]
@@ -66,7 +66,13 @@ impl Client {
     ) -> Result<Vec<SessionSummary>> {
         let a = agent(agent_name)?;
         let ctx = self.context(env);
-        Ok(list::apply(self.all_summaries(&ctx, a), opts))
+        if list::priced_before_cut(&opts.filters, opts.sort == ListSort::Cost) {
+            return Ok(list::apply(self.all_summaries(&ctx, a), opts));
+        }
+        // Only the sessions returned are priced (the default cut keeps 100 of thousands).
+        let mut v = list::apply(self.summaries_of(&ctx, a), opts);
+        cost::apply_to_summaries(&ctx, &mut v);
+        Ok(v)
     }
 
     pub fn get(&self, env: Env, agent_name: &str, session_id: &str) -> Result<Session> {

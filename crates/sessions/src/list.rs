@@ -174,6 +174,12 @@ pub fn matches(s: &SessionSummary, f: &Filters) -> bool {
     true
 }
 
+/// Whether prices and run-index tags (`cost::apply_to_summaries`) must be known before the
+/// cut: to sort by cost, or to filter by tag.
+pub fn priced_before_cut(f: &Filters, by_cost: bool) -> bool {
+    by_cost || f.tags.as_ref().is_some_and(|t| !t.is_empty())
+}
+
 /// Whether `matches` looks at more of a summary than its dates.
 pub fn looks_past_dates(f: &Filters) -> bool {
     let Filters {

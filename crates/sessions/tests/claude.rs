@@ -771,6 +771,23 @@ fn list_sees_claudes_fields_and_subagent_files() {
         ids(by(ListSort::Turns, Direction::Desc)),
         [S2, S3, S1, "agent-32335b9b"]
     );
+    // A cut returns what the whole list begins with, priced (prices come after the cut unless
+    // the sort needs them first).
+    let whole = client.list(env.clone(), "claude", &base).unwrap();
+    let cut = ListOptions {
+        limit: 2,
+        ..base.clone()
+    };
+    assert_eq!(
+        client.list(env.clone(), "claude", &cut).unwrap(),
+        whole[..2]
+    );
+    assert!(whole[0].cost.as_ref().is_some_and(|c| c.total_usd > 0.0));
+    let cut_by_cost = ListOptions {
+        limit: 2,
+        ..by(ListSort::Cost, Direction::Desc)
+    };
+    assert_eq!(ids(cut_by_cost), [S2, S3]);
     // Every call above after the first was served from the cache: 4 sources, read once.
     assert_eq!(client.cache().reads(), 4);
     // Touching one file (a new line) re-reads only that one; a new subagent file counts too.

@@ -138,10 +138,8 @@ fn run_on(
     price: &dyn Fn(&mut [SessionSummary]),
     files: &dyn Files,
 ) -> Option<Vec<SessionSummary>> {
-    // Prices and run-index tags matter before the cut only to sort by cost or filter by tag;
-    // otherwise only the results returned are priced.
-    let price_early =
-        q.sort == SearchSort::Cost || q.filters.tags.as_ref().is_some_and(|t| !t.is_empty());
+    // Only the results returned are priced, unless the cut needs prices.
+    let price_early = list::priced_before_cut(&q.filters, q.sort == SearchSort::Cost);
     let no_price = |_: &mut [SessionSummary]| {};
     let early: &dyn Fn(&mut [SessionSummary]) = if price_early { price } else { &no_price };
     let pending = match price_early || list::looks_past_dates(&q.filters) {
