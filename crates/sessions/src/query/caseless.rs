@@ -92,50 +92,24 @@ impl Caseless {
             });
             return found;
         }
-        LOWERED.with(|cell| {
-            let mut own = Vec::new();
-            let mut borrowed = cell.try_borrow_mut();
-            let scratch = match borrowed.as_deref_mut() {
-                Ok(s) => s,
-                Err(_) => &mut own,
-            };
-            let overlap = self.longest - 1;
-            let mut start = 0;
-            while start < hay.len() && found & all != all {
-                // A match may start in the overlap: it is in the haystack all the same.
-                let stop = (start + BLOCK + overlap).min(hay.len());
-                scratch.clear();
-                scratch.extend(hay[start..stop].iter().map(u8::to_ascii_lowercase));
-                for (k, finder) in self.each_needle.iter().enumerate() {
-                    if found & (1 << k) == 0 && finder.find(scratch).is_some() {
-                        found |= 1 << k;
-                    }
+        if found & all == all {
+            return found;
+        }
+        // A match may start in a block's overlap: it is in the haystack all the same.
+        self.blocks(hay, |_, _, lowered| {
+            for (k, finder) in self.each_needle.iter().enumerate() {
+                if found & (1 << k) == 0 && finder.find(lowered).is_some() {
+                    found |= 1 << k;
                 }
-                start += BLOCK;
             }
+            found & all != all
         });
         found
     }
 
     /// Call `f` with every match in `hay` (in no promised order) until it returns `false`.
     pub fn each(&self, hay: &[u8], mut f: impl FnMut(Found) -> bool) {
-        LOWERED.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut scratch) => self.each_in(hay, &mut scratch, &mut f),
-            // Re-entered from inside `f` (not done today): a scratch copy of its own.
-            Err(_) => self.each_in(hay, &mut Vec::new(), &mut f),
-        })
-    }
-
-    fn each_in(&self, hay: &[u8], scratch: &mut Vec<u8>, f: &mut impl FnMut(Found) -> bool) {
-        let overlap = self.longest - 1;
-        let mut start = 0;
-        while start < hay.len() {
-            let end = (start + BLOCK).min(hay.len());
-            // The block plus the overlap: a match that starts in the block and runs past its
-            // end is found here; one that starts in the overlap is left to the next block.
-            let stop = (end + overlap).min(hay.len());
-            scratch.clear();
-            scratch.extend(hay[start..stop].iter().map(u8::to_ascii_lowercase));
+        self.blocks(hay, |start, end, lowered| {
             // Matches starting in the block, offsets in the haystack.
             let mut report = |needle: usize, s: usize, e: usize| {
                 start + s >= end
@@ -149,24 +123,51 @@ impl Caseless {
                 Search::One(finder) => {
                     let len = finder.needle().len();
                     let mut at = 0;
-                    while let Some(p) = finder.find(&scratch[at..]) {
+                    while let Some(p) = finder.find(&lowered[at..]) {
                         let s = at + p;
                         if !report(0, s, s + len) {
-                            return;
+                            return false;
                         }
                         at = s + 1;
                     }
                 }
                 Search::Many(ac) => {
-                    for m in ac.find_overlapping_iter(scratch.as_slice()) {
+                    for m in ac.find_overlapping_iter(lowered) {
                         if !report(m.pattern().as_usize(), m.start(), m.end()) {
-                            return;
+                            return false;
                         }
                     }
                 }
             }
-            start = end;
-        }
+            true
+        })
+    }
+
+    /// Call `f` with each block of `hay` lowered, until it returns `false`: where the block
+    /// starts and ends in `hay`, and its lowered bytes with the overlap after it (a match that
+    /// starts in the block and runs past its end is whole there).
+    fn blocks(&self, hay: &[u8], mut f: impl FnMut(usize, usize, &[u8]) -> bool) {
+        LOWERED.with(|cell| {
+            // Re-entered from inside `f` (not done today): a scratch copy of its own.
+            let mut own = Vec::new();
+            let mut borrowed = cell.try_borrow_mut();
+            let scratch = match borrowed.as_deref_mut() {
+                Ok(s) => s,
+                Err(_) => &mut own,
+            };
+            let overlap = self.longest - 1;
+            let mut start = 0;
+            while start < hay.len() {
+                let end = (start + BLOCK).min(hay.len());
+                let stop = (end + overlap).min(hay.len());
+                scratch.clear();
+                scratch.extend(hay[start..stop].iter().map(u8::to_ascii_lowercase));
+                if !f(start, end, scratch) {
+                    return;
+                }
+                start = end;
+            }
+        })
     }
 }
 
