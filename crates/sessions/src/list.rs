@@ -177,7 +177,12 @@ pub fn matches(s: &SessionSummary, f: &Filters) -> bool {
 /// Whether prices and run-index tags (`cost::apply_to_summaries`) must be known before the
 /// cut: to sort by cost, or to filter by tag.
 pub fn priced_before_cut(f: &Filters, by_cost: bool) -> bool {
-    by_cost || f.tags.as_ref().is_some_and(|t| !t.is_empty())
+    by_cost || filters_by_tag(f)
+}
+
+/// Whether a tag filter is given (an empty list of tags filters nothing, as in `matches`).
+fn filters_by_tag(f: &Filters) -> bool {
+    f.tags.as_ref().is_some_and(|t| !t.is_empty())
 }
 
 /// Whether `matches` looks at more of a summary than its dates.
@@ -186,10 +191,10 @@ pub fn looks_past_dates(f: &Filters) -> bool {
         since: _,
         until: _,
         model,
-        tags,
+        tags: _,
         cwd,
     } = f;
-    model.is_some() || tags.as_ref().is_some_and(|t| !t.is_empty()) || cwd.is_some()
+    model.is_some() || filters_by_tag(f) || cwd.is_some()
 }
 
 fn cost_of(s: &SessionSummary) -> f64 {
