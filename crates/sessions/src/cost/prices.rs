@@ -4,7 +4,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use crate::error::Result;
 use crate::model::{Tokens, LONG_PROMPT_BANDS};
@@ -271,14 +271,27 @@ fn candidates(raw: &str) -> Vec<String> {
 }
 
 /// The snapshot plus the client's overrides; overrides win for every spelling of a name.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct Prices {
     overrides: HashMap<String, Price>,
+    /// Each model name as recorded → the entry it is priced by. A list of thousands of sessions
+    /// asks for the same few models, and `candidates` spells each name five ways.
+    found: Mutex<HashMap<String, Option<Entry>>>,
+}
+
+/// Where a model's price is: the key of an override or of the snapshot.
+#[derive(Debug)]
+enum Entry {
+    Override(String),
+    Snapshot(String),
 }
 
 impl Prices {
     pub fn new(overrides: HashMap<String, Price>) -> Self {
-        Prices { overrides }
+        Prices {
+            overrides,
+            found: Mutex::default(),
+        }
     }
 
     /// From `ClientOptions.pricing` (already validated when the client was made).
@@ -291,14 +304,26 @@ impl Prices {
     }
 
     pub fn lookup(&self, model: &str) -> Option<&Price> {
+        let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        if !found.contains_key(model) {
+            found.insert(model.to_string(), self.entry(model));
+        }
+        match found.get(model)?.as_ref()? {
+            Entry::Override(key) => self.overrides.get(key),
+            Entry::Snapshot(key) => table().models.get(key),
+        }
+    }
+
+    fn entry(&self, model: &str) -> Option<Entry> {
         if model.trim().is_empty() {
             return None;
         }
         let names = candidates(model);
-        names
-            .iter()
-            .find_map(|n| self.overrides.get(n))
-            .or_else(|| names.iter().find_map(|n| table().models.get(n)))
+        let key =
+            |map: &HashMap<String, Price>| names.iter().find(|n| map.contains_key(*n)).cloned();
+        key(&self.overrides)
+            .map(Entry::Override)
+            .or_else(|| key(&table().models).map(Entry::Snapshot))
     }
 }
 
@@ -487,6 +512,12 @@ mod tests {
         let hit = p.lookup("claude-sonnet-4-5-20250929").unwrap();
         assert_eq!(hit.base.input, Some(1.0));
         assert!(hit.tiers.is_empty());
+        // Asked again (answered from what the first lookup found), each name is priced alike.
+        for _ in 0..2 {
+            assert_eq!(p.lookup("claude-sonnet-4-5-20250929"), Some(hit));
+            assert_eq!(p.lookup("claude-opus-4-1").unwrap().base.input, Some(15.0));
+            assert_eq!(p.lookup("no-such-model-xyz"), None);
+        }
         // No cacheWrite given: writes at the input rate. 1M*1 + 1M*2 + 1M*0.5 + 1M*1 = 4.5
         let usd = hit.request_cost(&t(1_000_000, 1_000_000, 1_000_000, 1_000_000));
         assert!((usd - 4.5).abs() < 1e-9);
