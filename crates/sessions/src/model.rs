@@ -1,6 +1,6 @@
 //! The session model of the spec (section 3), plus the unpriced token buckets adapters fill in.
 //! Serialised with the spec's camelCase names; dates as ISO 8601 with milliseconds, as JS writes them.
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, Timelike, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -676,7 +676,29 @@ pub fn truncate_title(text: &str, max: usize) -> String {
 
 /// Dates as JS `Date.prototype.toISOString` writes them.
 pub fn to_iso(t: &Timestamp) -> String {
-    t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+    // Written digit by digit: `format` interprets its pattern anew for every date, and a list
+    // writes two dates per session. Years past four digits and leap seconds keep chrono's spelling.
+    let millis = t.timestamp_subsec_millis();
+    if !(0..=9999).contains(&t.year()) || millis > 999 {
+        return t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
+    }
+    let mut out = *b"0000-00-00T00:00:00.000Z";
+    let fields = [
+        (0, 4, t.year() as u32),
+        (5, 2, t.month()),
+        (8, 2, t.day()),
+        (11, 2, t.hour()),
+        (14, 2, t.minute()),
+        (17, 2, t.second()),
+        (20, 3, millis),
+    ];
+    for (at, width, mut value) in fields {
+        for digit in out[at..at + width].iter_mut().rev() {
+            *digit = b'0' + (value % 10) as u8;
+            value /= 10;
+        }
+    }
+    out.iter().map(|&b| b as char).collect()
 }
 
 /// Parse an ISO 8601 / RFC 3339 string, or epoch seconds/milliseconds given as a number.
@@ -746,6 +768,29 @@ mod iso_opt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn iso_dates_are_written_as_chrono_formats_them() {
+        let cases = [
+            "2026-01-02T03:04:05.678Z",
+            "1970-01-01T00:00:00Z",
+            "0000-03-01T00:00:00.001Z",
+            "9999-12-31T23:59:59.999Z",
+            "1999-12-31T23:59:59.5Z",
+            "2024-02-29T12:30:45.090Z",
+        ];
+        let mut times: Vec<Timestamp> = cases.iter().map(|c| parse_time_str(c).unwrap()).collect();
+        times.extend([
+            DateTime::from_timestamp_millis(253_402_300_800_000).unwrap(), // year 10000
+            DateTime::from_timestamp_millis(-62_198_755_200_000).unwrap(), // year -1
+            DateTime::from_timestamp(1_483_228_799, 1_500_000_000).unwrap(), // a leap second
+        ]);
+        for t in &times {
+            assert_eq!(to_iso(t), t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string());
+        }
+        assert_eq!(to_iso(&times[0]), cases[0]);
+        assert_eq!(to_iso(&times[4]), "1999-12-31T23:59:59.500Z");
+    }
 
     #[test]
     fn into_json_writes_what_serde_writes() {
