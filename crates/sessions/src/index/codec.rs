@@ -153,6 +153,20 @@ impl<'a> Reader<'a> {
         self.b = rest;
         Ok(head)
     }
+    /// A count, then that many values. Each value takes a byte at least, so a count past the
+    /// bytes left is corrupt. Room is made for the count up front, up to a bound: a value can
+    /// be much larger in memory than in bytes.
+    fn many<T>(&mut self, mut get: impl FnMut(&mut Self) -> R<T>) -> R<Vec<T>> {
+        let n = self.u64()?;
+        if n > self.b.len() as u64 {
+            return Err(Corrupt);
+        }
+        let mut v = Vec::with_capacity(n.min(1 << 12) as usize);
+        for _ in 0..n {
+            v.push(get(self)?);
+        }
+        Ok(v)
+    }
     fn opt<T>(&mut self, get: impl FnOnce(&mut Self) -> R<T>) -> R<Option<T>> {
         match self.byte()? {
             0 => Ok(None),
@@ -224,25 +238,29 @@ fn put_summary(w: &mut Writer, s: &SessionSummary) {
 }
 
 fn get_summary(r: &mut Reader) -> R<SessionSummary> {
-    let (agent, session_id) = (r.str_ref()?, r.str_ref()?);
-    let (unified_id, title) = (r.str()?, r.str()?);
-    let (created_at, updated_at) = (r.time()?, r.time()?);
-    let mut s = SessionSummary::new(agent, session_id, created_at, updated_at);
-    s.unified_id = unified_id;
-    s.title = title;
-    s.turn_count = r.u64()?;
-    s.message_count = r.u64()?;
-    s.model = r.opt(Reader::str)?;
-    s.cost = r.opt(|r| serde_json::from_str::<CostRecord>(&r.str()?).map_err(|_| Corrupt))?;
-    let tags = r.u64()?;
-    s.tags = (0..tags).map(|_| r.str()).collect::<R<_>>()?;
-    s.cwd = r.opt(Reader::str)?;
-    s.forked_from = r.opt(Reader::str)?;
-    s.relevance_score = r.opt(Reader::f64)?;
-    s.snippet = r.opt(Reader::str)?;
-    s.match_count = r.opt(Reader::u64)?;
-    let usage = r.u64()?;
-    for _ in 0..usage {
+    // Fields are read in the order they are written here (a struct literal evaluates in order);
+    // the literal, unlike `SessionSummary::new`, does not make a unified id only to replace it.
+    let mut s = SessionSummary {
+        agent: r.str()?,
+        session_id: r.str()?,
+        unified_id: r.str()?,
+        title: r.str()?,
+        created_at: r.time()?,
+        updated_at: r.time()?,
+        turn_count: r.u64()?,
+        message_count: r.u64()?,
+        model: r.opt(Reader::str)?,
+        cost: r.opt(|r| serde_json::from_str::<CostRecord>(r.str_ref()?).map_err(|_| Corrupt))?,
+        tags: r.many(Reader::str)?,
+        cwd: r.opt(Reader::str)?,
+        forked_from: r.opt(Reader::str)?,
+        relevance_score: r.opt(Reader::f64)?,
+        snippet: r.opt(Reader::str)?,
+        match_count: r.opt(Reader::u64)?,
+        usage: Vec::new(),
+        run_count: 0,
+    };
+    s.usage = r.many(|r| {
         let mut u = ModelUsage {
             model: r.str()?,
             tokens: r.tokens()?,
@@ -252,17 +270,16 @@ fn get_summary(r: &mut Reader) -> R<SessionSummary> {
         for t in u.long_prompt.iter_mut() {
             *t = r.tokens()?;
         }
-        let slices = r.u64()?;
-        for _ in 0..slices {
-            u.slices.push(UsageSlice {
+        u.slices = r.many(|r| {
+            Ok(UsageSlice {
                 quarter: r.opt(Reader::i64)?,
                 band: r.opt(|r| r.u64().map(|b| b as usize))?,
                 tokens: r.tokens()?,
                 native_cost_usd: r.opt(Reader::f64)?,
-            });
-        }
-        s.usage.push(u);
-    }
+            })
+        })?;
+        Ok(u)
+    })?;
     s.run_count = r.u64()?;
     Ok(s)
 }
@@ -277,8 +294,7 @@ pub fn summaries(v: &[SessionSummary]) -> Vec<u8> {
 
 pub fn decode_summaries(b: &[u8]) -> R<Vec<SessionSummary>> {
     let mut r = Reader::new(b);
-    let n = r.u64()?;
-    let v = (0..n).map(|_| get_summary(&mut r)).collect::<R<_>>()?;
+    let v = r.many(get_summary)?;
     r.done()?;
     Ok(v)
 }
@@ -323,13 +339,7 @@ pub fn fingerprints(v: &[(String, Fingerprint)]) -> Vec<u8> {
 
 pub fn decode_fingerprints(b: &[u8]) -> R<Vec<(String, Fingerprint)>> {
     let mut r = Reader::new(b);
-    let n = r.u64()?;
-    let v = (0..n)
-        .map(|_| {
-            let id = r.str()?;
-            Ok((id, Fingerprint::from_le_bytes(r.fixed()?)))
-        })
-        .collect::<R<_>>()?;
+    let v = r.many(|r| Ok((r.str()?, Fingerprint::from_le_bytes(r.fixed()?))))?;
     r.done()?;
     Ok(v)
 }
@@ -390,11 +400,7 @@ fn put_message(w: &mut Writer, m: &Message) {
 
 pub fn decode_messages(b: &[u8]) -> R<Vec<Message>> {
     let mut r = Reader::new(b);
-    let n = r.u64()?;
-    let mut out = Vec::with_capacity(n.min(1 << 16) as usize);
-    for _ in 0..n {
-        out.push(get_message(&mut r)?);
-    }
+    let out = r.many(get_message)?;
     r.done()?;
     Ok(out)
 }
@@ -463,17 +469,16 @@ fn get_message(r: &mut Reader) -> R<Message> {
     m.model = r.opt(Reader::str)?;
     m.subagent = r.opt(Reader::str)?;
     m.elided = r.u64()?;
-    let calls = r.u64()?;
-    for _ in 0..calls {
-        m.tool_calls.push(ToolCall {
+    m.tool_calls = r.many(|r| {
+        Ok(ToolCall {
             tool_call_id: r.str()?,
             tool_name: r.str()?,
             input: r.tool_value()?,
             output: r.opt(Reader::tool_value)?,
             duration_ms: r.opt(Reader::f64)?,
             output_at_result: false,
-        });
-    }
+        })
+    })?;
     m.tool_result = r.opt(|r| {
         Ok(ToolResult {
             tool_call_id: r.str()?,
