@@ -11,6 +11,7 @@ use agent_mux_sessions::model::Session;
 use agent_mux_sessions::{ids, options};
 use agent_mux_sessions::{Client, Env, Error as CoreError, Result as CoreResult};
 use napi::bindgen_prelude::*;
+use napi::{JsString, JsValue};
 use napi_derive::napi;
 use serde_json::Value;
 
@@ -57,6 +58,9 @@ impl serde_json::ser::Formatter for AsciiOnly {
         w: &mut W,
         fragment: &str,
     ) -> std::io::Result<()> {
+        if fragment.is_ascii() {
+            return w.write_all(fragment.as_bytes());
+        }
         let mut start = 0;
         for (i, c) in fragment.char_indices().filter(|(_, c)| !c.is_ascii()) {
             w.write_all(&fragment.as_bytes()[start..i])?;
@@ -116,14 +120,21 @@ pub type SessionJob = Job<Session>;
 #[napi]
 impl Task for TextJob {
     type Output = String;
-    type JsValue = String;
+    type JsValue = JsString<'static>;
 
     fn compute(&mut self) -> napi::Result<String> {
         self.run()
     }
 
-    fn resolve(&mut self, _env: napi::Env, output: String) -> napi::Result<String> {
-        Ok(output)
+    fn resolve(&mut self, env: napi::Env, output: String) -> napi::Result<JsString<'static>> {
+        // ASCII (all JSON from `json`) is copied into V8 as it is; UTF-8 has to be decoded.
+        let text = if output.is_ascii() {
+            env.create_string_latin1(&output)?
+        } else {
+            env.create_string(&output)?
+        };
+        // SAFETY: `text` is a string created just now in this callback's env and scope.
+        unsafe { JsString::from_napi_value(env.raw(), text.raw()) }
     }
 }
 
