@@ -30,7 +30,7 @@ median_ms() {  # median of a hyperfine run, ms
 }
 ratio() { node -e "console.log(($1 / $2).toFixed(2))"; }
 
-store_bytes=$(du -sb "${DIRS[@]}" | awk '{s+=$1} END {print s}')
+store_bytes=$(du -sb "${DIRS[@]}" | awk '{s+=$1} END {printf "%d\n", s}')
 echo "home: $(find "${DIRS[@]}" -type f | wc -l) files of the file-based agents, $((store_bytes / 1000000)) MB"
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), node $(node -v)"
 # Node reads this file of certificates at every start (tens of ms): part of every amux figure.
