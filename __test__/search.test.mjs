@@ -266,5 +266,8 @@ describe('text past ASCII', () => {
     expect(cjk.title).toBe(shown)
     const session = await withHome(own, () => createClient().sessions.get('claude', hit.sessionId))
     expect(session.messages[0].content).toBe(PROMPT)
+    // Exports cross as text, not JSON: UTF-8 as it is.
+    const md = await withHome(own, () => createClient().sessions.export('claude', hit.sessionId, 'markdown'))
+    expect(md).toContain('Crab 🦀 café naïve 大别山 “quoted”')
   })
 })
