@@ -22,6 +22,8 @@ export declare class NativeClient {
   indexClear(args: string): Promise<string>
   /** `{agent, options}` → JSON `SessionSummary[]`. */
   list(args: string): Promise<string>
+  /** `{agent, options}` → the same sessions as tab-separated lines (`tsv::session_list`). */
+  listTsv(args: string): Promise<string>
   /** `{agent, sessionId}` → the `Session` as JS objects (dates as epoch ms). */
   get(args: string): Promise<object>
   /** `{query}` → JSON `SessionSummary[]` with `relevanceScore`. */

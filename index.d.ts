@@ -287,10 +287,22 @@ export interface IndexManager {
   clear(): Promise<boolean>
 }
 
+/** Beyond the spec: results as tab-separated lines, as `amux` prints them to a pipe. */
+export interface TsvOutput {
+  /**
+   * The sessions `sessions.list(agent, options)` returns, one line each, ending in `\n`:
+   * sessionId, updatedAt (ISO 8601), turnCount, model, cost.totalUsd (to a millionth), title.
+   * An absent value is an empty field; tabs and line breaks inside a value become spaces.
+   */
+  list(agent: AgentName, options?: SessionListOptions): Promise<string>
+}
+
 export interface AgentMuxClient {
   readonly sessions: SessionManager
   /** Beyond the spec: the persistent index. */
   readonly index: IndexManager
+  /** Beyond the spec: tab-separated lines for scripts. */
+  readonly tsv: TsvOutput
 }
 
 export type ErrorCode =

@@ -222,7 +222,12 @@ function createClient(options) {
     rebuild: () => call(native, 'indexRebuild', {}, (v) => v, onProgress),
     clear: () => call(native, 'indexClear', {}, (v) => v),
   })
-  return Object.freeze({ sessions, index })
+  // Lines for scripts, written natively: a list of thousands of sessions prints faster than it
+  // turns into objects.
+  const tsv = Object.freeze({
+    list: (agent, options) => call(native, 'listTsv', { agent, options }, null, onProgress),
+  })
+  return Object.freeze({ sessions, index, tsv })
 }
 
 module.exports.createClient = createClient

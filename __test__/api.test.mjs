@@ -6,7 +6,7 @@ import { createRequire } from 'node:module'
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { createClient, AgentMuxError, BUILT_IN_AGENTS } from '../index.mjs'
-import { rejection } from './helpers.mjs'
+import { rejection, withHome, demoHome } from './helpers.mjs'
 
 const require = createRequire(import.meta.url)
 const root = fileURLToPath(new URL('..', import.meta.url)).replace(/[\/]$/, '')
@@ -213,5 +213,42 @@ describe('empty and missing stores', () => {
   })
   it('search with nothing is []', async () => {
     expect(await sessions.search({ text: 'anything' })).toEqual([])
+  })
+})
+
+describe('tsv.list: the lines amux prints to a pipe', () => {
+  // What the CLI printed from the API's objects before the lines were written natively.
+  const number = (n) => (Number.isFinite(n) ? String(Number(n.toFixed(6))) : '')
+  const field = (v) => (v === undefined ? '' : String(v).replace(/[\t\r\n]/g, ' '))
+  const expected = (list) =>
+    list
+      .map((s) => [s.sessionId, s.updatedAt.toISOString(), s.turnCount, s.model, number(s.cost?.totalUsd), s.title].map(field).join('\t') + '\n')
+      .join('')
+
+  it('holds the sessions list returns, in its order, for every agent and option', async () => {
+    const mux = createClient()
+    const optionSets = [{}, { sort: 'cost' }, { sort: 'turns', limit: 2 }, { since: new Date('2026-10-20T00:00:00Z') }, { limit: 0 }]
+    let lines = 0
+    await withHome(demoHome, async () => {
+      for (const agent of BUILT_IN_AGENTS) {
+        for (const options of optionSets) {
+          const list = await mux.sessions.list(agent, options)
+          const text = await mux.tsv.list(agent, options)
+          expect(text, `${agent} ${JSON.stringify(options)}`).toBe(expected(list))
+          lines += list.length
+        }
+      }
+    })
+    expect(lines).toBeGreaterThan(30) // the demo home has sessions of every agent
+  })
+
+  it('rejects what list rejects, with the same codes', async () => {
+    const { tsv } = createClient()
+    expect((await rejection(tsv.list('nope'))).code).toBe('AGENT_NOT_FOUND')
+    for (const options of [{ limit: -1 }, { sort: 'size' }, { since: '2025-01-01' }]) {
+      const e = await rejection(tsv.list('claude', options))
+      expect(e).toBeInstanceOf(AgentMuxError)
+      expect(e.code).toBe('VALIDATION_ERROR')
+    }
   })
 })

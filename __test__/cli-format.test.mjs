@@ -398,16 +398,6 @@ describe('word diff', () => {
 
 describe('piped output (tsv)', () => {
   const rows = (text) => text.replace(/\n$/, '').split('\n').map((l) => l.split('\t'))
-  it('session list: one line per session, full id, ISO date, plain numbers, the whole title', () => {
-    const s = [summary(0, { title: 'tab\there\nand a newline' }), summary(12, { cost: undefined, model: undefined })]
-    const out = tsv.sessionList(s)
-    expect(out.endsWith('\n')).toBe(true)
-    expect(rows(out)).toEqual([
-      [s[0].sessionId, s[0].updatedAt.toISOString(), '3', 'claude-sonnet-4-5', '0.004', 'tab here and a newline'],
-      [s[1].sessionId, s[1].updatedAt.toISOString(), '15', '', '', s[1].title],
-    ])
-    expect(tsv.sessionList([])).toBe('')
-  })
   it('search: agent:id, date, score, cost, title, snippet with its markers', () => {
     const hit = summary(1, { relevanceScore: 0.4567891234, snippet: 'the >>>kubernetes<<<\npod' })
     expect(rows(tsv.searchResults([hit]))).toEqual([

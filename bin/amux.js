@@ -5,8 +5,9 @@
 //
 // Output contract: results on stdout. On a terminal they are drawn for a person (tables that fit
 // the width, short ids, colour, a pager for long transcripts); piped, they are for scripts (one
-// tab-separated line per row, values in full, no header or footer: bin/lib/tsv.js); with --json,
-// the API's result as JSON and nothing else. Progress, notes on a pipe, and errors go to stderr.
+// tab-separated line per row, values in full, no header or footer: bin/lib/tsv.js, and the API's
+// `tsv.list` for session lists); with --json, the API's result as JSON and nothing else.
+// Progress, notes on a pipe, and errors go to stderr.
 // Exit status: 0 success (also "nothing matched"); 1 the call failed, with one line
 // `amux: <CODE>: <message>`; 2 the command line was wrong (unknown command, option, agent or
 // value, an ambiguous id prefix), with the same one line.
@@ -153,13 +154,15 @@ function build() {
     .addHelpText('after', '\nPiped, each session is one line: id, updated (ISO 8601), turns, model, cost (USD), title,\nseparated by tabs.\n')
     .action(async (agent, o) => {
       knownAgent(agent)
-      const api = sessionsApi()
       const filters = defined({ since: o.since, until: o.until, model: o.model, tags: o.tag })
       const options = defined({ ...filters, limit: o.limit, sort: o.sort })
-      const result = await withProgress(`reading ${agent} sessions`, api.list(agent, options))
-      if (o.json) return printJson(result)
+      const label = `reading ${agent} sessions`
       const v = view(o)
-      if (!v.tty) return process.stdout.write(tsv.sessionList(result))
+      // Piped, the lines come written from the native side: no objects for thousands of sessions.
+      if (!v.tty && !o.json) return process.stdout.write(await withProgress(label, client().tsv.list(agent, options)))
+      const api = sessionsApi()
+      const result = await withProgress(label, api.list(agent, options))
+      if (o.json) return printJson(result)
       // Unfiltered and under the limit, the list holds every id there is: no second listing.
       const complete = Object.keys(filters).length === 0 && result.length < (o.limit ?? 100)
       const universe = complete ? new Map([[agent, result.map((s) => s.sessionId)]]) : undefined

@@ -7,8 +7,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 
 use agent_mux_sessions::context::{Progress, ProgressFn};
-use agent_mux_sessions::model::Session;
-use agent_mux_sessions::{ids, options};
+use agent_mux_sessions::model::{Session, SessionSummary};
+use agent_mux_sessions::{ids, options, tsv};
 use agent_mux_sessions::{Client, Env, Error as CoreError, Result as CoreResult};
 use napi::bindgen_prelude::*;
 use napi::{JsString, JsValue};
@@ -36,6 +36,14 @@ fn parse_args(args: &str) -> CoreResult<Value> {
 
 fn field<'a>(v: &'a Value, key: &str) -> &'a Value {
     v.get(key).unwrap_or(&Value::Null)
+}
+
+/// The sessions `{agent, options}` asks `list` for.
+fn list_of(client: &Client, env: Env, args: &str) -> CoreResult<Vec<SessionSummary>> {
+    let v = parse_args(args)?;
+    let agent = options::string_arg(field(&v, "agent"), "agent")?;
+    let opts = options::list_options(field(&v, "options"))?;
+    client.list(env, &agent, &opts)
 }
 
 /// JSON text for the JS layer to parse, in ASCII: characters past it are written as `\u` escapes.
@@ -221,12 +229,14 @@ impl NativeClient {
     #[napi]
     pub fn list(&self, args: String) -> AsyncTask<TextJob> {
         let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let v = parse_args(&args)?;
-            let agent = options::string_arg(field(&v, "agent"), "agent")?;
-            let opts = options::list_options(field(&v, "options"))?;
-            json(&client.list(env, &agent, &opts)?)
-        })
+        Job::new(move || json(&list_of(&client, env, &args)?))
+    }
+
+    /// `{agent, options}` → the same sessions as tab-separated lines (`tsv::session_list`).
+    #[napi]
+    pub fn list_tsv(&self, args: String) -> AsyncTask<TextJob> {
+        let (client, env) = (self.inner.clone(), Env::from_process());
+        Job::new(move || Ok(tsv::session_list(&list_of(&client, env, &args)?)))
     }
 
     /// `{agent, sessionId}` → the `Session` as JS objects (dates as epoch ms).

@@ -3,6 +3,7 @@
 // separated by tabs, every value in full (full ids, ISO 8601 dates, plain numbers), no header, no
 // footer, no colour, so `cut -f`, `sort` and `wc -l` work. Each function returns the text for
 // stdout ('' when there are no rows). The fields are the table's columns, in the table's order.
+// Session lists are written by the native side in the same form (`createClient().tsv.list`).
 
 // A tab or line break inside a value would split its row or field; a space keeps the text.
 const field = (value) => (value === undefined || value === null ? '' : String(value).replace(/[\t\r\n]/g, ' '))
@@ -13,11 +14,6 @@ const number = (n) => (Number.isFinite(n) ? String(Number(n.toFixed(6))) : '')
 const iso = (date) => (date instanceof Date ? date.toISOString() : '')
 
 const lines = (rows) => rows.map((row) => `${row.map(field).join('\t')}\n`).join('')
-
-/** id, updated, turns, model, cost (USD), title. */
-function sessionList(sessions) {
-  return lines(sessions.map((s) => [s.sessionId, iso(s.updatedAt), s.turnCount, s.model, number(s.cost?.totalUsd), s.title]))
-}
 
 /** agent:id, updated, score, cost (USD), title, snippet (hits marked >>>like this<<<). */
 function searchResults(sessions) {
@@ -46,4 +42,4 @@ function sessionDiff(diff, gist) {
   )
 }
 
-module.exports = { sessionList, searchResults, costReport, sessionDiff }
+module.exports = { searchResults, costReport, sessionDiff }

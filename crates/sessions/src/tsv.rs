@@ -1,0 +1,147 @@
+//! Tab-separated lines for scripts: what `amux sessions list` prints to a pipe or a file, one line
+//! per session, no header, values in full. Written here rather than in JS because a list can be
+//! every session of a store: parsing it into thousands of JS objects only to print six fields of
+//! each cost more than the whole native list.
+use crate::model::{to_iso, SessionSummary};
+
+/// `sessionId, updatedAt (ISO 8601), turnCount, model, cost.totalUsd, title`, one line each,
+/// each ending in `\n` ('' for no sessions). A missing value is an empty field.
+pub fn session_list(sessions: &[SessionSummary]) -> String {
+    let mut out = String::with_capacity(sessions.len() * 160);
+    for s in sessions {
+        let cost = s.cost.as_ref().map(|c| js_number(c.total_usd));
+        let turns = s.turn_count.to_string();
+        let fields = [
+            s.session_id.as_str(),
+            &to_iso(&s.updated_at),
+            &turns,
+            s.model.as_deref().unwrap_or(""),
+            cost.as_deref().unwrap_or(""),
+            &s.title,
+        ];
+        for (i, field) in fields.into_iter().enumerate() {
+            if i > 0 {
+                out.push('\t');
+            }
+            push_field(&mut out, field);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// A tab or line break inside a value would split its field or line; a space keeps the text.
+fn push_field(out: &mut String, value: &str) {
+    if !value.contains(['\t', '\r', '\n']) {
+        out.push_str(value);
+        return;
+    }
+    out.extend(value.chars().map(|c| match c {
+        '\t' | '\r' | '\n' => ' ',
+        c => c,
+    }));
+}
+
+/// A number to a millionth, as JS writes `String(Number(n.toFixed(6)))` (the CLI's other piped
+/// forms round so): dollars past that are float noise (0.09886935000000001). '' when not finite.
+pub fn js_number(n: f64) -> String {
+    if !n.is_finite() {
+        return String::new();
+    }
+    if n.abs() >= 1e21 {
+        // `toFixed` writes such numbers as `String` does: shortest digits, exponent with a sign.
+        let e = format!("{n:e}");
+        return match e.split_once('e') {
+            Some((digits, exp)) if !exp.starts_with('-') => format!("{digits}e+{exp}"),
+            _ => e,
+        };
+    }
+    let fixed: f64 = fixed6(n).parse().unwrap_or(0.0);
+    if fixed == 0.0 {
+        "0".to_owned() // JS writes -0 as 0
+    } else {
+        format!("{fixed}") // shortest round-trip digits, as JS writes numbers under 1e21
+    }
+}
+
+/// `n` rounded to six decimals as `toFixed(6)` does. Rust rounds an exact tie to even, JS away
+/// from zero. A tie has exactly seven decimals, the last a 5: a double is one when `n * 128` is
+/// an odd integer (its binary fraction is 7 bits), and then it rounds up at the sixth.
+fn fixed6(n: f64) -> String {
+    let in_128ths = n.abs() * 128.0; // exact: a power of two
+    let tie = in_128ths.fract() == 0.0 && in_128ths % 2.0 == 1.0;
+    if !tie {
+        return format!("{n:.6}");
+    }
+    // |n| = m/128 with m odd; in millionths that is m * 15625 / 2, rounded up.
+    let millionths = (in_128ths as u128 * 15625).div_ceil(2);
+    let sign = if n < 0.0 { "-" } else { "" };
+    format!(
+        "{sign}{}.{:06}",
+        millionths / 1_000_000,
+        millionths % 1_000_000
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{CostRecord, SessionSummary};
+
+    #[test]
+    fn numbers_are_written_as_js_rounds_them() {
+        // Each expected string is what node 20 prints for `String(Number(n.toFixed(6)))`.
+        let cases: &[(f64, &str)] = &[
+            (0.0, "0"),
+            (-0.0, "0"),
+            (0.004, "0.004"),
+            (1.0 / 128.0, "0.007813"),
+            (-1.0 / 128.0, "-0.007813"),
+            (3.0 / 128.0, "0.023438"),
+            (0.0000005, "0"),
+            (0.0000015, "0.000002"),
+            (-1e-9, "0"),
+            (0.1 + 0.2, "0.3"),
+            (123.456789012, "123.456789"),
+            (1e21, "1e+21"),
+            (-1.5e21, "-1.5e+21"),
+            (123456789012.0 + 1.0 / 128.0, "123456789012.00781"),
+            (35184372088832.0 + 1.0 / 128.0, "35184372088832.01"),
+            (1e20 + 0.5, "100000000000000000000"),
+            (9.999999949999, "10"),
+            (0.0000009999, "0.000001"),
+            (3.0, "3"),
+            (f64::NAN, ""),
+            (f64::INFINITY, ""),
+        ];
+        for &(n, expected) in cases {
+            assert_eq!(js_number(n), expected, "{n:e}");
+        }
+    }
+
+    #[test]
+    fn a_line_per_session_with_every_value_in_full() {
+        let at = chrono::DateTime::from_timestamp_millis(1_735_700_000_123).unwrap();
+        let mut a = SessionSummary::new("claude", "a1", at, at);
+        a.title = "tab\there\r\nand a newline".into();
+        a.turn_count = 3;
+        a.model = Some("claude-sonnet-4-5".into());
+        a.cost = Some(CostRecord {
+            total_usd: 0.004000000000000001,
+            input_tokens: 1,
+            output_tokens: 1,
+            thinking_tokens: None,
+            cached_tokens: None,
+            cache_write_tokens: None,
+        });
+        let mut b = SessionSummary::new("claude", "b2", at, at);
+        b.title = "café 東京".into();
+        b.turn_count = 15;
+        assert_eq!(
+            session_list(&[a, b]),
+            "a1\t2025-01-01T02:53:20.123Z\t3\tclaude-sonnet-4-5\t0.004\ttab here  and a newline\n\
+             b2\t2025-01-01T02:53:20.123Z\t15\t\t\tcafé 東京\n"
+        );
+        assert_eq!(session_list(&[]), "");
+    }
+}
