@@ -158,10 +158,10 @@ fn from_counts(
             };
             let hit = match (stats.matches(q), pending) {
                 (false, _) => None,
-                (true, PendingSummary::Whole) => Some(decode_summary(&c.summary)?),
-                (true, PendingSummary::Head) => {
-                    Some(codec::decode_summary_head(&c.summary).map_err(|_| corrupt())?)
-                }
+                (true, PendingSummary::Whole) => Some(Box::new(decode_summary(&c.summary)?)),
+                (true, PendingSummary::Head) => Some(Box::new(
+                    codec::decode_summary_head(&c.summary).map_err(|_| corrupt())?,
+                )),
             };
             let most = match side_by_side {
                 true => c.per_leaf.iter().map(|t| t.body).min().unwrap_or(0),
@@ -190,7 +190,7 @@ fn by_analysis(conn: &Connection, q: &Query, in_scope: &HashSet<i64>) -> Result<
         .map(|(id, source, summary, messages)| {
             let s = session(summary, messages)?;
             let st = analyse(&matcher, &s);
-            let hit = st.matches(q).then_some(s.summary);
+            let hit = st.matches(q).then(|| Box::new(s.summary));
             Ok((*id, *source, ReadSession::complete(st, hit)))
         })
         .collect::<Result<_, Fault>>()?;

@@ -34,7 +34,8 @@ type SnippetFrom = (&'static dyn Agent, StoreRow);
 /// query's terms it holds, the row whose snippet its agent makes if the result is returned, and
 /// what a hit the index found from statistics alone still needs (`score` is then a lower bound).
 struct Found {
-    summary: SessionSummary,
+    /// Boxed: dedupe and the ranking move thousands of results (a summary is hundreds of bytes).
+    summary: Box<SessionSummary>,
     score: f64,
     terms: usize,
     snippet_from: Option<SnippetFrom>,
@@ -158,13 +159,22 @@ fn run_on(
             Some(Err(_)) => {}
         }
     }
-    // Summaries moved out (not copied: a word in every session makes thousands) to be priced.
-    let (mut summaries, hits): (Vec<SessionSummary>, Vec<_>) = files
+    let (summaries, hits): (Vec<Box<SessionSummary>>, Vec<_>) = files
         .hits(ctx, &scanned, query, pending)
         .into_iter()
         .map(|h| (h.summary, (h.score, h.terms, h.pending)))
         .unzip();
-    early(&mut summaries);
+    let summaries = match price_early {
+        false => summaries,
+        true => {
+            // Out of their boxes (moved, not copied: a word in every session makes thousands)
+            // to be priced together.
+            let mut plain: Vec<SessionSummary> = summaries.into_iter().map(|b| *b).collect();
+            price(&mut plain);
+            plain.into_iter().map(Box::new).collect()
+        }
+    };
+    found.reserve(hits.len());
     for (summary, (score, terms, pending)) in summaries.into_iter().zip(hits) {
         found.push(Found {
             summary,
@@ -228,7 +238,7 @@ fn complete(
         }
         if pending == PendingSummary::Head {
             // What ranking has set so far stays.
-            let head = std::mem::replace(&mut f.summary, done.summary);
+            let head = std::mem::replace(&mut *f.summary, done.summary);
             f.summary.match_count = head.match_count;
             f.summary.relevance_score = head.relevance_score;
         }
@@ -381,7 +391,7 @@ fn with_native_snippets(query: &Query, found: Vec<Found>) -> Vec<SessionSummary>
                 None => pending.push((a, vec![(i, row)])),
             }
         }
-        out.push(summary);
+        out.push(*summary);
     }
     for (a, rows) in pending {
         let Some(support) = a.search_support() else {
@@ -420,7 +430,7 @@ fn join_native(
             summary.snippet = h.snippet;
             summary.match_count = Some(h.match_count);
             Some(Found {
-                summary,
+                summary: Box::new(summary),
                 score: h.score,
                 terms,
                 snippet_from: h.snippet_row.map(|row| (a, row)),

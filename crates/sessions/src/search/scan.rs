@@ -14,7 +14,9 @@ use crate::read::page_cache::install_for;
 /// A matching session with its text score before normalisation and how many of the query's
 /// terms it holds (`Stats::terms`).
 pub struct FileHit {
-    pub summary: SessionSummary,
+    /// Boxed: a broad query's thousands of hits are moved several times on their way to the
+    /// ranking, and a summary is most of a hit's size.
+    pub summary: Box<SessionSummary>,
     pub score: f64,
     pub terms: usize,
     /// `None` when the hit is complete. Otherwise it was found from statistics alone (the
@@ -91,7 +93,7 @@ fn examine(ctx: &Context, a: &dyn Agent, src: &Source, m: &Matcher) -> Outcome {
         .map(|s| {
             let st = analyse(m, &s);
             let hit = st.matches(q).then(|| {
-                let mut summary = s.summary;
+                let mut summary = Box::new(s.summary);
                 summary.unified_id = crate::ids::unified_id(a.name(), &summary.session_id);
                 summary
             });
@@ -140,15 +142,15 @@ pub struct Examined {
 /// A session that was read (or whose statistics the index holds).
 pub struct ReadSession {
     pub stats: Stats,
-    /// The summary, when the session matches.
-    pub hit: Option<SessionSummary>,
+    /// The summary, when the session matches (boxed, as in `FileHit`).
+    pub hit: Option<Box<SessionSummary>>,
     /// Set when the statistics lack the side-by-side count and the snippet: the session's key,
     /// and the most side-by-side occurrences it can hold.
     pub later: Option<(u64, u32)>,
 }
 
 impl ReadSession {
-    pub fn complete(stats: Stats, hit: Option<SessionSummary>) -> ReadSession {
+    pub fn complete(stats: Stats, hit: Option<Box<SessionSummary>>) -> ReadSession {
         ReadSession {
             stats,
             hit,
