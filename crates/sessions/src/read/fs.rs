@@ -108,9 +108,11 @@ pub fn files(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
 /// Regular files under `root` down to `max_depth` levels of real directories whose name satisfies
 /// `keep`. Symlinked directories are not entered, so loops and links out of the store are harmless.
 pub fn walk_files(root: &Path, max_depth: usize, keep: &dyn Fn(&str) -> bool) -> Vec<PathBuf> {
-    let mut out = files(root, keep);
+    // One listing gives both the files and the directories to enter.
+    let Listing { files, dirs } = list(root).files_named(keep);
+    let mut out = files;
     if max_depth > 0 {
-        for d in subdirs(root) {
+        for d in dirs {
             out.extend(walk_files(&d, max_depth - 1, keep));
         }
     }
