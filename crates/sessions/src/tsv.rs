@@ -44,7 +44,7 @@ fn push_field(out: &mut String, value: &str) {
 
 /// A number to a millionth, as JS writes `String(Number(n.toFixed(6)))` (the CLI's other piped
 /// forms round so): dollars past that are float noise (0.09886935000000001). '' when not finite.
-pub fn js_number(n: f64) -> String {
+fn js_number(n: f64) -> String {
     if !n.is_finite() {
         return String::new();
     }
