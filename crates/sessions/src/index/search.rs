@@ -107,7 +107,8 @@ fn from_counts(
         summary: Vec<u8>,
         per_leaf: Vec<TermCount>,
     }
-    let mut docs: HashMap<i64, Counted> = HashMap::new();
+    // Sized for one session per source in scope: a word in every session grew it a dozen times.
+    let mut docs: HashMap<i64, Counted> = HashMap::with_capacity(in_scope.len());
     // Segment by segment (CROSS JOIN keeps that order): each is one range of the term table.
     let mut st = conn.prepare_cached(
         "SELECT t.doc, t.counts, d.source, d.lengths, d.summary FROM segment s
@@ -122,13 +123,14 @@ fn from_counts(
             if !in_scope.contains(&source) {
                 continue;
             }
+            // Blobs read in place: one row per session holding the word.
             let counts =
-                codec::decode_term_count(&r.get::<_, Vec<u8>>(1)?).map_err(|_| corrupt())?;
+                codec::decode_term_count(r.get_ref(1)?.as_blob()?).map_err(|_| corrupt())?;
             let doc = match docs.entry(r.get(0)?) {
                 std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
                 std::collections::hash_map::Entry::Vacant(e) => {
                     let lengths =
-                        codec::decode_lengths(&r.get::<_, Vec<u8>>(3)?).map_err(|_| corrupt())?;
+                        codec::decode_lengths(r.get_ref(3)?.as_blob()?).map_err(|_| corrupt())?;
                     e.insert(Counted {
                         source,
                         lengths,
