@@ -2,6 +2,7 @@
 //! per session, no header, values in full. Written here rather than in JS because a list can be
 //! every session of a store: parsing it into thousands of JS objects only to print six fields of
 //! each cost more than the whole native list.
+use crate::export::json::js_number;
 use crate::model::{to_iso, SessionSummary};
 
 /// `sessionId, updatedAt (ISO 8601), turnCount, model, cost.totalUsd, title`, one line each,
@@ -9,7 +10,7 @@ use crate::model::{to_iso, SessionSummary};
 pub fn session_list(sessions: &[SessionSummary]) -> String {
     let mut out = String::with_capacity(sessions.len() * 160);
     for s in sessions {
-        let cost = s.cost.as_ref().map(|c| js_number(c.total_usd));
+        let cost = s.cost.as_ref().map(|c| to_millionth(c.total_usd));
         let turns = s.turn_count.to_string();
         let fields = [
             s.session_id.as_str(),
@@ -44,24 +45,14 @@ fn push_field(out: &mut String, value: &str) {
 
 /// A number to a millionth, as JS writes `String(Number(n.toFixed(6)))` (the CLI's other piped
 /// forms round so): dollars past that are float noise (0.09886935000000001). '' when not finite.
-fn js_number(n: f64) -> String {
+fn to_millionth(n: f64) -> String {
     if !n.is_finite() {
         return String::new();
     }
     if n.abs() >= 1e21 {
-        // `toFixed` writes such numbers as `String` does: shortest digits, exponent with a sign.
-        let e = format!("{n:e}");
-        return match e.split_once('e') {
-            Some((digits, exp)) if !exp.starts_with('-') => format!("{digits}e+{exp}"),
-            _ => e,
-        };
+        return js_number(n); // `toFixed` writes such numbers as `String` does
     }
-    let fixed: f64 = fixed6(n).parse().unwrap_or(0.0);
-    if fixed == 0.0 {
-        "0".to_owned() // JS writes -0 as 0
-    } else {
-        format!("{fixed}") // shortest round-trip digits, as JS writes numbers under 1e21
-    }
+    js_number(fixed6(n).parse().unwrap_or(0.0))
 }
 
 /// `n` rounded to six decimals as `toFixed(6)` does. Rust rounds an exact tie to even, JS away
@@ -115,7 +106,7 @@ mod tests {
             (f64::INFINITY, ""),
         ];
         for &(n, expected) in cases {
-            assert_eq!(js_number(n), expected, "{n:e}");
+            assert_eq!(to_millionth(n), expected, "{n:e}");
         }
     }
 
