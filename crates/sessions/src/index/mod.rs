@@ -36,6 +36,7 @@ mod rows;
 pub mod search;
 pub mod store;
 pub mod sync;
+mod term_insert;
 
 use store::Fault;
 use sync::Part;
