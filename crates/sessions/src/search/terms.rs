@@ -49,9 +49,9 @@ impl TermStats {
     pub fn add_messages(&mut self, messages: &[Message], answered: &HashSet<&str>) {
         self.lengths[Field::ToolOutput as usize] += messages.iter().map(|m| m.elided).sum::<u64>();
         let mut scratch = String::new();
-        // The previous text, folded, for its copy (rare: only then are per-text counts needed).
+        // The previous text, for its copy, and its folding when it was made.
+        let mut previous_text = String::new();
         let mut previous: Option<Folded> = None;
-        let mut previous_len = 0;
         for_each_field(
             messages,
             answered,
@@ -59,28 +59,60 @@ impl TermStats {
             &mut |field, text, copy| {
                 let k = field as usize;
                 let len = text.len() as u64;
-                self.lengths[k] += copy.beyond(len, previous_len);
-                previous_len = len;
-                let f = Folded::new(text);
-                match copy {
-                    Copy::New => each_term(&f, |t| {
-                        let c = entry(&mut self.terms, t);
-                        c.tf[k] += 1;
-                        c.body += 1;
-                    }),
+                self.lengths[k] += copy.beyond(len, previous_text.len() as u64);
+                let folded = match copy {
+                    Copy::New => {
+                        let f = Folded::new(text);
+                        self.add_text(k, &f);
+                        Some(f)
+                    }
                     Copy::OfPrevious => {
-                        let before = previous.as_ref().map(counts).unwrap_or_default();
-                        for (t, n) in counts(&f) {
-                            let seen = before.get(t).copied().unwrap_or(0);
-                            let c = entry(&mut self.terms, t);
-                            c.tf[k] += copy.beyond(n as u64, seen as u64) as u32;
-                            c.body += n;
+                        let before = previous.get_or_insert_with(|| Folded::new(&previous_text));
+                        match copy_head(text, &previous_text) {
+                            Some(head) => {
+                                self.add_copy_after(k, head, before);
+                                None
+                            }
+                            None => Some(self.add_copy(k, text, before)),
                         }
                     }
-                }
-                previous = Some(f);
+                };
+                previous = folded;
+                previous_text.clear();
+                previous_text.push_str(text);
             },
         );
+    }
+
+    /// Count a text of its own, in field `k`.
+    fn add_text(&mut self, k: usize, f: &Folded) {
+        each_term(f, |t| {
+            let c = entry(&mut self.terms, t);
+            c.tf[k] += 1;
+            c.body += 1;
+        });
+    }
+
+    /// Count `text`, a copy of the text folded as `before`: in field `k` only what it holds
+    /// beyond that text, in the body all of it.
+    fn add_copy(&mut self, k: usize, text: &str, before: &Folded) -> Folded {
+        let f = Folded::new(text);
+        let seen = counts(before);
+        for (t, n) in counts(&f) {
+            let c = entry(&mut self.terms, t);
+            let s = seen.get(t).copied().unwrap_or(0);
+            c.tf[k] += Copy::OfPrevious.beyond(n as u64, s as u64) as u32;
+            c.body += n;
+        }
+        f
+    }
+
+    /// `add_copy` of a text that is `head`, a space, then the text folded as `before`: its terms
+    /// are head's and that text's (`copy_head`), so head's are all it holds beyond it. The common
+    /// case (a tool's output that is also its message's content): read once more, not twice.
+    fn add_copy_after(&mut self, k: usize, head: &str, before: &Folded) {
+        self.add_text(k, &Folded::new(head));
+        each_term(before, |t| entry(&mut self.terms, t).body += 1);
     }
 
     /// Add the counts and length of a session's title.
@@ -118,6 +150,13 @@ fn each_term<'a>(f: &'a Folded, mut visit: impl FnMut(&'a str)) {
     }
 }
 
+/// What `text` holds before a space and then `previous`. Tokens never span a space, and CJK
+/// characters and folding go char by char, so such a text's terms are head's and previous's.
+fn copy_head<'a>(text: &'a str, previous: &str) -> Option<&'a str> {
+    let head = text.strip_suffix(previous)?.strip_suffix(' ')?;
+    Some(head)
+}
+
 /// Occurrences of each token and CJK character of a folded text.
 fn counts(f: &Folded) -> HashMap<&str, u32> {
     let mut out: HashMap<&str, u32> = HashMap::default();
@@ -131,4 +170,46 @@ fn entry<'a>(terms: &'a mut HashMap<String, TermCount>, token: &str) -> &'a mut 
         terms.insert(token.to_string(), TermCount::default());
     }
     terms.get_mut(token).expect("just inserted")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_copy_after_a_head_counts_as_the_copy_read_whole() {
+        // (previous text, text): each text is a head, a space, then the previous text.
+        let cases = [
+            ("Build the thing the way", "Bash Build the thing the way"),
+            ("the the", "the the the"),
+            ("", "Read "),
+            ("ab", "a ab"),
+            ("x", "xx x"),
+            ("Straße ÜBER Café", "Read straße über café Straße ÜBER Café"),
+            ("東京の天気 tokyo", "fetch 東京 東京の天気 tokyo"),
+            ("a-b_c d.e", "tool  a-b_c d.e"),
+        ];
+        for (previous, text) in cases {
+            let head = copy_head(text, previous).expect(text);
+            let before = Folded::new(previous);
+            let mut whole = TermStats::default();
+            whole.add_copy(3, text, &before);
+            let mut after = TermStats::default();
+            after.add_copy_after(3, head, &before);
+            assert_eq!(after.terms, whole.terms, "{text:?}");
+            assert!(
+                !whole.terms.is_empty() || text.trim().is_empty(),
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn only_a_space_then_the_whole_previous_text_is_a_copy_after_a_head() {
+        assert_eq!(copy_head("Bash ls -la", "ls -la"), Some("Bash"));
+        assert_eq!(copy_head("Bashls -la", "ls -la"), None);
+        assert_eq!(copy_head("Bash ls -la", "s -la"), None);
+        assert_eq!(copy_head("ls -la", "ls -la"), None);
+        assert_eq!(copy_head(" ls", "ls"), Some(""));
+    }
 }
