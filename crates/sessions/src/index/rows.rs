@@ -3,13 +3,12 @@
 //! counts are inserted into the last segment in key order; a session read again moves only the
 //! counts that changed, in its own segment.
 use rusqlite::{params, Connection, OptionalExtension};
-use rustc_hash::FxHashMap as HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::codec;
 use super::delta::{delta, Reread};
 use super::term_insert::insert_terms;
-use crate::search::terms::TermCount;
+use crate::search::terms::{TermCount, Terms};
 
 const INSERT_TERM: &str = "INSERT INTO term(seg, token, doc, counts) VALUES (?1, ?2, ?3, ?4)";
 
@@ -212,8 +211,8 @@ fn move_counts(
     tx: &Connection,
     seg: i64,
     doc: i64,
-    mut sub: HashMap<String, TermCount>,
-    add: HashMap<String, TermCount>,
+    mut sub: Terms,
+    add: Terms,
 ) -> rusqlite::Result<(Vec<String>, Vec<String>)> {
     let zero = TermCount::default();
     let mut moves: Vec<(String, TermCount, TermCount)> = add

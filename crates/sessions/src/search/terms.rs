@@ -26,8 +26,11 @@ pub struct TermCount {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TermStats {
     pub lengths: [u64; FIELDS],
-    pub terms: HashMap<String, TermCount>,
+    pub terms: Terms,
 }
+
+/// Counts per token (and CJK character).
+pub type Terms = hashbrown::HashMap<String, TermCount, rustc_hash::FxBuildHasher>;
 
 /// Every count `analyse` would find for any one-word query, and the field lengths.
 pub fn term_stats(s: &Session) -> TermStats {
@@ -165,11 +168,8 @@ fn counts(f: &Folded) -> HashMap<&str, u32> {
 }
 
 /// The counts of `token`, made on first sight (without copying a token already seen).
-fn entry<'a>(terms: &'a mut HashMap<String, TermCount>, token: &str) -> &'a mut TermCount {
-    if !terms.contains_key(token) {
-        terms.insert(token.to_string(), TermCount::default());
-    }
-    terms.get_mut(token).expect("just inserted")
+fn entry<'a>(terms: &'a mut Terms, token: &str) -> &'a mut TermCount {
+    terms.entry_ref(token).or_default()
 }
 
 #[cfg(test)]
