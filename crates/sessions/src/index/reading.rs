@@ -56,11 +56,13 @@ pub(super) enum Body {
     Reread(Reread),
 }
 
-/// A session ready to insert: its packed messages, field lengths and counts.
+/// A session ready to insert: its packed messages, field lengths, counts and vocabulary (made
+/// where it is read, on every core, rather than by the one thread that writes).
 pub(super) struct Counted {
     pub(super) messages: Vec<u8>,
     pub(super) lengths: Vec<u8>,
     pub(super) terms: Vec<(String, TermCount)>,
+    pub(super) vocabulary: Vec<u8>,
 }
 
 impl Counted {
@@ -68,6 +70,7 @@ impl Counted {
         Counted {
             messages,
             lengths: codec::lengths(&stats.lengths),
+            vocabulary: codec::vocabulary(stats.terms.keys().map(String::as_str)),
             terms: stats.terms.into_iter().collect(),
         }
     }

@@ -358,8 +358,7 @@ fn write(
                 let c = body.into_counted().map_err(|_| rows::damaged())?;
                 insert_doc.execute(params![id, agent, summary, c.lengths, terms.seg])?;
                 let doc_id = tx.last_insert_rowid();
-                let vocabulary = codec::vocabulary(c.terms.iter().map(|(t, _)| t.as_str()));
-                insert_body.execute(params![doc_id, c.messages, vocabulary])?;
+                insert_body.execute(params![doc_id, c.messages, c.vocabulary])?;
                 terms.add(doc_id, c.terms);
             }
             tx.execute(
