@@ -111,19 +111,20 @@ impl<'c> Statement<'c> {
             self.check(ffi::sqlite3_bind_int64(self.stmt, 1, seg))?;
             for (i, &(token, doc, counts)) in rows.iter().enumerate() {
                 let at = 3 * i as c_int + 2;
-                self.check(ffi::sqlite3_bind_text(
+                self.check(ffi::sqlite3_bind_text64(
                     self.stmt,
                     at,
                     token.as_ptr().cast(),
-                    token.len() as c_int,
+                    token.len() as u64,
                     ffi::SQLITE_STATIC(),
+                    ffi::SQLITE_UTF8 as u8,
                 ))?;
                 self.check(ffi::sqlite3_bind_int64(self.stmt, at + 1, doc))?;
-                self.check(ffi::sqlite3_bind_blob(
+                self.check(ffi::sqlite3_bind_blob64(
                     self.stmt,
                     at + 2,
                     counts.as_ptr().cast(),
-                    counts.len() as c_int,
+                    counts.len() as u64,
                     ffi::SQLITE_STATIC(),
                 ))?;
             }
@@ -191,6 +192,11 @@ mod tests {
             insert_terms(&conn, n as i64 + 1, rows).unwrap();
             assert_eq!(stored(&conn, n as i64 + 1), want, "{n} rows");
         }
+        // A token as long as a pasted blob (one token of 100,000 letters).
+        let long = "x".repeat(100_000);
+        let c = counts(5);
+        insert_terms(&conn, 800, [(long.as_str(), 7, &c)].into_iter()).unwrap();
+        assert_eq!(stored(&conn, 800), vec![(long.clone(), 7, c)]);
         // A row that breaks the key fails the call with SQLite's message; the connection goes on.
         let c = counts(1);
         let twice = [("dup", 1, &c), ("dup", 1, &c)];
