@@ -206,6 +206,15 @@ describe('search results', () => {
     expect(lines[4]).toBe('2 matching sessions')
     for (const line of lines) expect(width(line)).toBeLessThanOrEqual(120)
   })
+  it('says when the limit left sessions out, and never calls a cut list empty', () => {
+    const view = { width: 120, paint: plain, now: NOW }
+    expect(render.searchResults('kubernetes', hits, view, undefined, true).trimEnd().split('\n').at(-1)).toBe(
+      '2 matching sessions shown, more with a higher --limit',
+    )
+    expect(render.searchResults('kubernetes', [], view, undefined, true)).toBe('0 matching sessions shown, more with a higher --limit\n')
+    expect(render.sessionList('claude', [], view, undefined, true)).toBe('0 claude sessions shown, more with a higher --limit\n')
+    expect(render.sessionList('claude', [], view)).toBe('No claude sessions found.\n')
+  })
   it('with colour the markers become highlighting', () => {
     const out = render.searchResults('kubernetes', hits, { width: 120, paint: colour, now: NOW })
     expect(out).not.toContain('>>>')

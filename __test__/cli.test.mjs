@@ -378,6 +378,23 @@ describe('the demo home (real content)', () => {
     })
   }
 
+  it('on a terminal the count line says when --limit left sessions out; piped and --json get exactly the limit', async (ctx) => {
+    needs(ctx, true)
+    const [agent, list] = Object.entries(found).find(([, l]) => l.length >= 2)
+    const footer = (args) => strip(term(args, at).stdout).trimEnd().split('\n').at(-1)
+    expect(footer(['sessions', 'list', agent, '--limit', '1'])).toBe(`1 ${agent} session shown, more with a higher --limit`)
+    expect(footer(['sessions', 'list', agent, '--limit', String(list.length)])).toBe(`${list.length} ${agent} sessions`)
+    const hits = await api.search({ text: 'the' })
+    expect(hits.length).toBeGreaterThanOrEqual(3)
+    expect(footer(['sessions', 'search', 'the', '--limit', '2'])).toBe('2 matching sessions shown, more with a higher --limit')
+    expect(footer(['sessions', 'search', 'the', '--limit', String(hits.length)])).toBe(`${hits.length} matching sessions`)
+    // the sessions shown are the API's first two, in its order
+    const shown = [...strip(term(['sessions', 'search', 'the', '--limit', '2', '--wide'], at).stdout).matchAll(/^\d+\s+(\w+:\S+)/gm)]
+    expect(shown.map((m) => m[1])).toEqual(ids(hits.slice(0, 2)))
+    expect(amux(['sessions', 'search', 'the', '--limit', '2'], at).stdout.trimEnd().split('\n')).toHaveLength(2)
+    expect(JSON.parse(amux(['sessions', 'list', agent, '--limit', '1', '--json'], at).stdout)).toHaveLength(1)
+  })
+
   it('--wide shows ids in full on a terminal', (ctx) => {
     needs(ctx, true)
     const [agent, list] = Object.entries(found)[0]

@@ -64,6 +64,19 @@ function defined(object) {
   return Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined))
 }
 
+// The API's default limits (session-manager spec), which the terminal's count line needs to know.
+const LIST_LIMIT = 100
+const SEARCH_LIMIT = 50
+
+/**
+ * At most `limit` sessions, and whether the limit left any out: `call(n)` is asked for one more
+ * than is shown, which costs one session where the API would otherwise need to count them all.
+ */
+async function upTo(limit, call) {
+  const sessions = await call(limit + 1)
+  return { sessions: sessions.slice(0, limit), more: sessions.length > limit }
+}
+
 // The index reports its progress for the bar drawn under a long call (bin/lib/progress.js).
 const client = () => createClient({ onProgress: report })
 const sessionsApi = () => client().sessions
@@ -147,7 +160,7 @@ function build() {
     .addOption(opt.until())
     .addOption(opt.model())
     .addOption(opt.tag())
-    .addOption(opt.limit(100))
+    .addOption(opt.limit(LIST_LIMIT))
     .addOption(new Option('--sort <field>', 'order by').choices(['date', 'cost', 'turns']).default(undefined, 'date'))
     .addOption(opt.wide())
     .addOption(opt.json())
@@ -161,13 +174,14 @@ function build() {
       // Piped, the lines come written from the native side: no objects for thousands of sessions.
       if (!v.tty && !o.json) return process.stdout.write(await withProgress(label, client().tsv.list(agent, options)))
       const api = sessionsApi()
-      const result = await withProgress(label, api.list(agent, options))
-      if (o.json) return printJson(result)
-      // Unfiltered and under the limit, the list holds every id there is: no second listing.
-      const complete = Object.keys(filters).length === 0 && result.length < (o.limit ?? 100)
+      if (o.json) return printJson(await withProgress(label, api.list(agent, options)))
+      const listed = (limit) => withProgress(label, api.list(agent, { ...options, limit }))
+      const { sessions: result, more } = await upTo(o.limit ?? LIST_LIMIT, listed)
+      // Unfiltered and nothing left out, the list holds every id there is: no second listing.
+      const complete = Object.keys(filters).length === 0 && !more
       const universe = complete ? new Map([[agent, result.map((s) => s.sessionId)]]) : undefined
       const shown = v.wide ? undefined : await shortIds(api, result, universe)
-      print(render.sessionList(agent, result, v, shown))
+      print(render.sessionList(agent, result, v, shown, more))
     })
 
   sessions
@@ -196,7 +210,7 @@ function build() {
     .addOption(opt.until())
     .addOption(opt.model())
     .addOption(opt.tag())
-    .addOption(opt.limit(50))
+    .addOption(opt.limit(SEARCH_LIMIT))
     .addOption(new Option('--sort <order>', 'order by').choices(['relevance', 'date', 'cost']).default(undefined, 'relevance'))
     .addOption(opt.wide())
     .addOption(opt.json())
@@ -214,12 +228,15 @@ function build() {
         sort: o.sort,
       })
       const api = sessionsApi()
-      const result = await withProgress(`searching for ${render.quoted(text)}`, api.search(query))
-      if (o.json) return printJson(result)
+      const searched = (limit) => withProgress(`searching for ${render.quoted(text)}`, api.search(defined({ ...query, limit })))
       const v = view(o)
-      if (!v.tty) return process.stdout.write(tsv.searchResults(result))
+      if (o.json || !v.tty) {
+        const result = await searched(query.limit)
+        return o.json ? printJson(result) : process.stdout.write(tsv.searchResults(result))
+      }
+      const { sessions: result, more } = await upTo(o.limit ?? SEARCH_LIMIT, searched)
       const shown = v.wide ? undefined : (await shortIds(api, result)).map((id, i) => `${result[i].agent}:${id}`)
-      print(render.searchResults(text, result, v, shown))
+      print(render.searchResults(text, result, v, shown, more))
     })
 
   sessions

@@ -7,6 +7,10 @@ const { wordDiff, sideLine } = require('./words.js')
 
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 
+// The line under a list of sessions. `more`: the limit left sessions out (the command asked for
+// one more than it shows), so the count is not the total.
+const countLine = (n, what, more) => `${plural(n, what)}${more ? ' shown, more with a higher --limit' : ''}\n`
+
 // Dates read best as "3h ago · 2025-06-15 09:12", but the title says more about a session than the
 // absolute date: when the full dates would squeeze the title below its `want`, show relative dates.
 function fitted(build, view) {
@@ -22,9 +26,12 @@ const TITLE_WANT = 40
 // Model names may give up width before the title does, down to this many columns.
 const MODEL_MIN = 12
 
-/** `ids`: what the SESSION column shows for each session (short on a terminal, full with --wide). */
-function sessionList(agent, sessions, view, ids = sessions.map((s) => s.sessionId)) {
-  if (sessions.length === 0) return `No ${agent} sessions found.\n`
+/**
+ * `ids`: what the SESSION column shows for each session (short on a terminal, full with --wide);
+ * `more`: sessions past the limit were left out.
+ */
+function sessionList(agent, sessions, view, ids = sessions.map((s) => s.sessionId), more = false) {
+  if (sessions.length === 0) return more ? countLine(0, `${agent} session`, more) : `No ${agent} sessions found.\n`
   const columns = [
     { head: 'SESSION' },
     { head: 'UPDATED' },
@@ -44,15 +51,15 @@ function sessionList(agent, sessions, view, ids = sessions.map((s) => s.sessionI
       oneLine(s.title) || '(untitled)',
     ]),
   ]
-  return `${fitted(draw, view)}${plural(sessions.length, `${agent} session`)}\n`
+  return `${fitted(draw, view)}${countLine(sessions.length, `${agent} session`, more)}`
 }
 
 // A query as typed, quoted unless it brings its own quotes ('"test flaky"' is not shown ""test flaky"").
 const quoted = (text) => (text.includes('"') ? text : `"${text}"`)
 
-/** `ids`: what the SESSION column shows for each hit (`agent:` and the short or full id). */
-function searchResults(text, sessions, view, ids = sessions.map((s) => s.unifiedId)) {
-  if (sessions.length === 0) return `No sessions match ${quoted(text)}.\n`
+/** `ids`: what the SESSION column shows for each hit (`agent:` and the short or full id); `more` as above. */
+function searchResults(text, sessions, view, ids = sessions.map((s) => s.unifiedId), more = false) {
+  if (sessions.length === 0) return more ? countLine(0, 'matching session', more) : `No sessions match ${quoted(text)}.\n`
   const columns = [
     { head: '#', align: 'right' },
     { head: 'SESSION' },
@@ -77,7 +84,7 @@ function searchResults(text, sessions, view, ids = sessions.map((s) => s.unified
     })
     return [columns, rows]
   }
-  return `${fitted(draw, view)}${plural(sessions.length, 'matching session')}\n`
+  return `${fitted(draw, view)}${countLine(sessions.length, 'matching session', more)}`
 }
 
 const tokens = (c) => c.inputTokens + c.outputTokens + (c.thinkingTokens ?? 0) + (c.cachedTokens ?? 0)
