@@ -6,10 +6,11 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::codec;
 use super::delta::Reread;
+use super::rows::TermRun;
 use crate::agents::{Agent, Fingerprint, ManySessions, Source};
 use crate::context::Context;
 use crate::model::{Session, SessionSummary};
-use crate::search::terms::{term_stats, TermCount, TermStats};
+use crate::search::terms::{term_stats, TermStats};
 
 /// Which part of a source a call needs up to date.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -61,17 +62,18 @@ pub(super) enum Body {
 pub(super) struct Counted {
     pub(super) messages: Vec<u8>,
     pub(super) lengths: Vec<u8>,
-    pub(super) terms: Vec<(String, TermCount)>,
+    pub(super) terms: TermRun,
     pub(super) vocabulary: Vec<u8>,
 }
 
 impl Counted {
     fn new(messages: Vec<u8>, stats: TermStats) -> Counted {
+        let terms = TermRun::new(stats.terms);
         Counted {
             messages,
             lengths: codec::lengths(&stats.lengths),
-            vocabulary: codec::vocabulary(stats.terms.keys().map(String::as_str)),
-            terms: stats.terms.into_iter().collect(),
+            vocabulary: codec::vocabulary(terms.tokens()),
+            terms,
         }
     }
 }
