@@ -3,6 +3,8 @@
 //! counts are inserted into the last segment in key order; a session read again moves only the
 //! counts that changed, in its own segment.
 use rusqlite::{params, Connection, OptionalExtension};
+use std::cmp::Reverse;
+use std::collections::binary_heap::{BinaryHeap, PeekMut};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::codec;
@@ -30,8 +32,9 @@ pub fn set_segment_terms(n: usize) {
 }
 
 /// A new session's counts as its reader leaves them to the writer: every token in one buffer,
-/// so that the one thread that writes frees two allocations per session rather than one per
-/// token (freeing those strings was a tenth of its time in a build).
+/// in order, so that the one thread that writes frees two allocations per session rather than
+/// one per token (freeing those strings was a tenth of its time in a build), and merges runs
+/// already sorted (every core sorts its own sessions).
 pub(super) struct TermRun {
     tokens: String,
     /// Where each token ends in `tokens` (it starts where the one before ends), and its counts.
@@ -40,12 +43,14 @@ pub(super) struct TermRun {
 
 impl TermRun {
     pub(super) fn new(terms: Terms) -> TermRun {
-        let mut tokens = String::with_capacity(terms.keys().map(String::len).sum());
-        let ends = terms
+        let mut sorted: Vec<(&String, &TermCount)> = terms.iter().collect();
+        sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let mut tokens = String::with_capacity(sorted.iter().map(|(t, _)| t.len()).sum());
+        let ends = sorted
             .into_iter()
             .map(|(t, c)| {
-                tokens.push_str(&t);
-                (tokens.len(), c)
+                tokens.push_str(t);
+                (tokens.len(), *c)
             })
             .collect();
         TermRun { tokens, ends }
@@ -61,7 +66,7 @@ impl TermRun {
         (&self.tokens[start..end], count)
     }
 
-    /// The tokens, in the order they were counted.
+    /// The tokens, in order.
     pub(super) fn tokens(&self) -> impl Iterator<Item = &str> {
         (0..self.len()).map(|i| self.get(i).0)
     }
@@ -75,18 +80,8 @@ pub(super) struct Segments {
     filled: usize,
     /// The docs held, in the order they were added (which is their ids' order), with their counts.
     runs: Vec<(i64, TermRun)>,
-    /// Every count held, to be sorted into key order.
-    held: Vec<Held>,
-}
-
-/// One held count: its token's first bytes as a number and its length, so that most comparisons
-/// of the sort read no string, and where it is in `runs`.
-#[derive(Clone, Copy)]
-struct Held {
-    prefix: u64,
-    len: u32,
-    run: u32,
-    entry: u32,
+    /// How many counts `runs` hold.
+    held: usize,
 }
 
 /// The first eight bytes of a token, big-endian: ordered as the tokens are.
@@ -97,18 +92,61 @@ fn token_prefix(t: &str) -> u64 {
     u64::from_be_bytes(b)
 }
 
-/// The order of the term table's keys (token, then doc) for held counts. Two tokens whose first
-/// eight bytes agree, one of them no longer than eight, are ordered by length: the shorter is the
-/// start of the other. Docs are in `runs` in id order, so the run stands for the doc.
-fn key_order(runs: &[(i64, TermRun)], a: &Held, b: &Held) -> std::cmp::Ordering {
-    let tail = |h: &Held| &runs[h.run as usize].1.get(h.entry as usize).0.as_bytes()[8..];
-    a.prefix
-        .cmp(&b.prefix)
-        .then_with(|| match a.len <= 8 || b.len <= 8 {
-            true => a.len.cmp(&b.len),
-            false => tail(a).cmp(tail(b)),
+/// The next count of one run, ordered as the term table's keys (token, then doc: runs are held
+/// in doc order). The token's first bytes as a number decide most comparisons.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct Next<'a> {
+    prefix: u64,
+    token: &'a str,
+    run: usize,
+    entry: usize,
+}
+
+/// The counts of every run in the table's key order: a merge of the runs, each sorted.
+struct Merge<'a> {
+    runs: &'a [(i64, TermRun)],
+    heap: BinaryHeap<Reverse<Next<'a>>>,
+}
+
+impl<'a> Merge<'a> {
+    fn new(runs: &'a [(i64, TermRun)]) -> Merge<'a> {
+        let heap = (0..runs.len())
+            .filter_map(|run| Merge::at(runs, run, 0))
+            .collect();
+        Merge { runs, heap }
+    }
+
+    fn at(runs: &'a [(i64, TermRun)], run: usize, entry: usize) -> Option<Reverse<Next<'a>>> {
+        let r = &runs[run].1;
+        (entry < r.len()).then(|| {
+            let token = r.get(entry).0;
+            Reverse(Next {
+                prefix: token_prefix(token),
+                token,
+                run,
+                entry,
+            })
         })
-        .then(a.run.cmp(&b.run))
+    }
+}
+
+impl<'a> Iterator for Merge<'a> {
+    type Item = (&'a str, i64, &'a TermCount);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut top = self.heap.peek_mut()?;
+        let (token, run, entry) = (top.0.token, top.0.run, top.0.entry);
+        let (doc, r) = &self.runs[run];
+        let counts = &r.ends[entry].1;
+        // The run's next count takes its place (one sift), or the run is done.
+        match Merge::at(self.runs, run, entry + 1) {
+            Some(next) => *top = next,
+            None => {
+                PeekMut::pop(top);
+            }
+        }
+        Some((token, *doc, counts))
+    }
 }
 
 impl Segments {
@@ -130,50 +168,36 @@ impl Segments {
             seg,
             filled,
             runs: Vec::new(),
-            held: Vec::new(),
+            held: 0,
         })
     }
 
     /// Hold the counts of a new doc, whose id is larger than those held.
     pub(super) fn add(&mut self, doc: i64, terms: TermRun) {
-        let run = u32::try_from(self.runs.len()).expect("under 4 billion docs held");
-        self.held
-            .extend(terms.tokens().enumerate().map(|(i, t)| Held {
-                prefix: token_prefix(t),
-                len: u32::try_from(t.len()).unwrap_or(u32::MAX),
-                run,
-                entry: u32::try_from(i).expect("under 4 billion tokens a session"),
-            }));
+        self.held += terms.len();
         self.runs.push((doc, terms));
     }
 
     /// Is the segment full with what is held?
     pub(super) fn full(&self) -> bool {
-        self.filled + self.held.len() >= segment_terms()
+        self.filled + self.held >= segment_terms()
     }
 
     /// Insert the held counts in key order (token, then doc), so the insert walks the segment
     /// once; a full segment is followed by a new one.
     pub(super) fn flush(&mut self, tx: &Connection) -> rusqlite::Result<()> {
-        if self.held.is_empty() {
+        if self.held == 0 {
             return Ok(());
         }
-        let runs = &self.runs;
-        self.held.sort_unstable_by(|a, b| key_order(runs, a, b));
         // A build inserts millions of rows: `insert_terms` does it many to a statement.
-        let rows = self.held.iter().map(|h| {
-            let (doc, run) = &runs[h.run as usize];
-            let (token, counts) = run.get(h.entry as usize);
-            (token, *doc, counts)
-        });
-        insert_terms(tx, self.seg, rows)?;
+        insert_terms(tx, self.seg, Merge::new(&self.runs))?;
         tx.execute(
             "INSERT INTO segment(id, terms) VALUES (?1, ?2)
              ON CONFLICT(id) DO UPDATE SET terms = terms + excluded.terms",
-            params![self.seg, self.held.len() as i64],
+            params![self.seg, self.held as i64],
         )?;
-        self.filled += self.held.len();
-        self.held.clear();
+        self.filled += self.held;
+        self.held = 0;
         self.runs.clear();
         if self.filled >= segment_terms() {
             (self.seg, self.filled) = (self.seg + 1, 0);
@@ -380,32 +404,19 @@ mod tests {
     }
 
     #[test]
-    fn held_counts_sort_into_the_tables_key_order() {
-        let mut segments = Segments {
-            seg: 1,
-            filled: 0,
-            runs: Vec::new(),
-            held: Vec::new(),
-        };
+    fn held_counts_come_out_in_the_tables_key_order() {
         // Three docs: every token, every other one, the tokens in reverse.
         let every_other: Vec<&str> = TOKENS.iter().copied().step_by(2).collect();
         let reversed: Vec<&str> = TOKENS.iter().rev().copied().collect();
-        for (doc, tokens) in [(7, TOKENS.to_vec()), (9, every_other), (12, reversed)] {
-            segments.add(doc, run(&tokens));
-        }
-        let runs = &segments.runs;
-        let mut held = segments.held.clone();
-        held.sort_unstable_by(|a, b| key_order(runs, a, b));
-        let got: Vec<(&str, i64, u32)> = held
-            .iter()
-            .map(|h| {
-                let (doc, run) = &runs[h.run as usize];
-                let (token, counts) = run.get(h.entry as usize);
-                (token, *doc, counts.body)
-            })
+        let runs: Vec<(i64, TermRun)> = [(7, TOKENS.to_vec()), (9, every_other), (12, reversed)]
+            .into_iter()
+            .map(|(doc, tokens)| (doc, run(&tokens)))
+            .collect();
+        let got: Vec<(&str, i64, u32)> = Merge::new(&runs)
+            .map(|(t, doc, c)| (t, doc, c.body))
             .collect();
         let mut want: Vec<(&str, i64, u32)> = Vec::new();
-        for (doc, run) in runs {
+        for (doc, run) in &runs {
             want.extend((0..run.len()).map(|i| {
                 let (token, counts) = run.get(i);
                 (token, *doc, counts.body)
@@ -420,5 +431,8 @@ mod tests {
         assert_eq!(body(9, "abcdefgh0"), Some(3));
         assert_eq!(body(12, "abcdefgh00"), Some(TOKENS.len() as u32 - 5));
         assert_eq!(body(9, "abcdefgh00"), None);
+        // No run, or empty runs: nothing.
+        assert_eq!(Merge::new(&[]).count(), 0);
+        assert_eq!(Merge::new(&[(1, run(&[])), (2, run(&[]))]).count(), 0);
     }
 }
