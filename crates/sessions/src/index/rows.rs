@@ -93,7 +93,8 @@ fn token_prefix(t: &str) -> u64 {
 }
 
 /// The next count of one run, ordered as the term table's keys (token, then doc: runs are held
-/// in doc order). The token's first bytes as a number decide most comparisons.
+/// in doc order; rows out of that order would land more slowly, never wrongly). The token's
+/// first bytes as a number decide most comparisons.
 #[derive(PartialEq, Eq, PartialOrd, Ord)]
 struct Next<'a> {
     prefix: u64,
