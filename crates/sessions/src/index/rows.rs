@@ -80,8 +80,6 @@ pub(super) struct Segments {
     filled: usize,
     /// The docs held, in the order they were added (which is their ids' order), with their counts.
     runs: Vec<(i64, TermRun)>,
-    /// How many counts `runs` hold.
-    held: usize,
 }
 
 /// The first eight bytes of a token, big-endian: ordered as the tokens are.
@@ -169,25 +167,29 @@ impl Segments {
             seg,
             filled,
             runs: Vec::new(),
-            held: 0,
         })
     }
 
     /// Hold the counts of a new doc, whose id is larger than those held.
     pub(super) fn add(&mut self, doc: i64, terms: TermRun) {
-        self.held += terms.len();
         self.runs.push((doc, terms));
+    }
+
+    /// How many counts are held.
+    fn held(&self) -> usize {
+        self.runs.iter().map(|(_, r)| r.len()).sum()
     }
 
     /// Is the segment full with what is held?
     pub(super) fn full(&self) -> bool {
-        self.filled + self.held >= segment_terms()
+        self.filled + self.held() >= segment_terms()
     }
 
     /// Insert the held counts in key order (token, then doc), so the insert walks the segment
     /// once; a full segment is followed by a new one.
     pub(super) fn flush(&mut self, tx: &Connection) -> rusqlite::Result<()> {
-        if self.held == 0 {
+        let held = self.held();
+        if held == 0 {
             return Ok(());
         }
         // A build inserts millions of rows: `insert_terms` does it many to a statement.
@@ -195,10 +197,9 @@ impl Segments {
         tx.execute(
             "INSERT INTO segment(id, terms) VALUES (?1, ?2)
              ON CONFLICT(id) DO UPDATE SET terms = terms + excluded.terms",
-            params![self.seg, self.held as i64],
+            params![self.seg, held as i64],
         )?;
-        self.filled += self.held;
-        self.held = 0;
+        self.filled += held;
         self.runs.clear();
         if self.filled >= segment_terms() {
             (self.seg, self.filled) = (self.seg + 1, 0);
