@@ -16,8 +16,8 @@
 //! disk, a damaged or foreign file, another process holding it too long) makes the caller read
 //! the stores as if there were no index; a damaged file is removed so the next call rebuilds it.
 use rusqlite::Connection;
+use rustc_hash::FxHashMap as HashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::path::PathBuf;
 
 use crate::agents::{Agent, Source};
@@ -149,7 +149,7 @@ pub fn summaries(ctx: &Context, agent: &dyn Agent) -> Option<Summaries> {
              WHERE agent = ?1 AND list_key IS NOT NULL",
         )?;
         let mut rows = st.query([agent.name()])?;
-        let mut stored = HashMap::new();
+        let mut stored = HashMap::default();
         while let Some(r) = rows.next()? {
             let read = match r.get_ref(1)?.as_blob_or_null()? {
                 Some(blob) => Ok(codec::decode_summaries(blob)

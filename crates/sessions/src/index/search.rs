@@ -10,7 +10,9 @@
 //! and counts are the scan's.
 use rayon::prelude::*;
 use rusqlite::{params, Connection, OptionalExtension};
-use std::collections::{HashMap, HashSet};
+// Keys are the index's own row ids: Fx hashing, not SipHash (a word in every session looks up
+// thousands of them).
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::codec;
 use super::store::Fault;
@@ -108,7 +110,8 @@ fn from_counts(
         per_leaf: Vec<TermCount>,
     }
     // Sized for one session per source in scope: a word in every session grew it a dozen times.
-    let mut docs: HashMap<i64, Counted> = HashMap::with_capacity(in_scope.len());
+    let mut docs: HashMap<i64, Counted> =
+        HashMap::with_capacity_and_hasher(in_scope.len(), Default::default());
     // Segment by segment (CROSS JOIN keeps that order): each is one range of the term table.
     let mut st = conn.prepare_cached(
         "SELECT t.doc, t.counts, d.source, d.lengths, d.summary FROM segment s
@@ -205,7 +208,7 @@ fn by_analysis(conn: &Connection, q: &Query, in_scope: &HashSet<i64>) -> Result<
 fn by_source(read: Vec<(i64, i64, ReadSession)>) -> BySource {
     let mut order: Vec<(i64, usize)> = read.iter().enumerate().map(|(i, r)| (r.0, i)).collect();
     order.sort_unstable();
-    let mut out: BySource = HashMap::new();
+    let mut out = BySource::default();
     for (_, source, r) in take_in_order(read, order.into_iter().map(|(_, i)| i)) {
         out.entry(source).or_default().push(r);
     }
@@ -233,7 +236,7 @@ fn candidates(conn: &Connection, q: &Query, e: &Expr) -> Result<HashSet<i64>, Fa
         }
         Expr::And(v) => in_all(v.iter().map(|e| candidates(conn, q, e)))?,
         Expr::Or(v) => {
-            let mut out = HashSet::new();
+            let mut out = HashSet::default();
             for e in v {
                 out.extend(candidates(conn, q, e)?);
             }

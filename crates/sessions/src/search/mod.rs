@@ -186,7 +186,7 @@ fn run_on(
     }
     found.retain(|f| list::matches(&f.summary, &q.filters));
     // Of a session found twice the better score is kept: know both.
-    let mut copies: HashMap<&str, usize> = HashMap::new();
+    let mut copies: rustc_hash::FxHashMap<&str, usize> = Default::default();
     for f in &found {
         *copies.entry(f.summary.unified_id.as_str()).or_default() += 1;
     }
