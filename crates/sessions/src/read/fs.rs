@@ -108,15 +108,22 @@ pub fn files(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
 /// Regular files under `root` down to `max_depth` levels of real directories whose name satisfies
 /// `keep`. Symlinked directories are not entered, so loops and links out of the store are harmless.
 pub fn walk_files(root: &Path, max_depth: usize, keep: &dyn Fn(&str) -> bool) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    walk_into(root, max_depth, keep, &mut out);
+    out
+}
+
+/// `walk_files` appending to `out`: one vector for the whole walk, not one per directory moved
+/// into its parent's (Codex's date tree is hundreds of directories).
+fn walk_into(root: &Path, max_depth: usize, keep: &dyn Fn(&str) -> bool, out: &mut Vec<PathBuf>) {
     // One listing gives both the files and the directories to enter.
     let Listing { files, dirs } = list(root).files_named(keep);
-    let mut out = files;
+    out.extend(files);
     if max_depth > 0 {
         for d in dirs {
-            out.extend(walk_files(&d, max_depth - 1, keep));
+            walk_into(&d, max_depth - 1, keep, out);
         }
     }
-    out
 }
 
 /// Read a whole small file (JSON documents, metadata) with a size cap so a hostile store cannot

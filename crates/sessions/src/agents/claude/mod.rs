@@ -16,7 +16,7 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::ids::is_safe_native_id;
 use crate::model::{Session, SessionSummary};
-use crate::read::fs::{files, is_plain_file, list, subdirs};
+use crate::read::fs::{files, is_plain_file, list, subdirs, Listing};
 
 mod parse;
 
@@ -134,19 +134,18 @@ fn is_session_side_dir(dir: &Path) -> bool {
 /// legacy project-level `subagents/*.jsonl` (not the subagent journal, which is not a transcript).
 /// One listing tells which sessions have an `<id>/` folder: the others cost no failed open.
 fn session_files(dir: &Path) -> Vec<(PathBuf, Vec<PathBuf>)> {
-    let listing = list(dir).files_named(|n| n.ends_with(".jsonl"));
-    let side_dirs: HashSet<&OsStr> = listing.dirs.iter().filter_map(|d| d.file_name()).collect();
-    let mut out: Vec<(PathBuf, Vec<PathBuf>)> = listing
-        .files
-        .iter()
+    let Listing { files: jsonl, dirs } = list(dir).files_named(|n| n.ends_with(".jsonl"));
+    let side_dirs: HashSet<&OsStr> = dirs.iter().filter_map(|d| d.file_name()).collect();
+    let mut out: Vec<(PathBuf, Vec<PathBuf>)> = jsonl
+        .into_iter()
         .map(|f| {
             let has_side = f.file_stem().is_some_and(|s| side_dirs.contains(s));
             let side = if has_side {
-                subagent_files(f)
+                subagent_files(&f)
             } else {
                 Vec::new()
             };
-            (f.clone(), side)
+            (f, side)
         })
         .collect();
     let legacy = dir.join("subagents");

@@ -112,15 +112,25 @@ fn rollout_files(ctx: &Context) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for dir in store_dirs(ctx) {
         let found = walk_files(&dir, DEPTH, &is_rollout_name);
-        for p in &found {
-            let name = p.to_string_lossy();
-            if let Some(plain) = name.strip_suffix(".zst") {
-                if found.iter().any(|q| q.as_os_str() == plain) {
-                    continue;
-                }
-            }
-            out.push(p.clone());
-        }
+        // Compressed copies are rare: only they are looked up, and every path is moved, not
+        // copied (a store lists thousands at every call).
+        let shadowed: Vec<bool> = found
+            .iter()
+            .map(|p| {
+                let bytes = p.as_os_str().as_encoded_bytes();
+                bytes.strip_suffix(b".zst").is_some_and(|plain| {
+                    found
+                        .iter()
+                        .any(|q| q.as_os_str().as_encoded_bytes() == plain)
+                })
+            })
+            .collect();
+        out.extend(
+            found
+                .into_iter()
+                .zip(shadowed)
+                .filter_map(|(p, shadowed)| (!shadowed).then_some(p)),
+        );
     }
     out
 }
