@@ -126,6 +126,19 @@ fn walk_into(root: &Path, max_depth: usize, keep: &dyn Fn(&str) -> bool, out: &m
     }
 }
 
+/// `found` without the files that `shadowed` says another file of `found` stands in for (a
+/// compressed or legacy copy beside the one to read), in order; the paths are moved, not copied.
+pub fn without_shadowed(
+    found: Vec<PathBuf>,
+    shadowed: impl Fn(&Path, &[PathBuf]) -> bool,
+) -> impl Iterator<Item = PathBuf> {
+    let drop: Vec<bool> = found.iter().map(|p| shadowed(p, &found)).collect();
+    found
+        .into_iter()
+        .zip(drop)
+        .filter_map(|(p, drop)| (!drop).then_some(p))
+}
+
 /// Read a whole small file (JSON documents, metadata) with a size cap so a hostile store cannot
 /// make us allocate without bound.
 pub fn read_capped(path: &Path, max_bytes: u64) -> std::io::Result<Vec<u8>> {

@@ -13,7 +13,7 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::ids::is_safe_native_id;
 use crate::model::{Session, SessionSummary};
-use crate::read::fs::walk_files;
+use crate::read::fs::{walk_files, without_shadowed};
 
 mod parse;
 
@@ -112,25 +112,15 @@ fn rollout_files(ctx: &Context) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for dir in store_dirs(ctx) {
         let found = walk_files(&dir, DEPTH, &is_rollout_name);
-        // Compressed copies are rare: only they are looked up, and every path is moved, not
-        // copied (a store lists thousands at every call).
-        let shadowed: Vec<bool> = found
-            .iter()
-            .map(|p| {
-                let bytes = p.as_os_str().as_encoded_bytes();
-                bytes.strip_suffix(b".zst").is_some_and(|plain| {
-                    found
-                        .iter()
-                        .any(|q| q.as_os_str().as_encoded_bytes() == plain)
-                })
+        // Compressed copies are rare: only they look for their plain name (compared as bytes,
+        // which also holds for names that are not UTF-8).
+        out.extend(without_shadowed(found, |p, all| {
+            let bytes = p.as_os_str().as_encoded_bytes();
+            bytes.strip_suffix(b".zst").is_some_and(|plain| {
+                all.iter()
+                    .any(|q| q.as_os_str().as_encoded_bytes() == plain)
             })
-            .collect();
-        out.extend(
-            found
-                .into_iter()
-                .zip(shadowed)
-                .filter_map(|(p, shadowed)| (!shadowed).then_some(p)),
-        );
+        }));
     }
     out
 }

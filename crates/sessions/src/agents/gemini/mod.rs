@@ -14,7 +14,7 @@ use crate::agents::{existing_dirs, Agent, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary, Timestamp};
-use crate::read::fs::{files, stamp, subdirs};
+use crate::read::fs::{files, stamp, subdirs, without_shadowed};
 use crate::read::head;
 use parse::parse_file;
 use serde_json::Value;
@@ -108,13 +108,9 @@ fn session_files(ctx: &Context) -> Vec<PathBuf> {
             (any_name || n.starts_with("session-"))
                 && (n.ends_with(".jsonl") || n.ends_with(".json"))
         });
-        for f in &found {
-            let twin = f.with_extension("jsonl");
-            if parse::is_legacy_doc(f) && found.contains(&twin) {
-                continue;
-            }
-            out.push(f.clone());
-        }
+        out.extend(without_shadowed(found, |f, all| {
+            parse::is_legacy_doc(f) && all.contains(&f.with_extension("jsonl"))
+        }));
     }
     out
 }
