@@ -660,6 +660,29 @@ fn the_index_is_private_to_its_owner() {
     assert!(files >= 3, "the database, its WAL and shared-memory index");
 }
 
+/// A new index is built in rollback-journal mode (each page written once), and the call that
+/// built it leaves it in WAL mode, where another process's reads never wait for a write.
+#[test]
+fn the_call_that_builds_the_index_leaves_it_in_wal_mode() {
+    let (tmp, home) = demo_copy();
+    let env = Env::with_home(&home);
+    for what in ["search", "list"] {
+        let cache = tmp.path().join(what);
+        let client = indexed(&cache);
+        let found = match what {
+            "search" => search(&client, &env, json!({"text": "docker"})).len(),
+            _ => {
+                let o = list_options(&json!({})).unwrap();
+                client.list(env.clone(), "claude", &o).unwrap().len()
+            }
+        };
+        assert!(found > 0, "{what}");
+        // The file format's bytes 18 and 19: 2 in WAL mode, 1 otherwise.
+        let db = std::fs::read(agent_mux_sessions::index::store::path_in(&cache)).unwrap();
+        assert_eq!(db[18..20], [2, 2], "{what}");
+    }
+}
+
 #[test]
 fn two_clients_updating_one_index_at_once_both_answer_right() {
     let tmp = tempfile::tempdir().unwrap();

@@ -67,7 +67,9 @@ fn settle<T>(dir: &std::path::Path, result: Result<T, Fault>) -> Option<T> {
 /// be used (the caller then reads the stores).
 fn with_index<T>(ctx: &Context, f: impl FnOnce(&Connection) -> Result<T, Fault>) -> Option<T> {
     let (dir, conn) = open(ctx)?;
-    settle(&dir, f(&conn))
+    let result = f(&conn);
+    store::to_wal(&conn);
+    settle(&dir, result)
 }
 
 /// The search engine's files from the index brought up to date, or from the scan when the index
@@ -113,6 +115,7 @@ impl Files for IndexedFiles {
             for (a, listed) in agents.iter().zip(listed) {
                 sources.extend(sync::sync_sources(&conn, ctx, *a, listed, Part::Documents)?);
             }
+            store::to_wal(&conn);
             // One snapshot for the hits and their completion, whatever other processes write.
             conn.execute_batch("BEGIN")?;
             search::search(&conn, sources, q, pending)
