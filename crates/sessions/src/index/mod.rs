@@ -68,7 +68,10 @@ fn settle<T>(dir: &std::path::Path, result: Result<T, Fault>) -> Option<T> {
 fn with_index<T>(ctx: &Context, f: impl FnOnce(&Connection) -> Result<T, Fault>) -> Option<T> {
     let (dir, conn) = open(ctx)?;
     let result = f(&conn);
-    store::to_wal(&conn);
+    // Not after a fault: a busy file would make the call wait out the timeout a second time.
+    if result.is_ok() {
+        store::to_wal(&conn);
+    }
     settle(&dir, result)
 }
 
