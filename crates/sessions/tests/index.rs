@@ -552,6 +552,7 @@ fn clearing_removes_every_formats_files_and_only_those() {
         "index-v3.sqlite",
         "index-v3.sqlite-wal",
         "index-v12.sqlite-shm",
+        "index-v3.sqlite-journal",
     ];
     let others = [
         "notes.txt",
@@ -582,6 +583,7 @@ fn an_upgrade_removes_older_formats_files_and_keeps_the_others() {
         "index-v3.sqlite",
         "index-v3.sqlite-wal",
         "index-v1.sqlite-shm",
+        "index-v4.sqlite-journal",
     ];
     let kept = [
         "index-v99.sqlite",

@@ -209,12 +209,15 @@ fn remove_if_there(path: &Path) -> std::io::Result<()> {
     }
 }
 
-/// The format of `index-v<format>.sqlite` and of its `-wal` and `-shm`; `None` for other names.
+/// The format of `index-v<format>.sqlite` and of its `-wal`, `-shm` and `-journal` (a first
+/// build stopped midway leaves one); `None` for other names.
 fn index_format(name: &str) -> Option<u64> {
     let rest = name.strip_prefix("index-v")?;
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
     match &rest[digits..] {
-        ".sqlite" | ".sqlite-wal" | ".sqlite-shm" => rest[..digits].parse().ok(),
+        ".sqlite" | ".sqlite-wal" | ".sqlite-shm" | ".sqlite-journal" => {
+            rest[..digits].parse().ok()
+        }
         _ => None,
     }
 }
