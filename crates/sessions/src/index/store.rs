@@ -147,14 +147,12 @@ pub fn open(dir: &Path) -> Result<Connection, Fault> {
 }
 
 /// Put the file in WAL mode if it is not (a new file, just built): there readers never wait for
-/// a writer. Another process holding the file past the busy timeout is no fault: the next `open`
-/// switches it, and a connection still in rollback mode follows the file to WAL at its next
-/// transaction (SQLite reads the mode from the file's header).
+/// a writer. On a connection already in WAL this does nothing and takes no lock. Another process
+/// holding the file past the busy timeout is no fault: the next `open` switches it, and a
+/// connection still in rollback mode follows the file to WAL at its next transaction (SQLite
+/// reads the mode from the file's header).
 pub fn to_wal(conn: &Connection) {
-    let mode = conn.query_row("PRAGMA journal_mode", [], |r| r.get::<_, String>(0));
-    if mode.is_ok_and(|m| !m.eq_ignore_ascii_case("wal")) {
-        let _ = conn.pragma_update(None, "journal_mode", "WAL");
-    }
+    let _ = conn.pragma_update(None, "journal_mode", "WAL");
 }
 
 fn has_index(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
