@@ -117,7 +117,7 @@ function reviveDiff(d) {
   return d
 }
 
-// Report the index's progress to `onProgress` while `promise` is pending (issue #16). The native
+// Report the index's progress to `onProgress` while `promise` is pending. The native
 // side records the latest report; it is read here, on the JS thread, every 100 ms and once more
 // when the call settles, and each new report is passed on once.
 function watchProgress(native, onProgress, promise) {
@@ -216,7 +216,7 @@ function createClient(options) {
     throw new AgentMuxError('VALIDATION_ERROR', 'onProgress must be a function')
   }
   const sessions = new SessionManager(native, onProgress)
-  // The persistent index (issue #16): its size and freshness, a rebuild, its removal.
+  // The persistent index: its size and freshness, a rebuild, its removal.
   const index = Object.freeze({
     status: () => call(native, 'indexStatus', {}, (v) => v),
     rebuild: () => call(native, 'indexRebuild', {}, (v) => v, onProgress),

@@ -166,13 +166,22 @@ describe('an empty home', () => {
       return JSON.parse(readFileSync(out, 'utf8')).join('\n')
     }
     const terminalOnly = /cli-table3|string-width|[\\/]transcript\.js|[\\/]pager\.js/
-    for (const args of [['sessions', 'search', 'flaky'], ['sessions', 'list', 'claude'], ['cost', 'report']]) {
+    // what writes the piped form: bin/lib/tsv.js, or for a session list the native side
+    const tsvJs = /[\\/]bin[\\/]lib[\\/]tsv\.js$/m
+    const binding = /[\\/]binding\.js$/m
+    for (const [args, writer] of [[['sessions', 'search', 'flaky'], tsvJs], [['sessions', 'list', 'claude'], binding], [['cost', 'report'], tsvJs]]) {
       const files = loaded(args, amux)
-      expect(files).toContain('tsv.js')
+      expect(files).toMatch(writer)
       expect(files).not.toMatch(terminalOnly)
       // Nothing from node_modules: the command line is parsed by node's own util.parseArgs.
       expect(files).not.toMatch(/[\\/]node_modules[\\/]/)
     }
+    // a session list piped needs neither the JS tab-separated writer nor the renderings
+    expect(loaded(['sessions', 'list', 'claude'], amux)).not.toMatch(/[\\/](tsv|render)\.js$/m)
+    // a start reads its own command's file only; --version reads none, nor the binding
+    const ours = (files) => files.split('\n').filter((f) => f.startsWith(root) && !f.includes('record-modules')).map((f) => f.slice(root.length).replaceAll('\\', '/')).sort()
+    expect(ours(loaded(['--version'], amux))).toEqual(['bin/amux.js', 'bin/lib/cli.js', 'package.json'])
+    expect(ours(loaded(['sessions', 'search', 'flaky'], amux)).filter((f) => f.startsWith('bin/commands/'))).toEqual(['bin/commands/sessions/search.js'])
     if (!ptyAvailable) ctx.skip()
     // the same table code on a terminal, where it draws
     expect(loaded(['cost', 'report'], term)).toMatch(/cli-table3/)
@@ -333,6 +342,28 @@ describe('the demo home (real content)', () => {
     const cut = sh(`node bin/amux.js sessions list ${agent} | cut -f1`)
     expect(cut.stdout).toBe(list.map((s) => `${s.sessionId}\n`).join(''))
     expect(sh(`node bin/amux.js sessions list ${agent} | wc -l`).stdout.trim()).toBe(String(list.length))
+  })
+
+  it('--cwd keeps the sessions started in that directory, for list, search and cost report', async (ctx) => {
+    needs(ctx)
+    const all = Object.values(found).flat()
+    const cwd = all.find((s) => s.cwd && all.some((o) => o.cwd && o.cwd !== s.cwd))?.cwd
+    if (!cwd) ctx.skip()
+    // a relative spelling is taken from where amux runs, and means the same directory
+    for (const spelling of [cwd, `${cwd}/sub/..`]) {
+      for (const [agent, list] of Object.entries(found)) {
+        const got = JSON.parse(amux(['sessions', 'list', agent, '--cwd', spelling, '--json'], at).stdout)
+        expect(ids(got)).toEqual(ids(list.filter((s) => s.cwd === cwd)))
+      }
+      const hits = JSON.parse(amux(['sessions', 'search', 'the', '--cwd', spelling, '--json'], at).stdout)
+      const expected = await api.search({ text: 'the', cwd })
+      expect(ids(hits)).toEqual(ids(expected))
+      expect(hits.length).toBeGreaterThan(0)
+      expect(hits.every((s) => s.cwd === cwd)).toBe(true)
+      const cost = JSON.parse(amux(['cost', 'report', '--cwd', spelling, '--json'], at).stdout)
+      expect(cost).toEqual(JSON.parse(JSON.stringify(await api.totalCost({ cwd }))))
+      expect(cost.sessionCount).toBe(all.filter((s) => s.cwd === cwd).length)
+    }
   })
 
   it('search piped: one line per hit, agent:id in full, the snippet last', async (ctx) => {

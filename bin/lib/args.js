@@ -2,6 +2,7 @@
 // Parsers for option values. They throw InvalidArgumentError so a bad value is a usage error
 // (exit 2) reported with the option's name, before any session is read.
 
+const { resolve } = require('node:path')
 const { InvalidArgumentError } = require('./cli.js')
 
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/
@@ -49,4 +50,10 @@ function collect(value, previous) {
   return previous ? [...previous, value] : [value]
 }
 
-module.exports = { parseDate, since, until, limit, collect }
+// --cwd: a directory as the agents record it, absolute (`.` is where amux runs).
+function directory(value) {
+  if (!String(value).trim()) throw new InvalidArgumentError('Not a directory')
+  return resolve(value)
+}
+
+module.exports = { parseDate, since, until, limit, collect, directory }

@@ -2,7 +2,10 @@
 // The command-line parser of amux: a tree of commands, each with its arguments and options, help
 // drawn from them, and usage errors as `UsageError`. Option values are parsed by node's own
 // `util.parseArgs`. It replaced commander, whose loading (with node:child_process, for external
-// subcommands amux does not have) took 19 of the 40 ms amux spent before reading anything.
+// subcommands amux does not have) was a large part of every start.
+//
+// Help text may be given as a function: it is called only when help is drawn, so a text that needs
+// a heavy module (the agents' names, from the native binding) costs nothing to a command that runs.
 
 const { parseArgs } = require('node:util')
 
@@ -96,11 +99,12 @@ class Command {
     this.commands = []
     this.args = []
     this.options = []
-    this.after = ''
+    this.after = []
     this.usageText = undefined
     this.handler = undefined
     this.versionText = undefined
     this.loose = false
+    this.load = undefined
   }
 
   description(text) {
@@ -113,13 +117,26 @@ class Command {
     return this
   }
 
-  command(name) {
+  /**
+   * A subcommand. `load`, when given, returns the function that defines it (`(command) => …`),
+   * called only when the command is run or a help lists it: a start reads only its own command.
+   */
+  command(name, load) {
     const sub = new Command(name, this)
+    sub.load = load
     this.commands.push(sub)
     return sub
   }
 
-  /** `<name>` required, `[name]` optional, `...` for all the words left. */
+  /** This command, its definition read first if it has not been. */
+  defined() {
+    const load = this.load
+    this.load = undefined
+    if (load) load()(this)
+    return this
+  }
+
+  /** `<name>` required, `[name]` optional, `...` for all the words left; `description` as help text. */
   argument(spec, description = '') {
     const m = /^([<[])([\w-]+)(\.\.\.)?[>\]]$/.exec(spec)
     if (!m) throw new Error(`bad argument: ${spec}`)
@@ -132,8 +149,14 @@ class Command {
     return this
   }
 
+  addOptions(options) {
+    for (const option of options) this.addOption(option)
+    return this
+  }
+
+  /** `text`: a string, or a function returning one when help is drawn. */
   addHelpText(_where, text) {
-    this.after += text
+    this.after.push(text)
     return this
   }
 
@@ -167,16 +190,29 @@ class Command {
     const sections = [`Usage: ${this.path()} ${this.usageLine()}`]
     if (this.summary) sections.push(wrap(this.summary, process.stdout.columns || 80).join('\n'))
     const described = this.args.filter((a) => a.description)
-    if (described.length) sections.push(table('Arguments:', described.map((a) => [a.name, a.description])))
+    if (described.length) sections.push(table('Arguments:', described.map((a) => [a.name, drawn(a.description)])))
     const options = this.versionText ? [new Option('-V, --version', 'output the version number'), ...this.options, HELP] : [...this.options, HELP]
     sections.push(table('Options:', options.map((o) => [o.flags, o.help()])))
     if (this.commands.length) {
+      for (const c of this.commands) c.defined()
       const term = (c) => (c.commands.length ? c.name : [c.name, c.options.length ? '[options]' : '', ...c.args.map((a) => a.spec)].filter(Boolean).join(' '))
       const rows = this.commands.map((c) => [term(c), c.summary])
       rows.push(['help [command]', 'display help for command'])
       sections.push(table('Commands:', rows))
     }
-    return `${sections.join('\n\n')}\n${this.after}`
+    return `${sections.join('\n\n')}\n${this.after.map(drawn).join('')}`
+  }
+
+  /** The command `words` name, as far as they name one, and the words left for it. */
+  find(words) {
+    let command = this
+    let rest = words
+    for (;;) {
+      const sub = command.commands.find((c) => c.name === rest[0])
+      if (!sub) return { command, rest }
+      command = sub.defined()
+      rest = rest.slice(1)
+    }
   }
 
   /** Run the command the words name; a promise of its action. */
@@ -196,7 +232,7 @@ class Command {
       if (word.startsWith('-')) throw new UsageError(`unknown option '${word}'`)
       const sub = cmd.commands.find((c) => c.name === word)
       if (!sub) throw new UsageError(`unknown command '${word}'${suggest(word, cmd.commands.map((c) => c.name))}`)
-      cmd = sub
+      cmd = sub.defined()
       rest = more
     }
     return cmd.run(rest)
@@ -264,7 +300,8 @@ class Command {
   }
 }
 
-// Two columns, the second aligned.
+const drawn = (text) => (typeof text === 'function' ? text() : text)
+
 // Two columns, the second aligned and wrapped at words to the terminal's width (80 on a pipe).
 function table(title, rows) {
   const width = Math.max(...rows.map(([a]) => a.length)) + 2

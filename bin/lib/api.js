@@ -1,0 +1,55 @@
+'use strict'
+// What the commands' actions share to reach the API (and nothing but the public API): one client,
+// agent names checked as a prompt deserves, the sessions that command-line words name, and the
+// short ids a terminal shows.
+
+const { createClient, AgentMuxError, BUILT_IN_AGENTS } = require('../../index.js')
+const { report } = require('./progress.js')
+const ids = require('./ids.js')
+
+let made
+/** The process's one client; the index reports its progress for the bar under a long call. */
+function client() {
+  made ??= createClient({ onProgress: report })
+  return made
+}
+
+// search() and totalCost() answer an unknown agent with "nothing"; at a prompt a typo deserves an
+// error instead (exit 2, like any mistake on the command line), so the CLI checks names first.
+function knownAgent(agent) {
+  if (agent !== undefined && !BUILT_IN_AGENTS.includes(agent)) {
+    throw new AgentMuxError('AGENT_NOT_FOUND', `unknown agent '${agent}'`)
+  }
+  return agent
+}
+
+/**
+ * At most `limit` sessions, and whether the limit left any out: `call(n)` is asked for one more
+ * than is shown, which costs one session where the API would otherwise need to count them all.
+ */
+async function upTo(limit, call) {
+  const sessions = await call(limit + 1)
+  return { sessions: sessions.slice(0, limit), more: sessions.length > limit }
+}
+
+/**
+ * What the SESSION column shows on a terminal: each id's shortest unique prefix among all of its
+ * agent's sessions (not only those shown), so it can be pasted into show, export or diff.
+ * `universe` (agent → every id) when the caller already has it, else it is listed.
+ */
+async function shortIds(sessions, universe) {
+  universe ??= await ids.idsByAgent(client().sessions, sessions.map((s) => s.agent))
+  const short = new Map()
+  for (const [agent, all] of universe) {
+    const own = sessions.filter((s) => s.agent === agent).map((s) => s.sessionId)
+    ids.shortIds(own, [...all, ...own]).forEach((id, i) => short.set(`${agent}:${own[i]}`, id))
+  }
+  return sessions.map((s) => short.get(s.unifiedId))
+}
+
+/** The `count` sessions that the command-line words name (see ids.parseRefs), as `{ agent, sessionId }`. */
+async function sessionsNamed(words, count) {
+  return Promise.all(ids.parseRefs(words, count).map((ref) => ids.resolveRef(client().sessions, ref)))
+}
+
+module.exports = { client, knownAgent, upTo, shortIds, sessionsNamed, ALL: ids.ALL }
