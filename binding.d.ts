@@ -24,6 +24,10 @@ export declare class NativeClient {
   list(args: string): Promise<string>
   /** `{agent, options}` → the same sessions as tab-separated lines (`tsv::session_list`). */
   listTsv(args: string): Promise<string>
+  /** `{options}` → JSON `SessionSummary[]` of every agent (`Client::list_all`). */
+  listAll(args: string): Promise<string>
+  /** `{options}` → the same sessions as tab-separated lines, the unified id first. */
+  listAllTsv(args: string): Promise<string>
   /** `{agent, sessionId}` → the `Session` as JS objects (dates as epoch ms). */
   get(args: string): Promise<object>
   /** `{query}` → JSON `SessionSummary[]` with `relevanceScore`. */

@@ -110,6 +110,8 @@ export interface SessionQuery {
   tags?: string[]
   limit?: number
   sort?: 'relevance' | 'date' | 'cost'
+  /** Beyond the spec: only sessions started in this directory, as `SessionListOptions.cwd`. */
+  cwd?: string
 }
 
 export interface SessionListOptions {
@@ -130,6 +132,8 @@ export interface CostAggregationOptions {
   model?: string
   tags?: string[]
   groupBy?: 'agent' | 'model' | 'day' | 'tag'
+  /** Beyond the spec: only sessions started in this directory, as `SessionListOptions.cwd`. */
+  cwd?: string
 }
 
 export interface CostSummary {
@@ -183,6 +187,13 @@ export interface DiffOperation {
 
 export interface SessionManager {
   list(agent: AgentName, options?: SessionListOptions): Promise<SessionSummary[]>
+  /**
+   * Beyond the spec: every built-in agent's sessions in one list, with the same options as `list`
+   * (filters, `sort`, `sortDirection`, `limit`, default 100) and in `list`'s order: by the sort
+   * field, ties by `unifiedId`. It equals every agent's `list(agent, { ...options, limit })`
+   * merged, sorted so, and cut to `limit`.
+   */
+  listAll(options?: SessionListOptions): Promise<SessionSummary[]>
   get(agent: AgentName, sessionId: string): Promise<Session>
   search(query: SessionQuery): Promise<SessionSummary[]>
   totalCost(options?: CostAggregationOptions): Promise<CostSummary>
@@ -295,6 +306,8 @@ export interface TsvOutput {
    * An absent value is an empty field; tabs and line breaks inside a value become spaces.
    */
   list(agent: AgentName, options?: SessionListOptions): Promise<string>
+  /** The sessions `sessions.listAll(options)` returns, one line each as above, `unifiedId` first. */
+  listAll(options?: SessionListOptions): Promise<string>
 }
 
 export interface AgentMuxClient {

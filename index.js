@@ -170,6 +170,11 @@ class SessionManager {
     return call(this.#native, 'list', { agent, options }, (v) => v.map(reviveSummary), this.#onProgress)
   }
 
+  // Beyond the spec: every agent's sessions, as `list` gives one agent's.
+  listAll(options) {
+    return call(this.#native, 'listAll', { options }, (v) => v.map(reviveSummary), this.#onProgress)
+  }
+
   get(agent, sessionId) {
     return call(this.#native, 'get', { agent, sessionId }, reviveSession)
   }
@@ -226,6 +231,7 @@ function createClient(options) {
   // turns into objects.
   const tsv = Object.freeze({
     list: (agent, options) => call(native, 'listTsv', { agent, options }, null, onProgress),
+    listAll: (options) => call(native, 'listAllTsv', { options }, null, onProgress),
   })
   return Object.freeze({ sessions, index, tsv })
 }

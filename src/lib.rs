@@ -46,6 +46,12 @@ fn list_of(client: &Client, env: Env, args: &str) -> CoreResult<Vec<SessionSumma
     client.list(env, &agent, &opts)
 }
 
+/// The sessions `{options}` asks `listAll` for.
+fn list_all_of(client: &Client, env: Env, args: &str) -> CoreResult<Vec<SessionSummary>> {
+    let v = parse_args(args)?;
+    client.list_all(env, &options::list_options(field(&v, "options"))?)
+}
+
 /// JSON text for the JS layer to parse, in ASCII: characters past it are written as `\u` escapes.
 /// V8 makes a string from ASCII bytes several times faster than from UTF-8 with other characters
 /// in it (7.5 -> 2 ms for a listing of 3,750 sessions), and JSON.parse reads the same values.
@@ -237,6 +243,24 @@ impl NativeClient {
     pub fn list_tsv(&self, args: String) -> AsyncTask<TextJob> {
         let (client, env) = (self.inner.clone(), Env::from_process());
         Job::new(move || Ok(tsv::session_list(&list_of(&client, env, &args)?)))
+    }
+
+    /// `{options}` → JSON `SessionSummary[]` of every agent (`Client::list_all`).
+    #[napi]
+    pub fn list_all(&self, args: String) -> AsyncTask<TextJob> {
+        let (client, env) = (self.inner.clone(), Env::from_process());
+        Job::new(move || json(&list_all_of(&client, env, &args)?))
+    }
+
+    /// `{options}` → the same sessions as tab-separated lines, the unified id first.
+    #[napi]
+    pub fn list_all_tsv(&self, args: String) -> AsyncTask<TextJob> {
+        let (client, env) = (self.inner.clone(), Env::from_process());
+        Job::new(move || {
+            Ok(tsv::session_list_unified(&list_all_of(
+                &client, env, &args,
+            )?))
+        })
     }
 
     /// `{agent, sessionId}` → the `Session` as JS objects (dates as epoch ms).

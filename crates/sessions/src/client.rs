@@ -65,14 +65,30 @@ impl Client {
         opts: &ListOptions,
     ) -> Result<Vec<SessionSummary>> {
         let a = agent(agent_name)?;
-        let ctx = self.context(env);
+        Ok(self.list_agents(&self.context(env), &[a], opts))
+    }
+
+    /// Every agent's sessions, filtered, sorted and cut as `list` does one agent's.
+    pub fn list_all(&self, env: Env, opts: &ListOptions) -> Result<Vec<SessionSummary>> {
+        Ok(self.list_agents(&self.context(env), agents::all(), opts))
+    }
+
+    fn list_agents(
+        &self,
+        ctx: &Context,
+        targets: &[&'static dyn Agent],
+        opts: &ListOptions,
+    ) -> Vec<SessionSummary> {
+        let summaries = || targets.iter().flat_map(|a| self.summaries_of(ctx, *a));
         if list::priced_before_cut(&opts.filters, opts.sort == ListSort::Cost) {
-            return Ok(list::apply(self.all_summaries(&ctx, a), opts));
+            let mut v: Vec<SessionSummary> = summaries().collect();
+            cost::apply_to_summaries(ctx, &mut v);
+            return list::apply(v, opts);
         }
         // Only the sessions returned are priced (the default cut keeps 100 of thousands).
-        let mut v = list::apply(self.summaries_of(&ctx, a), opts);
-        cost::apply_to_summaries(&ctx, &mut v);
-        Ok(v)
+        let mut v = list::apply(summaries().collect(), opts);
+        cost::apply_to_summaries(ctx, &mut v);
+        v
     }
 
     pub fn get(&self, env: Env, agent_name: &str, session_id: &str) -> Result<Session> {

@@ -8,12 +8,21 @@ use crate::model::{to_iso, SessionSummary};
 /// `sessionId, updatedAt (ISO 8601), turnCount, model, cost.totalUsd, title`, one line each,
 /// each ending in `\n` ('' for no sessions). A missing value is an empty field.
 pub fn session_list(sessions: &[SessionSummary]) -> String {
+    lines(sessions, |s| &s.session_id)
+}
+
+/// The same with the unified id (`agent:id`) first, for a list that mixes agents.
+pub fn session_list_unified(sessions: &[SessionSummary]) -> String {
+    lines(sessions, |s| &s.unified_id)
+}
+
+fn lines(sessions: &[SessionSummary], id: impl Fn(&SessionSummary) -> &str) -> String {
     let mut out = String::with_capacity(sessions.len() * 160);
     for s in sessions {
         let cost = s.cost.as_ref().map(|c| to_millionth(c.total_usd));
         let turns = s.turn_count.to_string();
         let fields = [
-            s.session_id.as_str(),
+            id(s),
             &to_iso(&s.updated_at),
             &turns,
             s.model.as_deref().unwrap_or(""),
@@ -129,10 +138,16 @@ mod tests {
         b.title = "café 東京".into();
         b.turn_count = 15;
         assert_eq!(
-            session_list(&[a, b]),
+            session_list(&[a.clone(), b]),
             "a1\t2025-01-01T02:53:20.123Z\t3\tclaude-sonnet-4-5\t0.004\ttab here  and a newline\n\
              b2\t2025-01-01T02:53:20.123Z\t15\t\t\tcafé 東京\n"
         );
         assert_eq!(session_list(&[]), "");
+        let mixed = [a.clone(), SessionSummary::new("codex", "c3", at, at)];
+        assert_eq!(
+            session_list_unified(&mixed),
+            "claude:a1\t2025-01-01T02:53:20.123Z\t3\tclaude-sonnet-4-5\t0.004\ttab here  and a newline\n\
+             codex:c3\t2025-01-01T02:53:20.123Z\t0\t\t\t\n"
+        );
     }
 }
