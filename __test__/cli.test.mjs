@@ -69,15 +69,15 @@ describe('help and version', () => {
   const commands = {
     '': ['sessions', 'cost'],
     sessions: ['list', 'show', 'search', 'export', 'diff', 'resume', 'fork'],
-    'sessions list': ['<agent>', '--since', '--until', '--model', '--tag', '--limit', '--sort', '--wide', '--json', 'separated by tabs'],
+    'sessions list': ['[agent]', 'every agent', '--since', '--until', '--model', '--tag', '--cwd', '--limit', '--sort', '--wide', '--json', 'separated by tabs'],
     'sessions show': ['<agent>:<id> | <agent> <id> | <id-prefix>', '--format', 'pager'],
-    'sessions search': ['<query...>', '--agent', '--since', '--until', '--model', '--tag', '--limit', '--sort', '--wide', '--json'],
+    'sessions search': ['<query...>', '--agent', '--since', '--until', '--model', '--tag', '--cwd', '--limit', '--sort', '--wide', '--json'],
     'sessions export': ['<agent>:<id> | <agent> <id> | <id-prefix>', '--format'],
     'sessions diff': ['<session-a> <session-b>', '<agent>:<id>, <agent> <id>', '--json'],
     'sessions resume': ['not available'],
     'sessions fork': ['not available'],
     cost: ['report'],
-    'cost report': ['--agent', '--since', '--until', '--model', '--tag', '--group-by', '--json'],
+    'cost report': ['--agent', '--since', '--until', '--model', '--tag', '--cwd', '--group-by', '--json'],
   }
   for (const [command, mentions] of Object.entries(commands)) {
     it(`amux ${command} --help prints its usage on stdout and exits 0`, () => {
@@ -130,6 +130,12 @@ describe('an empty home', () => {
       expect(json.stderr).toBe('')
       expect(JSON.parse(json.stdout)).toEqual([])
     }
+  })
+
+  it('sessions list without an agent: nothing on a pipe, a sentence on a terminal, [] for --json', () => {
+    expect(amux(['sessions', 'list'], { home })).toEqual({ status: 0, stdout: '', stderr: '' })
+    expect(amux(['sessions', 'list', '--json'], { home })).toEqual({ status: 0, stdout: '[]\n', stderr: '' })
+    if (ptyAvailable) expect(term(['sessions', 'list'], { home })).toEqual({ status: 0, stdout: 'No sessions found.\n', stderr: '' })
   })
 
   it('sessions list takes every filter at once', () => {
@@ -229,7 +235,7 @@ describe('exit codes: 0 success, 1 the call failed, 2 the command line was wrong
       const r = amux(['sessions', 'export', 'codex', 'zz9', '--format', format], { home })
       expectFailure(r, 1, 'SESSION_NOT_FOUND', "'zz9'", 'codex')
     }
-    expectFailure(amux(['sessions', 'diff', 'claude:left', 'codex:right', '--json'], { home }), 1, 'SESSION_NOT_FOUND', "'left'")
+    expectFailure(amux(['sessions', 'diff', 'claude:left', 'codex:right'], { home }), 1, 'SESSION_NOT_FOUND', "'left'")
     // a bare id is looked for in every agent
     expectFailure(amux(['sessions', 'show', 'abc-123'], { home }), 1, 'SESSION_NOT_FOUND', "'abc-123'", 'any agent')
   })
@@ -265,7 +271,7 @@ describe('exit codes: 0 success, 1 the call failed, 2 the command line was wrong
     expectFailure(amux(['sessions', 'frob'], { home }), 2, 'VALIDATION_ERROR', "'frob'")
     expectFailure(amux(['frob'], { home }), 2, 'VALIDATION_ERROR', "'frob'")
     expectFailure(amux(['sessions', 'list', 'claude', '--bogus'], { home }), 2, 'VALIDATION_ERROR', "'--bogus'")
-    expectFailure(amux(['sessions', 'list'], { home }), 2, 'VALIDATION_ERROR', "'agent'")
+    expectFailure(amux(['sessions', 'list', 'claude', 'codex'], { home }), 2, 'VALIDATION_ERROR', 'too many arguments')
     expectFailure(amux(['sessions', 'show', 'claude'], { home }), 2, 'VALIDATION_ERROR', "missing the session-id after 'claude'")
     expectFailure(amux(['sessions', 'show'], { home }), 2, 'VALIDATION_ERROR', "'session'")
   })
@@ -274,6 +280,68 @@ describe('exit codes: 0 success, 1 the call failed, 2 the command line was wrong
     for (const verb of ['resume', 'fork']) {
       expectFailure(amux(['sessions', verb, 'claude', 'abc', '--model', 'x'], { home }), 1, 'CAPABILITY_ERROR', 'run API', verb)
     }
+  })
+})
+
+describe('with --json, every error is JSON on stdout: { error: { code, message } }, the same exit status', () => {
+  // The commands that take --json, as their help says; each is listed below with its failures.
+  const JSON_COMMANDS = ['sessions list', 'sessions search', 'sessions diff', 'index status', 'index rebuild', 'cost report']
+  const expectJsonError = (result, status, code, ...mentions) => {
+    expect(result.status).toBe(status)
+    expect(result.stderr).toBe('')
+    const parsed = JSON.parse(result.stdout)
+    expect(Object.keys(parsed)).toEqual(['error'])
+    expect(Object.keys(parsed.error)).toEqual(['code', 'message'])
+    expect(parsed.error.code).toBe(code)
+    for (const m of mentions) expect(parsed.error.message).toContain(m)
+    return parsed.error
+  }
+
+  it('the commands that take --json are the ones listed here', () => {
+    const groups = { sessions: ['list', 'show', 'search', 'export', 'diff', 'resume', 'fork'], index: ['status', 'rebuild', 'clear'], cost: ['report'] }
+    const all = Object.entries(groups).flatMap(([g, names]) => names.map((n) => `${g} ${n}`))
+    const taking = all.filter((c) => /^ {2}--json\s/m.test(amux([...c.split(' '), '--help'], { home }).stdout))
+    expect(taking).toEqual(JSON_COMMANDS)
+  })
+
+  it('usage errors: an unknown option, a bad value, a missing or extra argument, an unknown agent (exit 2)', () => {
+    for (const command of JSON_COMMANDS) {
+      const words = command.split(' ')
+      expectJsonError(amux([...words, '--bogus', '--json'], { home }), 2, 'VALIDATION_ERROR', "unknown option '--bogus'")
+      // --json anywhere before `--`, even before the mistake
+      expectJsonError(amux([...words, '--json', '--bogus'], { home }), 2, 'VALIDATION_ERROR', "'--bogus'")
+    }
+    const cases = [
+      [['sessions', 'list', 'claude', '--limit', 'ten', '--json'], 'VALIDATION_ERROR', '--limit'],
+      [['sessions', 'list', '--since', 'yesterdayish', '--json'], 'VALIDATION_ERROR', 'Not a date'],
+      [['sessions', 'list', 'claude', 'codex', '--json'], 'VALIDATION_ERROR', 'too many arguments'],
+      [['sessions', 'list', 'nope', '--json'], 'AGENT_NOT_FOUND', "'nope'", 'claude, codex'],
+      [['sessions', 'search', '--json'], 'VALIDATION_ERROR', "'query'"],
+      [['sessions', 'search', 'x', '--sort', 'turns', '--json'], 'VALIDATION_ERROR', "'turns'"],
+      [['sessions', 'search', 'x', '--agent', 'nope', '--json'], 'AGENT_NOT_FOUND', "'nope'"],
+      [['sessions', 'diff', '--json'], 'VALIDATION_ERROR', "'sessions'"],
+      [['sessions', 'diff', 'claude', 'x', '--json'], 'VALIDATION_ERROR', 'expected 2 sessions'],
+      [['sessions', 'diff', 'nope:a', 'claude:b', '--json'], 'AGENT_NOT_FOUND', "'nope'"],
+      [['index', 'status', 'extra', '--json'], 'VALIDATION_ERROR', 'too many arguments'],
+      [['cost', 'report', '--group-by', 'week', '--json'], 'VALIDATION_ERROR', "'week'"],
+      [['cost', 'report', '--agent', 'nope', '--json'], 'AGENT_NOT_FOUND', "'nope'"],
+    ]
+    for (const [args, code, ...mentions] of cases) expectJsonError(amux(args, { home }), 2, code, ...mentions)
+  })
+
+  it('failed calls (exit 1), with the message the line on stderr would have had', () => {
+    const json = expectJsonError(amux(['sessions', 'diff', 'claude:left', 'codex:right', '--json'], { home }), 1, 'SESSION_NOT_FOUND', "'left'")
+    expectFailure(amux(['sessions', 'diff', 'claude:left', 'codex:right'], { home }), 1, 'SESSION_NOT_FOUND', `: ${json.message}`)
+    const off = { home, env: { AGENT_MUX_NO_CACHE: '1' } }
+    expectJsonError(amux(['index', 'rebuild', '--json'], off), 2, 'VALIDATION_ERROR', 'the index is off')
+    expectFailure(amux(['index', 'rebuild'], off), 2, 'VALIDATION_ERROR', 'the index is off')
+  })
+
+  it('without --json, or on a command that takes none, or after --, errors stay one line on stderr', () => {
+    expectFailure(amux(['sessions', 'list', 'nope'], { home }), 2, 'AGENT_NOT_FOUND')
+    expectFailure(amux(['sessions', 'show', 'claude', 'abc', '--json'], { home }), 2, 'VALIDATION_ERROR', "unknown option '--json'")
+    expectFailure(amux(['sessions', '--json'], { home }), 2, 'VALIDATION_ERROR', "'--json'")
+    expectFailure(amux(['sessions', 'list', 'nope', '--', '--json'], { home }), 2, 'VALIDATION_ERROR', 'too many arguments')
   })
 })
 
@@ -364,6 +432,58 @@ describe('the demo home (real content)', () => {
       expect(cost).toEqual(JSON.parse(JSON.stringify(await api.totalCost({ cwd }))))
       expect(cost.sessionCount).toBe(all.filter((s) => s.cwd === cwd).length)
     }
+  })
+
+  it('sessions list without an agent: every agent newest first; piped, agent:id first; --json is listAll', async (ctx) => {
+    needs(ctx)
+    const every = await api.listAll()
+    expect(new Set(every.map((s) => s.agent))).toEqual(new Set(Object.keys(found)))
+    const json = amux(['sessions', 'list', '--json'], at)
+    expect(json.stderr).toBe('')
+    expect(ids(JSON.parse(json.stdout))).toEqual(ids(every))
+    const piped = amux(['sessions', 'list'], at)
+    expect(piped.stderr).toBe('')
+    const cost = (s) => (s.cost ? String(Number(s.cost.totalUsd.toFixed(6))) : '')
+    expect(piped.stdout.split('\n').slice(0, -1).map((l) => l.split('\t'))).toEqual(
+      every.map((s) => [s.unifiedId, s.updatedAt.toISOString(), String(s.turnCount), s.model ?? '', cost(s), s.title]),
+    )
+    // the options are list's: filters, sort, limit
+    const cwd = every.find((s) => s.cwd).cwd
+    const options = ['--sort', 'cost', '--limit', '4', '--cwd', cwd, '--since', '2020-01-01']
+    const want = await api.listAll({ sort: 'cost', limit: 4, cwd, since: new Date(2020, 0, 1) })
+    expect(want.length).toBe(4)
+    expect(amux(['sessions', 'list', ...options], at).stdout.split('\n').slice(0, -1).map((l) => l.split('\t')[0])).toEqual(ids(want))
+    expect(ids(JSON.parse(amux(['sessions', 'list', ...options, '--json'], at).stdout))).toEqual(ids(want))
+  })
+
+  it('sessions list without an agent on a terminal: agent:short-id rows that paste into show, a count line', async (ctx) => {
+    needs(ctx, true)
+    const every = await api.listAll()
+    for (const args of [[], ['--limit', '5'], ['--since', '2020-01-01']]) {
+      const r = term(['sessions', 'list', ...args], { ...at, cols: 120 })
+      expect(r.status).toBe(0)
+      const lines = strip(r.stdout).trimEnd().split('\n')
+      expect(lines[0]).toMatch(/^SESSION\s+UPDATED\s+TURNS\s+MODEL\s+COST\s+TITLE$/)
+      const rows = lines.slice(1, -1)
+      const shown = args[0] === '--limit' ? every.slice(0, 5) : every
+      expect(rows).toHaveLength(shown.length)
+      expect(lines.at(-1)).toBe(args[0] === '--limit' ? '5 sessions shown, more with a higher --limit' : `${every.length} sessions`)
+      rows.forEach((row, i) => {
+        const id = row.split(' ')[0]
+        expect(id.startsWith(`${shown[i].agent}:`)).toBe(true)
+        expect(shown[i].unifiedId.startsWith(id)).toBe(true)
+        expect(width(row)).toBeLessThanOrEqual(120)
+      })
+    }
+    // each short id names its session: show prints that session's export
+    const lines = strip(term(['sessions', 'list', '--limit', '3'], at).stdout).split('\n').slice(1, 4)
+    for (const [i, line] of lines.entries()) {
+      const id = line.split(' ')[0]
+      expect(id.length).toBeLessThan(every[i].unifiedId.length)
+      expect(JSON.parse(amux(['sessions', 'show', id, '--format', 'json'], at).stdout).unifiedId).toBe(every[i].unifiedId)
+    }
+    const wide = strip(term(['sessions', 'list', '--wide', '--limit', '2'], { ...at, cols: 200 }).stdout).split('\n')
+    expect(wide.slice(1, 3).map((l) => l.split(' ')[0])).toEqual(ids(every.slice(0, 2)))
   })
 
   it('search piped: one line per hit, agent:id in full, the snippet last', async (ctx) => {

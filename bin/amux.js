@@ -15,7 +15,8 @@
 // Progress, notes on a pipe, and errors go to stderr.
 // Exit status: 0 success (also "nothing matched"); 1 the call failed, with one line
 // `amux: <CODE>: <message>`; 2 the command line was wrong (unknown command, option, agent or
-// value, an ambiguous id prefix), with the same one line.
+// value, an ambiguous id prefix), with the same one line. With --json (on a command that takes
+// it) the error is instead `{ "error": { "code", "message" } }` on stdout, and stderr stays empty.
 
 const { Command, UsageError, PrintAndExit } = require('./lib/cli.js')
 const { version } = require('../package.json')
@@ -64,7 +65,21 @@ function agentMuxCode(error) {
   }
 }
 
-function fail(error) {
+/**
+ * Whether the command line asks for JSON: its command takes --json and it was given (before any
+ * `--`). Then an error is printed as JSON on stdout too, so that a script never parses prose.
+ */
+function wantsJson(program, words) {
+  try {
+    const { command, rest } = program.find(words)
+    const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest
+    return command.options.some((o) => o.long === 'json') && own.includes('--json')
+  } catch {
+    return false // the command's own file did not load: its error is reported as text
+  }
+}
+
+function fail(error, json) {
   if (error instanceof PrintAndExit) {
     // Asked for: on stdout, success. A command line that names no command gets it as an error.
     ;(error.asked ? process.stdout : process.stderr).write(error.text)
@@ -75,7 +90,8 @@ function fail(error) {
   const code = known ?? 'INTERNAL'
   let message = String(error && error.message ? error.message : error).replace(/\s*\n\s*/g, ' ')
   if (code === 'AGENT_NOT_FOUND') message += ` (agents: ${agentNames()})`
-  process.stderr.write(`amux: ${code}: ${message}\n`)
+  if (json) process.stdout.write(`${JSON.stringify({ error: { code, message } }, null, 2)}\n`)
+  else process.stderr.write(`amux: ${code}: ${message}\n`)
   if (!known && process.env.AMUX_DEBUG && error && error.stack) process.stderr.write(`${error.stack}\n`)
   // An unknown agent can only come from the command line: the CLI names agents, the API does not.
   process.exitCode = code === 'VALIDATION_ERROR' || code === 'AGENT_NOT_FOUND' ? EXIT_USAGE : EXIT_ERROR
@@ -87,4 +103,6 @@ process.stdout.on('error', (error) => {
   throw error
 })
 
-build().parseAsync(process.argv.slice(2)).catch(fail)
+const words = process.argv.slice(2)
+const program = build()
+program.parseAsync(words).catch((error) => fail(error, wantsJson(program, words)))

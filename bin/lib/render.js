@@ -27,11 +27,13 @@ const TITLE_WANT = 40
 const MODEL_MIN = 12
 
 /**
- * `ids`: what the SESSION column shows for each session (short on a terminal, full with --wide);
+ * `agent`: the agent listed, undefined for every agent's sessions; `ids`: what the SESSION column
+ * shows for each session (short on a terminal, full with --wide, `agent:` first for every agent's);
  * `more`: sessions past the limit were left out.
  */
 function sessionList(agent, sessions, view, ids = sessions.map((s) => s.sessionId), more = false) {
-  if (sessions.length === 0) return more ? countLine(0, `${agent} session`, more) : `No ${agent} sessions found.\n`
+  const what = agent ? `${agent} session` : 'session'
+  if (sessions.length === 0) return more ? countLine(0, what, more) : `No ${what}s found.\n`
   const columns = [
     { head: 'SESSION' },
     { head: 'UPDATED' },
@@ -51,7 +53,7 @@ function sessionList(agent, sessions, view, ids = sessions.map((s) => s.sessionI
       oneLine(s.title) || '(untitled)',
     ]),
   ]
-  return `${fitted(draw, view)}${countLine(sessions.length, `${agent} session`, more)}`
+  return `${fitted(draw, view)}${countLine(sessions.length, what, more)}`
 }
 
 // A query as typed, quoted unless it brings its own quotes ('"test flaky"' is not shown ""test flaky"").

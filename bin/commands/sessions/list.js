@@ -1,5 +1,5 @@
 'use strict'
-// amux sessions list <agent>: an agent's sessions, newest first.
+// amux sessions list [agent]: an agent's sessions, or every agent's, newest first.
 
 const { Option } = require('../../lib/cli.js')
 const { filterOptions, filtersOf, defined, limitOption, wideOption, jsonOption } = require('../../lib/options.js')
@@ -13,32 +13,44 @@ const LIMIT = 100
 
 module.exports = (command) =>
   command
-    .description("list an agent's sessions, newest first")
-    .argument('<agent>', `one of: ${BUILT_IN_AGENTS.join(', ')}`)
+    .description("list an agent's sessions, or every agent's, newest first")
+    .argument('[agent]', `one of: ${BUILT_IN_AGENTS.join(', ')} (every agent when none is given)`)
     .addOptions(filterOptions())
     .addOption(limitOption(LIMIT))
     .addOption(new Option('--sort <field>', 'order by').choices(['date', 'cost', 'turns']).default(undefined, 'date'))
     .addOption(wideOption())
     .addOption(jsonOption())
-    .addHelpText('after', '\nPiped, each session is one line: id, updated (ISO 8601), turns, model, cost (USD), title,\nseparated by tabs.\n')
+    .addHelpText(
+      'after',
+      '\nPiped, each session is one line: id, updated (ISO 8601), turns, model, cost (USD), title,\n' +
+        'separated by tabs; without an agent the id is agent:id.\n',
+    )
     .action(list)
 
 async function list(agent, o) {
   knownAgent(agent)
   const filters = filtersOf(o)
   const options = defined({ ...filters, limit: o.limit, sort: o.sort })
-  const label = `reading ${agent} sessions`
+  // One agent's list or every agent's: the same options, the same order.
+  const { sessions, tsv } = client()
+  const listed = agent ? (opts) => sessions.list(agent, opts) : (opts) => sessions.listAll(opts)
+  const label = agent ? `reading ${agent} sessions` : 'reading sessions'
   const v = view(o)
   // Piped, the lines come written from the native side: no objects for thousands of sessions.
-  if (!v.tty && !o.json) return process.stdout.write(await withProgress(label, client().tsv.list(agent, options)))
-  const api = client().sessions
-  if (o.json) return printJson(await withProgress(label, api.list(agent, options)))
-  const listed = (limit) => withProgress(label, api.list(agent, { ...options, limit }))
-  const { sessions: result, more } = await upTo(o.limit ?? LIMIT, listed)
+  if (!v.tty && !o.json) return process.stdout.write(await withProgress(label, agent ? tsv.list(agent, options) : tsv.listAll(options)))
+  if (o.json) return printJson(await withProgress(label, listed(options)))
+  const { sessions: result, more } = await upTo(o.limit ?? LIMIT, (limit) => withProgress(label, listed({ ...options, limit })))
   // Unfiltered and nothing left out, the list holds every id there is: no second listing.
   const complete = Object.keys(filters).length === 0 && !more
-  const universe = complete ? new Map([[agent, result.map((s) => s.sessionId)]]) : undefined
-  const shown = v.wide ? undefined : await shortIds(result, universe)
+  const universe = complete ? idsByAgent(agent ? [agent] : BUILT_IN_AGENTS, result) : undefined
+  const short = v.wide ? result.map((s) => s.sessionId) : await shortIds(result, universe)
+  // Every agent's sessions show their agent, so that an id pastes into show as it is.
+  const shown = agent ? short : short.map((id, i) => `${result[i].agent}:${id}`)
   // Only a terminal draws a table.
   print(require('../../lib/render.js').sessionList(agent, result, v, shown, more))
+}
+
+/** agent → the ids of its sessions in `sessions`, for each of `agents`. */
+function idsByAgent(agents, sessions) {
+  return new Map(agents.map((agent) => [agent, sessions.filter((s) => s.agent === agent).map((s) => s.sessionId)]))
 }
