@@ -5,8 +5,9 @@
 //
 // This file only wires the commands. `amux <group> <name>` lives in bin/commands/<group>/<name>.js
 // (a top-level `amux <name>` in bin/commands/<name>.js), which exports `(command) => command…`:
-// it gives the command its description, arguments, options and action. A file is read only when
-// its command runs or a help lists it, so a start pays for one command (`amux --version` for none).
+// it gives the command its description, arguments, options and action; `commands()` below names
+// it. A file is read only when its command runs or a help lists it, so a start pays for one
+// command (`amux --version` for none).
 //
 // Output contract: results on stdout. On a terminal they are drawn for a person (tables that fit
 // the width, short ids, colour, a pager for long transcripts); piped, they are for scripts (one
@@ -27,9 +28,13 @@ const EXIT_USAGE = 2
 // For help and errors only: the names come from the native binding, which --version never loads.
 const agentNames = () => require('../index.js').BUILT_IN_AGENTS.join(', ')
 
-/** The commands bin/commands/<group>/<name>.js, in this order under `group` (and in its help). */
-function commands(group, names) {
-  for (const name of names) group.command(name, () => require(`./commands/${group.name}/${name}.js`))
+/**
+ * The commands `names` under `parent`, in this order (and in its help): bin/commands/<name>.js
+ * under the program itself, bin/commands/<group>/<name>.js under a group.
+ */
+function commands(parent, names) {
+  const dir = parent.parent ? `./commands/${parent.name}` : './commands'
+  for (const name of names) parent.command(name, () => require(`${dir}/${name}.js`))
 }
 
 function build() {

@@ -4,8 +4,9 @@
 // `util.parseArgs`. It replaced commander, whose loading (with node:child_process, for external
 // subcommands amux does not have) was a large part of every start.
 //
-// Help text may be given as a function: it is called only when help is drawn, so a text that needs
-// a heavy module (the agents' names, from the native binding) costs nothing to a command that runs.
+// A command's definition may be loaded only when it is needed (`command(name, load)`), and the text
+// after a help may be a function called only when help is drawn: a start reads no more than the
+// command it runs.
 
 const { parseArgs } = require('node:util')
 
@@ -136,7 +137,7 @@ class Command {
     return this
   }
 
-  /** `<name>` required, `[name]` optional, `...` for all the words left; `description` as help text. */
+  /** `<name>` required, `[name]` optional, `...` for all the words left. */
   argument(spec, description = '') {
     const m = /^([<[])([\w-]+)(\.\.\.)?[>\]]$/.exec(spec)
     if (!m) throw new Error(`bad argument: ${spec}`)
@@ -190,7 +191,7 @@ class Command {
     const sections = [`Usage: ${this.path()} ${this.usageLine()}`]
     if (this.summary) sections.push(wrap(this.summary, process.stdout.columns || 80).join('\n'))
     const described = this.args.filter((a) => a.description)
-    if (described.length) sections.push(table('Arguments:', described.map((a) => [a.name, drawn(a.description)])))
+    if (described.length) sections.push(table('Arguments:', described.map((a) => [a.name, a.description])))
     const options = this.versionText ? [new Option('-V, --version', 'output the version number'), ...this.options, HELP] : [...this.options, HELP]
     sections.push(table('Options:', options.map((o) => [o.flags, o.help()])))
     if (this.commands.length) {
