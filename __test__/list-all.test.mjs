@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient, BUILT_IN_AGENTS } from '../index.mjs'
-import { copyDemoHome, rejection, removeDir, shared } from './helpers.mjs'
+import { copyDemoHome, rejection, removeDir, shared, withHome } from './helpers.mjs'
 
 const ALL = 1_000_000
 const ids = (list) => list.map((s) => s.unifiedId)
@@ -124,31 +124,27 @@ describe('listAll on the demo home', () => {
 const real = shared('fixtures/real')
 
 describe.skipIf(!real)('listAll over the real captures of several agents', () => {
-  let emptyHome
-  let savedHome
-  beforeAll(() => {
-    savedHome = process.env.HOME
-    emptyHome = mkdtempSync(join(tmpdir(), 'amux-nohome-'))
-    process.env.HOME = emptyHome
-  })
-  afterAll(() => {
-    process.env.HOME = savedHome
-    removeDir(emptyHome)
-  })
-
   it('equals the agents’ lists merged and cut, for every sort, with filters', async () => {
-    const dirs = { claude: 'claude', codex: 'codex', copilot: 'copilot', pi: 'pi', opencode: 'opencode/agent-sessions-storage_v2' }
-    const sessionDirs = Object.fromEntries(Object.entries(dirs).map(([agent, rel]) => [agent, join(real, rel)]))
-    const { sessions } = createClient({ sessionDirs })
-    const everything = await sessions.listAll({ limit: ALL })
-    expect(new Set(everything.map((s) => s.agent))).toEqual(new Set(Object.keys(dirs)))
-    expect(await expectMerged(sessions, BUILT_IN_AGENTS, {})).toBe(everything.length)
-    const dates = everything.map((s) => s.createdAt.getTime()).sort((a, b) => a - b)
-    const model = everything.find((s) => s.model)?.model
-    for (const filters of [{ since: new Date(dates[Math.floor(dates.length / 2)]) }, { model }]) {
-      const seen = await expectMerged(sessions, BUILT_IN_AGENTS, filters)
-      expect(seen).toBeGreaterThan(0)
-      expect(seen).toBeLessThan(everything.length)
+    // HOME is an empty directory: only the captures are read.
+    const emptyHome = mkdtempSync(join(tmpdir(), 'amux-nohome-'))
+    try {
+      await withHome(emptyHome, async () => {
+        const dirs = { claude: 'claude', codex: 'codex', copilot: 'copilot', pi: 'pi', opencode: 'opencode/agent-sessions-storage_v2' }
+        const sessionDirs = Object.fromEntries(Object.entries(dirs).map(([agent, rel]) => [agent, join(real, rel)]))
+        const { sessions } = createClient({ sessionDirs })
+        const everything = await sessions.listAll({ limit: ALL })
+        expect(new Set(everything.map((s) => s.agent))).toEqual(new Set(Object.keys(dirs)))
+        expect(await expectMerged(sessions, BUILT_IN_AGENTS, {})).toBe(everything.length)
+        const dates = everything.map((s) => s.createdAt.getTime()).sort((a, b) => a - b)
+        const model = everything.find((s) => s.model)?.model
+        for (const filters of [{ since: new Date(dates[Math.floor(dates.length / 2)]) }, { model }]) {
+          const seen = await expectMerged(sessions, BUILT_IN_AGENTS, filters)
+          expect(seen).toBeGreaterThan(0)
+          expect(seen).toBeLessThan(everything.length)
+        }
+      })
+    } finally {
+      removeDir(emptyHome)
     }
   })
 })
