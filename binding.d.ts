@@ -10,6 +10,8 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 export declare class NativeClient {
+  /** `{agent, sessionId, options}` → JSON `MessageWindow`. */
+  window(args: string): Promise<unknown>
   /** `options`: JSON of `ClientOptions`. Throws a `VALIDATION_ERROR` for invalid options. */
   constructor(options: string)
   /** The latest index progress as JSON `{seq, agent, done, total}`, or `null` before any. */

@@ -1,5 +1,5 @@
 // Public types of @a5c-ai/agent-mux: the names and shapes of session-manager-spec.md and
-// core-types.md, exactly. Additions beyond the spec (optional fields, `listAll`, `index`, `tsv`) are
+// core-types.md, exactly. Additions beyond the spec (optional fields, `listAll`, `index`, `tsv`, `messages`) are
 // marked "Beyond the spec".
 
 export type BuiltInAgentName =
@@ -311,12 +311,57 @@ export interface TsvOutput {
   listAll(options?: SessionListOptions): Promise<string>
 }
 
+/** Beyond the spec: which of a session's messages `MessageReader.window` returns. */
+export interface MessageWindowOptions {
+  /**
+   * Only the messages that hold a hit of this query (the query language of `search`; a message
+   * holds a hit when a word or phrase that counts occurs in its text, thinking, tool calls or
+   * tool output), with `context` messages on each side. A query with nothing searchable keeps
+   * no message.
+   */
+  around?: string
+  /** Messages kept on each side of a hit. Default 2. */
+  context?: number
+  /** Leave out the messages before this index (0-based, in the whole session). Default 0. */
+  from?: number
+  /** At most this many messages. Default: all. */
+  limit?: number
+}
+
+/** Beyond the spec: a message of a `MessageWindow` with its index in the whole session. */
+export interface WindowMessage {
+  index: number
+  message: SessionMessage
+}
+
+/** Beyond the spec: part of one session's messages (`MessageReader.window`). */
+export interface MessageWindow {
+  /** The session without its messages; `messageCount` counts all of them. */
+  session: SessionSummary
+  /** With `around`: every message of the session that holds a hit, in order, with its best passage (`>>>hit<<<` marked). */
+  hits?: Array<{ index: number; snippet: string }>
+  /** The messages kept, in session order. */
+  messages: WindowMessage[]
+}
+
+/** Beyond the spec: reading part of a session, for a reader that shows only a window of it. */
+export interface MessageReader {
+  /**
+   * The messages of one session that `options` keeps (all of them by default), read without
+   * `raw`, each as `get` returns it. Errors as `get`'s (`SESSION_NOT_FOUND`, `AGENT_NOT_FOUND`);
+   * bad options are a `VALIDATION_ERROR`.
+   */
+  window(agent: AgentName, sessionId: string, options?: MessageWindowOptions): Promise<MessageWindow>
+}
+
 export interface AgentMuxClient {
   readonly sessions: SessionManager
   /** Beyond the spec: the persistent index. */
   readonly index: IndexManager
   /** Beyond the spec: tab-separated lines for scripts. */
   readonly tsv: TsvOutput
+  /** Beyond the spec: windows of a session's messages. */
+  readonly messages: MessageReader
 }
 
 export type ErrorCode =

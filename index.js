@@ -109,6 +109,12 @@ function reviveSession(s) {
   return s
 }
 
+function reviveWindow(w) {
+  reviveSummary(w.session)
+  for (const m of w.messages) reviveMessage(m.message)
+  return w
+}
+
 function reviveDiff(d) {
   for (const op of d.operations) {
     reviveMessage(op.messageA)
@@ -233,7 +239,11 @@ function createClient(options) {
     list: (agent, options) => call(native, 'listTsv', { agent, options }, null, onProgress),
     listAll: (options) => call(native, 'listAllTsv', { options }, null, onProgress),
   })
-  return Object.freeze({ sessions, index, tsv })
+  // A window of one session's messages: around a query's hits, or a run from an index.
+  const messages = Object.freeze({
+    window: (agent, sessionId, options) => call(native, 'window', { agent, sessionId, options }, reviveWindow),
+  })
+  return Object.freeze({ sessions, index, tsv, messages })
 }
 
 module.exports.createClient = createClient

@@ -16,6 +16,7 @@ use napi_derive::napi;
 use serde_json::Value;
 
 mod to_js;
+mod window;
 
 /// The addon's own allocations go through mimalloc: a search or list makes and frees hundreds of
 /// thousands of small strings, which glibc's malloc served slowly, growing and trimming its heap

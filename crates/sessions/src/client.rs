@@ -12,6 +12,7 @@ use crate::list::{self, SummaryCache};
 use crate::model::{Session, SessionSummary};
 use crate::options::{CostOptions, ExportFormat, ListOptions, ListSort, SearchQuery};
 use crate::search::Query;
+use crate::window::{MessageWindow, WindowOptions};
 
 #[derive(Default)]
 pub struct Client {
@@ -105,6 +106,18 @@ impl Client {
         session_id: &str,
     ) -> Result<Session> {
         self.load(env, agent_name, session_id, Mode::FullOutputsOnce)
+    }
+
+    /// A window of one session's messages (`window::select`), read without `raw`.
+    pub fn window(
+        &self,
+        env: Env,
+        agent_name: &str,
+        session_id: &str,
+        opts: &WindowOptions,
+    ) -> Result<MessageWindow> {
+        let session = self.load(env, agent_name, session_id, Mode::AllButRaw)?;
+        Ok(crate::window::select(session, opts))
     }
 
     /// One session, priced, as deep as `mode` asks (`raw` only when `mode.raw()`).

@@ -19,6 +19,7 @@ pub mod query;
 pub mod read;
 pub mod search;
 pub mod tsv;
+pub mod window;
 
 pub use client::Client;
 pub use context::{ClientOptions, Context};

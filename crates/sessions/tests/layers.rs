@@ -16,7 +16,9 @@ const LAYERS: &[&[&str]] = &[
     &["agents"],
     // The engines' inputs, validated from the binding's JSON: below the engines that take them.
     &["options"],
-    &["list", "search", "cost", "export", "diff", "index", "tsv"],
+    &[
+        "list", "search", "cost", "export", "diff", "index", "tsv", "window",
+    ],
     &["client"],
 ];
 

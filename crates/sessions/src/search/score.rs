@@ -852,6 +852,29 @@ pub fn recency(updated: Timestamp, now: Timestamp) -> f64 {
     TIMELESS + (1.0 - TIMELESS) * 0.5f64.powf(days / HALF_LIFE_DAYS)
 }
 
+/// The messages of `messages` that hold a hit of a leaf that counts (as `analyse` finds them, a
+/// call's output counted at the tool message that carries it): each one's index and its best
+/// passage as a snippet. The title is not a message and is not looked at.
+pub fn message_hits(m: &Matcher, messages: &[Message]) -> Vec<(usize, String)> {
+    let a = Analysis {
+        m,
+        answered: answered(messages),
+    };
+    let q = m.q;
+    (0..messages.len())
+        .into_par_iter()
+        .filter_map(|i| {
+            let body = analyse_body(&a, std::slice::from_ref(&messages[i]));
+            let hit =
+                (0..q.leaves.len()).any(|l| q.positive[l] && body.tf[l].iter().any(|&n| n > 0));
+            let snippet = body
+                .best
+                .map(|p| snippet::make_from(&p.text, &p.ranges, p.from));
+            hit.then(|| (i, snippet.unwrap_or_default()))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,260 @@
+//! A window of one session's messages: those around the hits of a query (with some context on
+//! each side), or a run of them from a given index. A reader of a long session (a model through
+//! `amux mcp`, a page of `amux ui`) takes only what it shows, and a query's hits are found by the
+//! search engine's own matcher, not by the caller.
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Result};
+use crate::model::{Message, Session, SessionSummary};
+use crate::query::prefilter::Prefilter;
+use crate::search::score::{message_hits, Matcher};
+use crate::search::Query;
+
+/// Messages kept on each side of a hit when none is asked for.
+pub const DEFAULT_CONTEXT: usize = 2;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowOptions {
+    /// Keep only the messages holding a hit of this query, with `context` messages on each side.
+    pub around: Option<String>,
+    pub context: usize,
+    /// Leave out the messages before this index.
+    pub from: usize,
+    /// At most this many messages.
+    pub limit: usize,
+}
+
+impl Default for WindowOptions {
+    fn default() -> Self {
+        WindowOptions {
+            around: None,
+            context: DEFAULT_CONTEXT,
+            from: 0,
+            limit: usize::MAX,
+        }
+    }
+}
+
+/// A message that holds a hit: its index and its best matching passage (`>>>hit<<<` marked).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MessageHit {
+    pub index: usize,
+    pub snippet: String,
+}
+
+/// One message of the window with its index in the session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WindowMessage {
+    pub index: usize,
+    pub message: Message,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageWindow {
+    /// The session's summary (its `messageCount` is that of the whole session).
+    pub session: SessionSummary,
+    /// With `around`: every message of the session that holds a hit, in order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hits: Option<Vec<MessageHit>>,
+    /// The messages kept, in order.
+    pub messages: Vec<WindowMessage>,
+}
+
+/// `{around?, context?, from?, limit?}` as the binding passes them (absent or null: defaults).
+pub fn window_options(v: &Value) -> Result<WindowOptions> {
+    let m = match v {
+        Value::Null => return Ok(WindowOptions::default()),
+        Value::Object(m) => m,
+        _ => return Err(Error::validation("options must be an object")),
+    };
+    let around = match m.get("around") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => return Err(Error::validation("around must be a string")),
+    };
+    let d = WindowOptions::default();
+    Ok(WindowOptions {
+        around,
+        context: count(m, "context", d.context)?,
+        from: count(m, "from", d.from)?,
+        limit: count(m, "limit", d.limit)?,
+    })
+}
+
+/// A whole number >= 0; larger than any index is as good as infinite.
+fn count(m: &Map<String, Value>, key: &str, default: usize) -> Result<usize> {
+    let bad = || Error::validation(format!("{key} must be a non-negative integer"));
+    match m.get(key) {
+        None | Some(Value::Null) => Ok(default),
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(x) if x >= 0.0 && x.fract() == 0.0 => Ok(x.min(u32::MAX as f64) as usize),
+            _ => Err(bad()),
+        },
+        Some(_) => Err(bad()),
+    }
+}
+
+/// The window `opts` asks for out of `session` (read without `raw`). A query with nothing left to
+/// search after sanitising has no hits, so nothing is kept around it.
+pub fn select(session: Session, opts: &WindowOptions) -> MessageWindow {
+    let Session {
+        mut summary,
+        messages,
+        ..
+    } = session;
+    summary.message_count = messages.len() as u64;
+    let hits = opts.around.as_deref().map(|text| match Query::parse(text) {
+        Some(q) => {
+            let pf = Prefilter::new(&q);
+            message_hits(&Matcher::new(&q, &pf), &messages)
+                .into_iter()
+                .map(|(index, snippet)| MessageHit { index, snippet })
+                .collect()
+        }
+        None => Vec::new(),
+    });
+    let kept = kept(messages.len(), hits.as_deref(), opts.context);
+    let messages = messages
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| *i >= opts.from && kept(*i))
+        .take(opts.limit)
+        .map(|(index, message)| WindowMessage { index, message })
+        .collect();
+    MessageWindow {
+        session: summary,
+        hits,
+        messages,
+    }
+}
+
+/// Which indices of `len` messages are kept: all without hits to go by, else those within
+/// `context` of a hit.
+fn kept(len: usize, hits: Option<&[MessageHit]>, context: usize) -> impl Fn(usize) -> bool {
+    let mut keep = vec![hits.is_none(); len];
+    for h in hits.unwrap_or_default() {
+        let end = h.index.saturating_add(context).min(len.saturating_sub(1));
+        for k in keep
+            .iter_mut()
+            .take(end + 1)
+            .skip(h.index.saturating_sub(context))
+        {
+            *k = true;
+        }
+    }
+    move |i| keep[i]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Role;
+    use chrono::TimeZone;
+
+    fn session(texts: &[&str]) -> Session {
+        let t = chrono::Utc.timestamp_opt(1_700_000_000, 0).unwrap();
+        Session {
+            summary: SessionSummary::new("x", "s1", t, t),
+            messages: texts.iter().map(|s| Message::new(Role::User, *s)).collect(),
+            raw: None,
+        }
+    }
+
+    fn indices(w: &MessageWindow) -> Vec<usize> {
+        w.messages.iter().map(|m| m.index).collect()
+    }
+
+    const TEXTS: &[&str] = &[
+        "zero",
+        "one",
+        "two",
+        "three",
+        "kubernetes pod",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "Kubernetes again",
+        "twelve",
+    ];
+
+    #[test]
+    fn around_keeps_hits_and_their_context() {
+        let opts = WindowOptions {
+            around: Some("kubernetes".into()),
+            context: 1,
+            ..Default::default()
+        };
+        let w = select(session(TEXTS), &opts);
+        let hits: Vec<usize> = w.hits.as_ref().unwrap().iter().map(|h| h.index).collect();
+        assert_eq!(hits, [4, 11]);
+        assert_eq!(indices(&w), [3, 4, 5, 10, 11, 12]);
+        assert_eq!(w.session.message_count, 13);
+        assert_eq!(w.hits.unwrap()[1].snippet, ">>>Kubernetes<<< again");
+    }
+
+    #[test]
+    fn from_and_limit_page_through_what_is_kept() {
+        let opts = WindowOptions {
+            around: Some("kubernetes".into()),
+            context: 2,
+            from: 5,
+            limit: 3,
+        };
+        assert_eq!(indices(&select(session(TEXTS), &opts)), [5, 6, 9]);
+        let all = WindowOptions {
+            from: 11,
+            ..Default::default()
+        };
+        assert_eq!(indices(&select(session(TEXTS), &all)), [11, 12]);
+    }
+
+    #[test]
+    fn the_query_language_is_the_search_engines() {
+        let ask = |q: &str| {
+            let opts = WindowOptions {
+                around: Some(q.into()),
+                context: 0,
+                ..Default::default()
+            };
+            let w = select(session(TEXTS), &opts);
+            w.hits.unwrap().iter().map(|h| h.index).collect::<Vec<_>>()
+        };
+        assert_eq!(ask("kube*"), [4, 11]);
+        assert_eq!(ask("\"kubernetes again\""), [11]);
+        assert_eq!(ask("pod OR twelve"), [4, 12]);
+        // A message is marked by the leaves that count, the NOT-ed one is not looked for.
+        assert_eq!(ask("kubernetes NOT pod"), [4, 11]);
+        assert_eq!(ask("five NOT pod"), [5]);
+        assert_eq!(ask("zzqxjw"), Vec::<usize>::new());
+        // Nothing searchable: no hits, so nothing is kept around them.
+        assert_eq!(ask("\"\""), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn options_are_checked() {
+        let v = serde_json::json!({"around": "a", "context": 0, "from": 3, "limit": 10});
+        let o = window_options(&v).unwrap();
+        assert_eq!((o.context, o.from, o.limit), (0, 3, 10));
+        assert_eq!(
+            window_options(&Value::Null).unwrap(),
+            WindowOptions::default()
+        );
+        for bad in [
+            serde_json::json!({"around": 3}),
+            serde_json::json!({"context": -1}),
+            serde_json::json!({"from": 1.5}),
+            serde_json::json!({"limit": "9"}),
+            serde_json::json!([]),
+        ] {
+            assert_eq!(
+                window_options(&bad).unwrap_err().code,
+                crate::error::ErrorCode::ValidationError
+            );
+        }
+    }
+}
