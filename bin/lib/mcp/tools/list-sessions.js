@@ -1,0 +1,67 @@
+'use strict'
+// list_sessions: the newest sessions of one agent or of every agent, as the model reads them.
+
+const { BUILT_IN_AGENTS } = require('../../../../index.js')
+const { z, agent, since, until, cwd, limit, dates, defined, sessionFields } = require('../schemas.js')
+
+const description = `List past coding-agent sessions on this machine, newest first (last update), of every agent or one: Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor, OpenCode, Pi, omp, OpenClaw, Hermes. Each comes with its id for read_session. To find sessions about something, use search_sessions instead.`
+
+const input = z.strictObject({
+  agent: agent('only this agent (default: every agent)').optional(),
+  since: since().optional(),
+  until: until().optional(),
+  cwd: cwd().optional(),
+  limit: limit(20, 1000),
+})
+
+const session = z.object({
+  ...sessionFields,
+  messageCount: z.number(),
+  turnCount: z.number(),
+  model: z.string().optional(),
+  costUsd: z.number().optional().describe('absent when the agent recorded no token counts'),
+})
+
+const output = z.object({ sessions: z.array(session) })
+
+// Newest first, as `list` sorts: last update, then the unified id.
+const newestFirst = (a, b) => b.updatedAt - a.updatedAt || (a.unifiedId < b.unifiedId ? -1 : a.unifiedId > b.unifiedId ? 1 : 0)
+
+async function listed(api, args) {
+  const options = defined({ cwd: args.cwd, limit: args.limit, ...dates(args) })
+  const agents = args.agent ? [args.agent] : BUILT_IN_AGENTS
+  const lists = await Promise.all(agents.map((a) => api.list(a, options)))
+  return lists.flat().sort(newestFirst).slice(0, args.limit)
+}
+
+async function run(args, { client }) {
+  const sessions = (await listed(client.sessions, args)).map((s) =>
+    defined({
+      id: s.unifiedId,
+      agent: s.agent,
+      title: s.title,
+      cwd: s.cwd,
+      createdAt: s.createdAt.toISOString(),
+      updatedAt: s.updatedAt.toISOString(),
+      messageCount: s.messageCount,
+      turnCount: s.turnCount,
+      model: s.model,
+      costUsd: s.cost ? Number(s.cost.totalUsd.toFixed(6)) : undefined,
+    }),
+  )
+  return { text: render(sessions, args), structured: { sessions } }
+}
+
+function render(sessions, args) {
+  const whose = args.agent ? `${args.agent} ` : ''
+  if (!sessions.length) return `No ${whose}session matches.`
+  const lines = [`${sessions.length} ${whose}session${sessions.length === 1 ? '' : 's'}, newest first:`]
+  for (const s of sessions) {
+    const facts = [`updated ${s.updatedAt}`, `${s.messageCount} messages`, s.model, s.cwd && `in ${s.cwd}`]
+    lines.push(`- ${s.id} · ${s.title || '(untitled)'}`)
+    lines.push(`  ${facts.filter(Boolean).join(' · ')}`)
+  }
+  return lines.join('\n')
+}
+
+module.exports = { name: 'list_sessions', title: 'List past sessions', description, input, output, run }
