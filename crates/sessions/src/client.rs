@@ -108,7 +108,8 @@ impl Client {
         self.load(env, agent_name, session_id, Mode::FullOutputsOnce)
     }
 
-    /// A window of one session's messages (`window::select`), read without `raw`.
+    /// A window of one session's messages (`window::select`), read as search reads a session:
+    /// without `raw`, each tool output once.
     pub fn window(
         &self,
         env: Env,
@@ -116,7 +117,7 @@ impl Client {
         session_id: &str,
         opts: &WindowOptions,
     ) -> Result<MessageWindow> {
-        let session = self.load(env, agent_name, session_id, Mode::AllButRaw)?;
+        let session = self.load(env, agent_name, session_id, Mode::MessagesWithoutRaw)?;
         Ok(crate::window::select(session, opts))
     }
 

@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
-use crate::model::{Message, Session, SessionSummary};
+use crate::model::{MarkedCalls, Message, Session, SessionSummary};
 use crate::query::prefilter::Prefilter;
 use crate::search::score::{message_hits, Matcher};
 use crate::search::Query;
@@ -96,12 +96,14 @@ fn count(m: &Map<String, Value>, key: &str, default: usize) -> Result<usize> {
     }
 }
 
-/// The window `opts` asks for out of `session` (read without `raw`). A query with nothing left to
-/// search after sanitising has no hits, so nothing is kept around it.
+/// The window `opts` asks for out of `session`, read as search reads it (`Mode::MessagesWithoutRaw`:
+/// no `raw`, a call's output may be left to the tool message that answers it; the calls returned
+/// get theirs back). A query with nothing left to search after sanitising has no hits, so
+/// nothing is kept around it.
 pub fn select(session: Session, opts: &WindowOptions) -> MessageWindow {
     let Session {
         mut summary,
-        messages,
+        mut messages,
         ..
     } = session;
     summary.message_count = messages.len() as u64;
@@ -116,17 +118,40 @@ pub fn select(session: Session, opts: &WindowOptions) -> MessageWindow {
         None => Vec::new(),
     });
     let kept = kept(messages.len(), hits.as_deref(), opts.context);
+    let mut returned = vec![false; messages.len()];
+    for i in (opts.from..messages.len())
+        .filter(|&i| kept(i))
+        .take(opts.limit)
+    {
+        returned[i] = true;
+    }
+    link_outputs(&mut messages, &returned);
     let messages = messages
         .into_iter()
         .enumerate()
-        .filter(|(i, _)| *i >= opts.from && kept(*i))
-        .take(opts.limit)
+        .filter(|(i, _)| returned[*i])
         .map(|(index, message)| WindowMessage { index, message })
         .collect();
     MessageWindow {
         session: summary,
         hits,
         messages,
+    }
+}
+
+/// Give the calls of the `returned` messages that were read without their output (marked
+/// `output_at_result`) a copy of the answering tool message's output, as `get` has them: what
+/// `Session::link_call_outputs` does, for these messages only.
+fn link_outputs(messages: &mut [Message], returned: &[bool]) {
+    let mut marked = MarkedCalls::default();
+    for mi in 0..messages.len() {
+        let Some((cm, ci)) = marked.step(mi, &messages[mi]) else {
+            continue;
+        };
+        if returned[cm] {
+            let output = messages[mi].tool_result.as_ref().map(|r| r.output.clone());
+            messages[cm].tool_calls[ci].output = output;
+        }
     }
 }
 
@@ -233,6 +258,44 @@ mod tests {
         assert_eq!(ask("zzqxjw"), Vec::<usize>::new());
         // Nothing searchable: no hits, so nothing is kept around them.
         assert_eq!(ask("\"\""), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn the_calls_returned_get_their_output_back() {
+        use crate::model::{ToolCall, ToolResult};
+        let mut s = session(&["run it", "", "", "done"]);
+        s.messages[1].role = Role::Assistant;
+        s.messages[1].tool_calls.push(ToolCall {
+            tool_call_id: "c1".into(),
+            tool_name: "Bash".into(),
+            input: serde_json::json!({"command": "make"}),
+            output: None,
+            duration_ms: None,
+            output_at_result: true,
+        });
+        s.messages[2].role = Role::Tool;
+        s.messages[2].tool_result = Some(ToolResult {
+            tool_call_id: "c1".into(),
+            tool_name: "Bash".into(),
+            output: Value::String("built".into()),
+        });
+        let call = |w: &MessageWindow| w.messages[0].message.tool_calls[0].output.clone();
+        let only_call = WindowOptions {
+            from: 1,
+            limit: 1,
+            ..Default::default()
+        };
+        assert_eq!(
+            call(&select(s.clone(), &only_call)),
+            Some(Value::String("built".into()))
+        );
+        // A call read with its output keeps it.
+        s.messages[1].tool_calls[0].output_at_result = false;
+        s.messages[1].tool_calls[0].output = Some(Value::String("own".into()));
+        assert_eq!(
+            call(&select(s, &only_call)),
+            Some(Value::String("own".into()))
+        );
     }
 
     #[test]
