@@ -33,8 +33,11 @@ const output = z.object({
   nextOffset: z.number().optional().describe('when truncated: the offset to continue from'),
 })
 
-// Messages asked for per window: a first page rarely needs more; each further window doubles.
-const FIRST_WINDOW = 64
+// Every window reads the whole session again, so the first one asks for as many messages as the
+// page may need, counting at least this many characters for a message shown (cut tool output
+// takes 2 kB or so, a short prompt much less); each further window doubles.
+const CHARS_PER_MESSAGE = 250
+const MIN_WINDOW = 16
 // Room kept for the line saying where the text was cut and how to go on.
 const FOOTER_ROOM = 120
 
@@ -61,7 +64,7 @@ async function firstWindow(client, id, options) {
  */
 async function textUpTo(client, args, need) {
   const options = { around: args.around, context: args.context }
-  let limit = FIRST_WINDOW
+  let limit = Math.max(MIN_WINDOW, Math.ceil(need / CHARS_PER_MESSAGE))
   let window = await firstWindow(client, args.id, { ...options, limit })
   const { session, hits } = window
   const hitAt = new Map((hits ?? []).map((h) => [h.index, h.snippet]))
