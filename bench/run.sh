@@ -113,6 +113,9 @@ M get "$ABS_HOME" claude $HUGE_ID
 M export "$ABS_HOME" claude $HUGE_ID json
 M export "$ABS_HOME" claude $HUGE_ID markdown
 
+echo; echo "## amux mcp: search_sessions vs rg, read_session around on the 200 MB session (bench/mcp.mjs)"
+node bench/mcp.mjs --home "$ABS_HOME" --huge "$ABS_HOME" | tail -n +3
+
 echo; echo "## Hermes search on a ~1M-message state.db (median of 21 after the first)"
 ABS_HERMES=$(cd "$HERMES_DIR" && pwd)
 M search-warm "$ABS_HERMES" kubernetes hermes
