@@ -2,13 +2,10 @@
 // cost_report: what the sessions cost, from the library's totalCost, grouped, with the notes the
 // CLI prints where a figure means "unknown" rather than "free".
 
-const { BUILT_IN_AGENTS } = require('../../../../index.js')
 const render = require('../../render.js')
 const { usd, count } = require('../../format.js')
+const { ALL } = require('../../ids.js')
 const { z, agent, since, until, dates, defined } = require('../schemas.js')
-
-// The API's largest limit: "every session".
-const ALL = 1_000_000
 
 const description = `What past coding-agent sessions cost (USD) and how many tokens they used, grouped by agent, model or day (local calendar day of the session's start). Prices are the agents' own where recorded, else list prices. Notes say where $0 means unknown: agents that record no token counts, models with no known price.`
 
@@ -36,11 +33,10 @@ const output = z.object({
 })
 
 // The sessions matching the filters that recorded no token counts: their $0 is unknown.
-async function withoutTokens(api, options) {
-  const filters = defined({ since: options.since, until: options.until })
-  const agents = options.agent ? [options.agent] : BUILT_IN_AGENTS
-  const lists = await Promise.all(agents.map((a) => api.list(a, { ...filters, limit: ALL })))
-  return lists.flat().filter(render.recordedNoTokens)
+async function withoutTokens(api, { agent, since, until }) {
+  const options = defined({ since, until, limit: ALL })
+  const sessions = await (agent ? api.list(agent, options) : api.listAll(options))
+  return sessions.filter(render.recordedNoTokens)
 }
 
 const pick = (c) => ({

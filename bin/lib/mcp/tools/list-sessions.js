@@ -1,7 +1,6 @@
 'use strict'
 // list_sessions: the newest sessions of one agent or of every agent, as the model reads them.
 
-const { BUILT_IN_AGENTS } = require('../../../../index.js')
 const { z, agent, since, until, cwd, limit, dates, defined, sessionFields } = require('../schemas.js')
 
 const description = `List past coding-agent sessions on this machine, newest first (last update), of every agent or one: Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor, OpenCode, Pi, omp, OpenClaw, Hermes. Each comes with its id for read_session. To find sessions about something, use search_sessions instead.`
@@ -24,18 +23,11 @@ const session = z.object({
 
 const output = z.object({ sessions: z.array(session) })
 
-// Newest first, as `list` sorts: last update, then the unified id.
-const newestFirst = (a, b) => b.updatedAt - a.updatedAt || (a.unifiedId < b.unifiedId ? -1 : a.unifiedId > b.unifiedId ? 1 : 0)
-
-async function listed(api, args) {
-  const options = defined({ cwd: args.cwd, limit: args.limit, ...dates(args) })
-  const agents = args.agent ? [args.agent] : BUILT_IN_AGENTS
-  const lists = await Promise.all(agents.map((a) => api.list(a, options)))
-  return lists.flat().sort(newestFirst).slice(0, args.limit)
-}
-
 async function run(args, { client }) {
-  const sessions = (await listed(client.sessions, args)).map((s) =>
+  const options = defined({ cwd: args.cwd, limit: args.limit, ...dates(args) })
+  const api = client.sessions
+  const found = await (args.agent ? api.list(args.agent, options) : api.listAll(options))
+  const sessions = found.map((s) =>
     defined({
       id: s.unifiedId,
       agent: s.agent,
