@@ -1,6 +1,6 @@
 // Public types of @a5c-ai/agent-mux: the names and shapes of session-manager-spec.md and
-// core-types.md, exactly. Additions beyond the spec (optional fields, `listAll`, `index`, `tsv`, `messages`) are
-// marked "Beyond the spec".
+// core-types.md, exactly. Additions beyond the spec (optional fields, `listAll`, `index`, `tsv`,
+// `messages`) are marked "Beyond the spec".
 
 export type BuiltInAgentName =
   | 'claude'
