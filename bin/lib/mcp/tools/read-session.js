@@ -36,7 +36,7 @@ const output = z.object({
 // Every window reads the whole session again, so the first one asks for as many messages as the
 // page may need, counting at least this many characters for a message shown (cut tool output
 // takes 2 kB or so, a short prompt much less); each further window doubles.
-const CHARS_PER_MESSAGE = 250
+const CHARS_PER_MESSAGE = 500
 const MIN_WINDOW = 16
 // Room kept for the line saying where the text was cut and how to go on.
 const FOOTER_ROOM = 120
