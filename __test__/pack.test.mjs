@@ -7,7 +7,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest'
 import { mkdtempSync, rmSync, mkdirSync, copyFileSync, existsSync, readFileSync, writeFileSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
 
@@ -180,5 +180,35 @@ describe('the packed package, installed', () => {
     const missing = spawnSync(amux, ['sessions', 'show', 'claude', 'nope'], { encoding: 'utf8', env, shell: process.platform === 'win32' })
     expect(missing.status).toBe(1)
     expect(missing.stderr).toBe("amux: SESSION_NOT_FOUND: no claude session with id 'nope'\n")
+  })
+
+  it('the installed amux mcp serves its tools with its own dependencies (what npx runs)', async (ctx) => {
+    if (!have) ctx.skip()
+    const home = join(tmp, 'empty-home')
+    mkdirSync(home, { recursive: true })
+    const amux = join(project, 'node_modules', '.bin', process.platform === 'win32' ? 'amux.cmd' : 'amux')
+    const env = { ...process.env, HOME: home, USERPROFILE: home, NODE_PATH: '' }
+    const child = spawn(amux, ['mcp'], { env, shell: process.platform === 'win32' })
+    const requests = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pack-test', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_sessions', arguments: {} } },
+    ]
+    const replies = await new Promise((resolve, reject) => {
+      let out = ''
+      child.stdout.on('data', (d) => {
+        out += d
+        const lines = out.split('\n').filter(Boolean)
+        if (lines.length < 2) return
+        child.stdin.end()
+        resolve(lines.map((l) => JSON.parse(l)))
+      })
+      child.on('error', reject)
+      child.on('close', (code) => reject(new Error(`amux mcp exited (${code}); stdout: ${out}`)))
+      for (const r of requests) child.stdin.write(`${JSON.stringify(r)}\n`)
+    })
+    expect(replies[0].result.serverInfo.name).toBe('agent-mux')
+    expect(replies[1].result.isError).toBeFalsy()
+    expect(replies[1].result.structuredContent).toEqual({ sessions: [] })
   })
 })
