@@ -1,0 +1,249 @@
+'use strict'
+// The UI's JSON API: one handler per path, each a thin layer over the library's public API on the
+// server's one long-lived client. Every parameter is checked first (params.js); library errors
+// keep their code, and nothing else a handler throws reaches the page but "internal error".
+
+const { AgentMuxError, BUILT_IN_AGENTS } = require('../../index.js')
+const { recordedNoTokens } = require('../../bin/lib/render.js')
+const ids = require('../../bin/lib/ids.js')
+const { version } = require('../../package.json')
+const { BadRequest, readParams, text, choice, agent, int, date, sessionRef } = require('./params.js')
+const { Transcripts, WINDOW_MESSAGES } = require('./transcripts.js')
+const { resumeCommand } = require('./resume.js')
+const { readdirSync, statSync } = require('node:fs')
+const { join } = require('node:path')
+
+// Longest text of a message shown in the diff's cells.
+const DIFF_CUT = 4_000
+
+const defined = (object) => Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined))
+
+const filterParams = {
+  agent,
+  since: date(),
+  until: date({ endOfDay: true }),
+  cwd: text(4096),
+  model: text(200),
+}
+
+/** `sort` field and direction of `list`, to merge several agents' lists in the order each has. */
+const LIST_KEYS = {
+  date: (s) => new Date(s.updatedAt).getTime(),
+  cost: (s) => s.cost?.totalUsd ?? 0,
+  turns: (s) => s.turnCount,
+}
+
+/**
+ * Every agent's sessions (or one agent's) with `list`'s filters and sort, `offset` into them, at
+ * most `limit`: each agent lists its first offset + limit + 1, and the lists are merged in order.
+ */
+async function listSessions(sessions, { agent: only, offset = 0, limit = 50, sort = 'date', ...filters }) {
+  const agents = only ? [only] : BUILT_IN_AGENTS
+  const options = defined({ ...filters, sort, limit: offset + limit + 1 })
+  const lists = await Promise.all(agents.map((a) => sessions.list(a, options)))
+  const key = LIST_KEYS[sort]
+  const merged = lists.flat().sort((x, y) => key(y) - key(x) || new Date(y.updatedAt) - new Date(x.updatedAt))
+  return { sessions: merged.slice(offset, offset + limit), offset, more: merged.length > offset + limit }
+}
+
+// What a diff cell shows of a message: its text, else the calls it made, else its tool's output.
+function diffSide(message) {
+  if (!message) return undefined
+  let body = message.content ?? ''
+  if (!body && message.toolCalls?.length) body = message.toolCalls.map((c) => `[calls ${c.toolName}]`).join(' ')
+  if (!body && message.toolResult) {
+    const out = message.toolResult.output
+    body = typeof out === 'string' ? out : JSON.stringify(out ?? null)
+  }
+  const side = { role: message.role, text: body.slice(0, DIFF_CUT), length: body.length }
+  if (message.timestamp) side.timestamp = message.timestamp
+  return side
+}
+
+/**
+ * Spend per day, stacked by agent or by model, with the totals `totalCost` gives for the period.
+ * Each series comes from `totalCost` itself (one call per agent or model, grouped by day), so every
+ * figure drawn is one the API returns. A model-less remainder (sessions that named no model) is
+ * the day's total less the models' parts.
+ */
+async function costReport(sessions, { since, until, by = 'agent' }) {
+  const period = defined({ since, until })
+  const [totals, days, listed] = await Promise.all([
+    sessions.totalCost({ ...period, groupBy: by }),
+    sessions.totalCost({ ...period, groupBy: 'day' }),
+    Promise.all(BUILT_IN_AGENTS.map((a) => sessions.list(a, { ...period, limit: ids.ALL }))),
+  ])
+  const keys = Object.keys(totals.breakdowns ?? {}).filter((k) => k !== '' && totals.breakdowns[k].sessionCount > 0)
+  const perKey = await Promise.all(keys.map((k) => sessions.totalCost({ ...period, [by]: k, groupBy: 'day' })))
+  const series = keys.map((key, i) => ({ key, days: dayCosts(perKey[i]) }))
+  if (by === 'model' && totals.breakdowns?.['']?.sessionCount > 0) {
+    const rest = {}
+    for (const [day, b] of Object.entries(days.breakdowns ?? {})) {
+      const known = series.reduce((n, s) => n + (s.days[day] ?? 0), 0)
+      if (b.totalUsd - known > 1e-9) rest[day] = b.totalUsd - known
+    }
+    series.push({ key: '', days: rest })
+  }
+  // Sessions whose agent recorded no token counts: $0 there means "unknown", never "free".
+  const unknown = {}
+  for (const s of listed.flat().filter(recordedNoTokens)) unknown[s.agent] = (unknown[s.agent] ?? 0) + 1
+  return { by, days: Object.keys(days.breakdowns ?? {}).sort(), series, totals, unknown }
+}
+
+/** When the index was last written: the newest modification time of its files (null: none). */
+function indexWritten(dir) {
+  let newest = null
+  try {
+    for (const name of readdirSync(dir)) {
+      const t = statSync(join(dir, name)).mtime
+      if (!newest || t > newest) newest = t
+    }
+  } catch {
+    return null
+  }
+  return newest
+}
+
+const dayCosts = (summary) => Object.fromEntries(Object.entries(summary.breakdowns ?? {}).map(([day, b]) => [day, b.totalUsd]))
+
+const EXPORT_TYPES = {
+  json: ['application/json; charset=utf-8', 'json'],
+  jsonl: ['application/x-ndjson; charset=utf-8', 'jsonl'],
+  markdown: ['text/markdown; charset=utf-8', 'md'],
+}
+
+// A file name for a download: the agent and id, with anything a file system could mind replaced.
+const fileName = (ref, ext) => `${ref.agent}-${ref.sessionId.replace(/[^\w.-]+/g, '_')}.${ext}`
+
+function createApi(client) {
+  const { sessions } = client
+  const transcripts = new Transcripts(sessions)
+  const id = sessionRef(sessions)
+
+  const routes = {
+    '/api/meta': {
+      params: {},
+      run: async () => ({ version, agents: BUILT_IN_AGENTS }),
+    },
+    '/api/search': {
+      params: {
+        q: text(1000),
+        ...filterParams,
+        sort: choice(['relevance', 'date', 'cost']),
+        limit: int(1, 500),
+      },
+      run: async ({ q = '', ...rest }) => {
+        if (!q.trim()) return { results: [] }
+        return { results: await sessions.search(defined({ text: q, ...rest })) }
+      },
+    },
+    '/api/sessions': {
+      params: { ...filterParams, sort: choice(['date', 'cost', 'turns']), offset: int(0, 1_000_000), limit: int(1, 500) },
+      run: (p) => listSessions(sessions, p),
+    },
+    '/api/session': {
+      params: { id, from: int(0, 100_000_000), count: int(1, 1000) },
+      required: ['id'],
+      run: async ({ id: ref, from = 0, count = WINDOW_MESSAGES }) => {
+        const window = await transcripts.window(ref, from, count)
+        if (window.session) window.resume = resumeCommand(window.session)
+        return window
+      },
+    },
+    '/api/session/message': {
+      params: { id, index: int(0, 100_000_000) },
+      required: ['id', 'index'],
+      run: async ({ id: ref, index }) => {
+        const message = await transcripts.message(ref, index)
+        if (!message) throw new AgentMuxError('SESSION_NOT_FOUND', `${ref.unifiedId} has no message ${index}`)
+        return { message }
+      },
+    },
+    '/api/session/lineage': {
+      params: { id },
+      required: ['id'],
+      // Forked from: the session's own field; continued in: the agent's sessions forked from it.
+      run: async ({ id: ref }) => {
+        const all = await sessions.list(ref.agent, { limit: ids.ALL })
+        const self = all.find((s) => s.sessionId === ref.sessionId)
+        if (!self) throw new AgentMuxError('SESSION_NOT_FOUND', `no ${ref.agent} session with id '${ref.sessionId}'`)
+        const parent = self.forkedFrom ? all.find((s) => s.sessionId === self.forkedFrom) : undefined
+        return {
+          forkedFrom: self.forkedFrom ? { unifiedId: sessions.resolveUnifiedId(ref.agent, self.forkedFrom), title: parent?.title } : null,
+          continuedIn: all.filter((s) => s.forkedFrom === ref.sessionId).map((s) => ({ unifiedId: s.unifiedId, title: s.title })),
+        }
+      },
+    },
+    '/api/export': {
+      params: { id, format: choice(Object.keys(EXPORT_TYPES)) },
+      required: ['id', 'format'],
+      run: async ({ id: ref, format }) => {
+        const [type, ext] = EXPORT_TYPES[format]
+        return {
+          body: await sessions.export(ref.agent, ref.sessionId, format),
+          headers: { 'Content-Type': type, 'Content-Disposition': `attachment; filename="${fileName(ref, ext)}"` },
+        }
+      },
+    },
+    '/api/resolve': {
+      // What a person typed for a session (agent:id, or a unique id prefix) → its unified id.
+      params: { ref: text(1024) },
+      required: ['ref'],
+      run: async ({ ref }) => {
+        const [one] = ids.parseRefs(ref.trim().split(/\s+/), 1)
+        const found = await ids.resolveRef(sessions, one)
+        return { unifiedId: sessions.resolveUnifiedId(found.agent, found.sessionId) }
+      },
+    },
+    '/api/diff': {
+      params: { a: id, b: id },
+      required: ['a', 'b'],
+      run: async ({ a, b }) => {
+        const d = await sessions.diff(a, b)
+        const operations = d.operations.map((op) => defined({ type: op.type, indexA: op.indexA, indexB: op.indexB, a: diffSide(op.messageA), b: diffSide(op.messageB) }))
+        return { a: d.a, b: d.b, stats: d.stats, operations }
+      },
+    },
+    '/api/cost': {
+      params: { since: filterParams.since, until: filterParams.until, by: choice(['agent', 'model']) },
+      run: (p) => costReport(sessions, p),
+    },
+    '/api/index': {
+      params: {},
+      run: async () => {
+        const status = await client.index.status()
+        return { ...status, written: status.dir ? indexWritten(status.dir) : null }
+      },
+    },
+  }
+
+  /** The answer to a GET of `url` under /api/: `{ status, json }` or `{ status, body, headers }`. */
+  return async function answer(url) {
+    const route = Object.hasOwn(routes, url.pathname) ? routes[url.pathname] : null
+    if (!route) return failure(404, 'NOT_FOUND', `no API at ${url.pathname}`)
+    try {
+      const params = readParams(url, route.params, route.required)
+      const out = await route.run(params)
+      return out.body !== undefined ? { status: 200, ...out } : { status: 200, json: out }
+    } catch (error) {
+      return errorAnswer(error)
+    }
+  }
+}
+
+const failure = (status, code, message) => ({ status, json: { error: { code, message } } })
+
+// What the page may learn of an error: its code and message, never a stack.
+const STATUS_OF = { VALIDATION_ERROR: 400, AGENT_NOT_FOUND: 400, SESSION_NOT_FOUND: 404 }
+
+function errorAnswer(error) {
+  if (error instanceof BadRequest) return failure(400, 'VALIDATION_ERROR', error.message)
+  // By name, not instanceof: the client may come from another copy of the package (a test's).
+  if (error?.name === 'AgentMuxError' && typeof error.code === 'string' && error.code !== 'INTERNAL') {
+    return failure(STATUS_OF[error.code] ?? 500, error.code, error.message)
+  }
+  process.stderr.write(`amux ui: internal error: ${error?.stack ?? error}\n`)
+  return failure(500, 'INTERNAL', 'internal error (details are on the server\'s stderr)')
+}
+
+module.exports = { createApi, listSessions, costReport, failure }

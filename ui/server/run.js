@@ -1,0 +1,37 @@
+'use strict'
+// What `amux ui` does: start the server on one long-lived client (every page after the first is
+// answered warm), print the URL, open it where there is a desktop, and serve until interrupted.
+
+const net = require('node:net')
+const { createClient, AgentMuxError } = require('../../index.js')
+const { startUi } = require('./index.js')
+const { openBrowser } = require('./open.js')
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
+
+/**
+ * Serve the UI on `host`:`port` (0: a free one). Resolves to the running server once listening;
+ * SIGINT and SIGTERM close it.
+ */
+async function runUi({ host = '127.0.0.1', port = 0, open = true, out = process.stdout, err = process.stderr } = {}) {
+  let ui
+  try {
+    ui = await startUi({ client: createClient(), host, port })
+  } catch (error) {
+    if (error.code === 'EADDRINUSE') throw new AgentMuxError('VALIDATION_ERROR', `port ${port} is already in use on ${host}`)
+    if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') throw new AgentMuxError('VALIDATION_ERROR', `cannot listen on ${host}: not an address of this machine`)
+    if (error.code === 'EACCES') throw new AgentMuxError('VALIDATION_ERROR', `not allowed to listen on ${host}:${port}`)
+    throw error
+  }
+  out.write(`amux ui: every agent's sessions, read-only, at\n\n    ${ui.url}\n\nThe token in the URL is the key: share it with no one. Stop with Ctrl-C.\n`)
+  if (!LOOPBACK.has(host) && !(net.isIP(host) && host.startsWith('127.'))) {
+    err.write(`amux ui: note: --host ${host} lets other machines reach this server (the token still guards it)\n`)
+  }
+  if (open && !openBrowser(ui.url)) err.write('amux ui: no desktop to open a browser on: open the URL above\n')
+  const stop = () => ui.close().then(() => process.exit(0))
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
+  return ui
+}
+
+module.exports = { runUi }
