@@ -22,7 +22,7 @@ export function genUiFixture(args = []) {
 export function uiHome({ long = false } = {}) {
   const home = copyDemoHome()
   cpSync(HOSTILE, home, { recursive: true })
-  if (long) cpSync(genUiFixture(['--long-turns', '300']), home, { recursive: true })
+  if (long) cpSync(genUiFixture(['--long-turns', '100']), home, { recursive: true })
   return home
 }
 

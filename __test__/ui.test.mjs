@@ -182,12 +182,12 @@ describe.skipIf(!executablePath)('amux ui in Chromium', () => {
     const messages = page.locator('.transcript .msg')
     await messages.first().waitFor()
     const total = (await sessions.get('claude', LONG.slice(7))).messages.length
-    expect(total).toBeGreaterThan(1000)
+    expect(total).toBeGreaterThan(300)
     const first = await messages.count()
     expect(first).toBeLessThan(total)
-    for (let i = 0; i < 20 && (await messages.count()) < total; i++) {
-      await page.locator('.state.more').scrollIntoViewIfNeeded().catch(() => {})
-      await page.waitForTimeout(150)
+    for (let i = 0; i < 100 && (await messages.count()) < total; i++) {
+      await page.keyboard.press('End')
+      await page.waitForTimeout(100)
     }
     expect(await messages.count()).toBe(total)
     expect(await messages.last().getAttribute('data-index')).toBe(String(total - 1))

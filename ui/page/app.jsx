@@ -40,6 +40,7 @@ function SearchBox({ location }) {
   function onInput(event) {
     const params = onSearch ? new URLSearchParams(location.params) : new URLSearchParams()
     params.set('q', event.currentTarget.value)
+    params.delete('more')
     navigate(`/search?${params}`, { replace: onSearch })
   }
   function onKeyDown(event) {

@@ -7,8 +7,8 @@
 
 // What one window may carry: this many messages, or about this many characters, whichever is
 // reached first (at least one message).
-const WINDOW_MESSAGES = 200
-const WINDOW_CHARS = 400_000
+const WINDOW_MESSAGES = 50
+const WINDOW_CHARS = 120_000
 // Longest text sent before "show all": conversation and thinking, and tool inputs and outputs.
 const TEXT_CUT = 20_000
 const TOOL_CUT = 2_000

@@ -2,6 +2,7 @@
 // HTML): the tree becomes elements here, so code is only ever text inside spans.
 
 import { createLowlight, common } from 'lowlight'
+import { useMemo } from 'preact/hooks'
 
 const lowlight = createLowlight(common)
 
@@ -32,9 +33,10 @@ function highlighted(code, language) {
 /** A block of code, highlighted when its language is known (`language` as a fence names it). */
 export function Code({ code, language, class: className }) {
   const lang = language?.trim().split(/\s+/)[0]?.toLowerCase()
+  const spans = useMemo(() => highlighted(code, lang), [code, lang])
   return (
     <pre class={className ? `code ${className}` : 'code'}>
-      <code class={lang ? `hljs language-${lang}` : 'hljs'}>{highlighted(code, lang)}</code>
+      <code class={lang ? `hljs language-${lang}` : 'hljs'}>{spans}</code>
     </pre>
   )
 }

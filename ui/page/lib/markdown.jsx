@@ -4,6 +4,7 @@
 // stays the literal text that was typed) and open apart from this page, with no referrer.
 
 import MarkdownIt from 'markdown-it'
+import { useMemo } from 'preact/hooks'
 import { Code } from './code.jsx'
 
 const md = new MarkdownIt({ html: false, linkify: false, typographer: false })
@@ -108,7 +109,8 @@ function element({ token, children }, key) {
   }
 }
 
-/** `text` rendered as Markdown. */
+/** `text` rendered as Markdown (parsed once per text: the same elements are kept after). */
 export function Markdown({ text }) {
-  return <div class="markdown">{render(tree(md.parse(text ?? '', {})))}</div>
+  const elements = useMemo(() => render(tree(md.parse(text ?? '', {}))), [text])
+  return <div class="markdown">{elements}</div>
 }

@@ -1,15 +1,20 @@
 // Search: results as you type (debounced; a newer keystroke abandons the request before it), across
 // every agent, with the filters and sort in the address.
 
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { api } from '../lib/api.js'
 import { useListKeys } from '../lib/keys.js'
 import { Filters, filterParams, SessionRow, Loading, ErrorBox, useCompare, CompareBar, openSession } from '../lib/parts.jsx'
 import { plural } from '../lib/format.js'
+import { Link } from '../lib/router.js'
 
-// Quiet time after a keystroke before asking: short enough to feel immediate, long enough that a
-// word typed quickly is one request.
+// A keystroke after a pause asks at once; one that follows another within QUIET_MS waits
+// DEBOUNCE_MS for the next, so a word typed quickly asks once or twice, not once a letter.
+const QUIET_MS = 150
 const DEBOUNCE_MS = 40
+// Results asked for as you type (a screenful and more); "more" asks for MORE_LIMIT.
+const LIMIT = 25
+const MORE_LIMIT = 200
 
 const QUERY_HELP = [
   ['flaky test', 'every word, anywhere'],
@@ -22,10 +27,12 @@ const QUERY_HELP = [
 
 export function SearchPage({ location }) {
   const q = location.params.get('q') ?? ''
+  const more = location.params.get('more') === '1'
   const params = { q, ...filterParams(location.params) }
   const key = JSON.stringify(params)
   const [state, setState] = useState({ results: null, error: null, loading: false, for: null })
   const compare = useCompare()
+  const lastChange = useRef(0)
 
   useEffect(() => {
     if (!q.trim()) {
@@ -34,8 +41,11 @@ export function SearchPage({ location }) {
     }
     const controller = new AbortController()
     setState((s) => ({ ...s, loading: true }))
+    const now = performance.now()
+    const delay = now - lastChange.current >= QUIET_MS ? 0 : DEBOUNCE_MS
+    lastChange.current = now
     const timer = setTimeout(() => {
-      api('search', params, { signal: controller.signal }).then(
+      api('search', { ...params, limit: more ? MORE_LIMIT : LIMIT }, { signal: controller.signal }).then(
         (data) => setState({ results: data.results, error: null, loading: false, for: key }),
         (error) => error.name !== 'AbortError' && setState({ results: null, error, loading: false, for: key }),
       )
@@ -44,7 +54,7 @@ export function SearchPage({ location }) {
       clearTimeout(timer)
       controller.abort()
     }
-  }, [key])
+  }, [key, more])
 
   const results = state.results ?? []
   const selected = useListKeys(results.length, (i) => openSession(results[i]), key)
@@ -56,8 +66,8 @@ export function SearchPage({ location }) {
       {!q.trim() && <Help />}
       {state.error && <ErrorBox error={state.error} />}
       {q.trim() && state.results && (
-        <p class="count" role="status" aria-busy={state.loading ? 'true' : 'false'}>
-          {results.length ? plural(results.length, 'matching session') : 'No session matches'}
+        <p class="count" role="status" aria-busy={state.loading ? 'true' : 'false'} data-for={state.for}>
+          {results.length ? `${plural(results.length, 'matching session')}${!more && results.length === LIMIT ? ' shown' : ''}` : 'No session matches'}
           {state.loading ? ' · searching…' : ''}
         </p>
       )}
@@ -69,9 +79,22 @@ export function SearchPage({ location }) {
           ))}
         </ol>
       )}
+      {!more && results.length === LIMIT && (
+        <p>
+          <Link class="button" href={`/search?${withMore(location.params)}`}>
+            more results
+          </Link>
+        </p>
+      )}
       <CompareBar compare={compare} />
     </section>
   )
+}
+
+function withMore(params) {
+  const next = new URLSearchParams(params)
+  next.set('more', '1')
+  return next
 }
 
 function Help() {

@@ -3,6 +3,7 @@
 // Thinking, tool calls, tool results and system prompts are folded; long texts are cut by the
 // server, with "show all" asking for the message whole.
 
+import { Component } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, downloadUrl } from '../lib/api.js'
 import { Link } from '../lib/router.js'
@@ -236,7 +237,18 @@ function ShowAll({ texts, index, onShowAll }) {
   )
 }
 
-function Message({ message: m, onShowAll }) {
+// A message is drawn once: later windows (and "show all" on another message) leave it as it is.
+class Message extends Component {
+  shouldComponentUpdate(next) {
+    return next.message !== this.props.message
+  }
+
+  render(props) {
+    return <MessageBody {...props} />
+  }
+}
+
+function MessageBody({ message: m, onShowAll }) {
   const tool = m.role === 'tool'
   const system = m.role === 'system'
   const body = m.text.text
