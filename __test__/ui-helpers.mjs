@@ -1,7 +1,7 @@
 // Shared by the UI suites: the home they run against (a copy of the demo home, plus the hostile
 // fixture and, when asked, a long session), the server started in process, and plain HTTP
 // requests that can send any Host header.
-import { cpSync, existsSync, mkdtempSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { request } from 'node:http'
 import { execFileSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
@@ -53,3 +53,15 @@ export function chromiumPath() {
 
 // Headless, offline and quiet: nothing but the page under test reaches the network.
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+
+/**
+ * The system's Chromium, launched by playwright-core (with a fresh profile of its own) and a HOME
+ * of its own: the tests point HOME at a sessions home, where Chromium would otherwise leave
+ * ~/.config/chromium.
+ */
+export async function launchChromium(chromium) {
+  const home = mkdtempSync(join(tmpdir(), 'amux-chromium-home-'))
+  const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS, env: { ...process.env, HOME: home } })
+  browser.on('disconnected', () => rmSync(home, { recursive: true, force: true }))
+  return browser
+}

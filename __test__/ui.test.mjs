@@ -10,8 +10,8 @@ import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import { createClient } from '../index.mjs'
 import { startUi } from '../ui/server/index.js'
-import { removeDir, repoRoot } from './helpers.mjs'
-import { uiHome, chromiumPath, CHROMIUM_ARGS, HOSTILE_ID } from './ui-helpers.mjs'
+import { removeDir, repoRoot, snapshot } from './helpers.mjs'
+import { uiHome, chromiumPath, launchChromium, HOSTILE_ID } from './ui-helpers.mjs'
 
 const executablePath = chromiumPath()
 if (!executablePath && process.env.AGENT_MUX_REQUIRE_FIXTURES === '1') {
@@ -31,16 +31,18 @@ let savedHome
 let ui
 let sessions
 let browser
+let before
 
 beforeAll(async () => {
   if (!executablePath) return
   home = uiHome({ long: true })
+  before = snapshot(home)
   savedHome = process.env.HOME
   process.env.HOME = home
   const client = createClient()
   sessions = client.sessions
   ui = await startUi({ client })
-  browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS })
+  browser = await launchChromium(chromium)
   mkdirSync(SHOTS, { recursive: true })
 })
 
@@ -311,5 +313,9 @@ describe.skipIf(!executablePath)('amux ui in Chromium', () => {
     expect(reports).toEqual([])
     expect(problems).toEqual([])
     await context.close()
+  })
+
+  it('left the home it read byte for byte as it was', () => {
+    expect(snapshot(home)).toEqual(before)
   })
 })
