@@ -137,6 +137,8 @@ describe('README', () => {
       expect(run.stdout).toContain(`$ HOME=examples/demo-home amux ${command}`)
     }
     expect(run.stdout).toMatch(/^TOTAL\s+30\s/m)
+    // It ends by saying how to start the UI on the demo home.
+    expect(run.stdout.trimEnd().split('\n').pop()).toMatch(/^\$ HOME=examples\/demo-home node bin\/amux\.js ui\b/)
   })
 
   it('running the demo never writes the index under the demo home (it goes to the cache dir)', (ctx) => {

@@ -31,6 +31,7 @@ let savedHome
 let ui
 let sessions
 let browser
+let context
 let before
 
 beforeAll(async () => {
@@ -44,6 +45,13 @@ beforeAll(async () => {
   ui = await startUi({ client })
   browser = await launchChromium(chromium)
   mkdirSync(SHOTS, { recursive: true })
+  // Signed in once, through the printed URL: the token becomes a cookie and leaves the address.
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })
+  const page = await context.newPage()
+  await page.goto(ui.url)
+  expect(new URL(page.url()).search).toBe('')
+  expect((await context.cookies()).map((c) => [c.name, c.httpOnly, c.sameSite])).toEqual([[`amux-ui-${ui.port}`, true, 'Strict']])
+  await page.close()
 })
 
 afterAll(async () => {
@@ -53,9 +61,8 @@ afterAll(async () => {
   if (home) removeDir(home)
 })
 
-/** A page signed in through the printed URL (token → cookie), failing the test on any script error or dialog. */
-async function open({ width = 1280, scheme = 'light' } = {}) {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme: scheme, acceptDownloads: true })
+/** A new page in the signed-in context, failing the test on any script error, console error or dialog. */
+async function open() {
   const page = await context.newPage()
   const problems = []
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`))
@@ -64,9 +71,7 @@ async function open({ width = 1280, scheme = 'light' } = {}) {
     problems.push(`dialog: ${d.message()}`)
     d.dismiss()
   })
-  await page.goto(ui.url)
-  expect(new URL(page.url()).search).toBe('') // the token left the address bar
-  return { page, context, problems, go: (path) => page.goto(new URL(path, ui.url).href) }
+  return { page, problems, context: page, go: (path) => page.goto(new URL(path, ui.url).href) }
 }
 
 const PAGES = [
@@ -80,21 +85,24 @@ const PAGES = [
 
 describe.skipIf(!executablePath)('amux ui in Chromium', () => {
   it('renders every page at 360 and 1,920 px, light and dark, and saves a screenshot of each', async () => {
-    for (const scheme of ['light', 'dark']) {
-      for (const width of [360, 1920]) {
-        const { page, context, problems, go } = await open({ width, scheme })
-        for (const [name, path, ready] of PAGES) {
-          await go(path)
-          await page.locator(ready).first().waitFor()
+    const { page, context, problems, go } = await open()
+    for (const [name, path, ready] of PAGES) {
+      await go(path)
+      await page.locator(ready).first().waitFor()
+      for (const scheme of ['light', 'dark']) {
+        for (const width of [360, 1920]) {
+          await page.setViewportSize({ width, height: 900 })
+          await page.emulateMedia({ colorScheme: scheme })
+          await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))))
           // Nothing wider than the screen: the page scrolls down, never sideways.
           const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
           expect(overflow, `${name} at ${width} px`).toBeLessThanOrEqual(0)
           await page.screenshot({ path: join(SHOTS, `${name}-${width}-${scheme}.png`) })
         }
-        expect(problems).toEqual([])
-        await context.close()
       }
     }
+    expect(problems).toEqual([])
+    await context.close()
   })
 
   it('search: results as you type find the three kubernetes sessions; the address keeps the query', async () => {
@@ -117,7 +125,8 @@ describe.skipIf(!executablePath)('amux ui in Chromium', () => {
     expect(page.url()).toContain('agent=claude')
     await page.selectOption('select[name=agent]', '')
     await expect.poll(() => page.locator('.results .row').count()).toBe(3)
-    // Keyboard: leave the box, j j Enter opens the second result; back returns to the search.
+    // Keyboard: / into the box, Escape out of it, j j Enter opens the second result; back returns.
+    await page.keyboard.press('/')
     await page.keyboard.press('Escape')
     await page.keyboard.press('j')
     await page.keyboard.press('j')

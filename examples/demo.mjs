@@ -2,7 +2,7 @@
 // sessions of all ten agents in their real on-disk layouts (scripts/gen_home.py writes it).
 // First the library: one line per agent from `sessions.list`. Then the amux CLI: the main job
 // (search), a cross-agent diff of the first two hits, and the cost report by agent. Each CLI
-// command is echoed first, so it can be copied.
+// command is echoed first, so it can be copied. Last, how to start `amux ui` on the demo home.
 import { spawnSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -59,4 +59,6 @@ for (const args of commands) {
   const run = spawnSync(process.execPath, [amux, ...args], { stdio: 'inherit', env: process.env })
   status ||= run.status ?? 1
 }
+console.log('\n# the UI: browse, search, read, diff and cost these sessions in a local web page (Ctrl-C stops it)\n')
+console.log('$ HOME=examples/demo-home node bin/amux.js ui        # after install: amux ui')
 process.exitCode = status

@@ -4,6 +4,7 @@
 // printed is what the user needs). A failure to open is not an error: the URL is printed anyway.
 
 const { spawn } = require('node:child_process')
+const os = require('node:os')
 
 /** The command that opens `url`, or null where there is no desktop. */
 function openerFor(url, platform = process.platform, env = process.env) {
@@ -14,12 +15,23 @@ function openerFor(url, platform = process.platform, env = process.env) {
   return null
 }
 
+function realHome() {
+  try {
+    return os.userInfo().homedir
+  } catch {
+    return process.env.HOME
+  }
+}
+
 /** Open `url`; true when an opener was started. */
 function openBrowser(url) {
   const opener = openerFor(url)
   if (!opener) return false
   try {
-    const child = spawn(opener[0], opener[1], { stdio: 'ignore', detached: true, windowsHide: true })
+    // The browser is the user's own: it gets their real home, not a HOME pointed at a sessions
+    // home (as the demo does), where it would write its profile.
+    const env = { ...process.env, HOME: realHome() }
+    const child = spawn(opener[0], opener[1], { stdio: 'ignore', detached: true, windowsHide: true, env })
     child.on('error', () => {})
     child.unref()
     return true

@@ -1,6 +1,6 @@
 // Keyboard: `/` focuses the search box; on a list, j and k move the selection and Enter opens it.
 
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 
 const typing = (target) => target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))
 
@@ -19,12 +19,25 @@ export function installSearchKey() {
 /**
  * The selected row of a list of `count` rows: j/k (and the arrows, from the search box) move it,
  * Enter calls `open(index)`. -1 when nothing is selected. Starts again at -1 when `resetKey` changes.
+ * One listener for the list's life reads the latest values from a ref, so a key pressed right
+ * after another acts on the row the first one selected.
  */
 export function useListKeys(count, open, resetKey) {
   const [selected, setSelected] = useState(-1)
-  useEffect(() => setSelected(-1), [resetKey])
+  const latest = useRef({ count, open, selected: -1 })
+  latest.current.count = count
+  latest.current.open = open
   useEffect(() => {
+    latest.current.selected = -1
+    setSelected(-1)
+  }, [resetKey])
+  useEffect(() => {
+    function select(index) {
+      latest.current.selected = index
+      setSelected(index)
+    }
     function onKey(event) {
+      const { count, open, selected } = latest.current
       if (event.ctrlKey || event.metaKey || event.altKey || count === 0) return
       const inSearch = event.target?.id === 'search-box'
       if (typing(event.target) && !inSearch) return
@@ -32,15 +45,15 @@ export function useListKeys(count, open, resetKey) {
       const up = (!inSearch && event.key === 'k') || (inSearch && event.key === 'ArrowUp')
       if (down || up) {
         event.preventDefault()
-        setSelected((s) => (down ? Math.min(count - 1, s + 1) : Math.max(0, s - 1)))
-      } else if (event.key === 'Enter' && selected >= 0 && (!typing(event.target) || inSearch)) {
+        select(down ? Math.min(count - 1, selected + 1) : Math.max(0, selected - 1))
+      } else if (event.key === 'Enter' && selected >= 0 && selected < count) {
         event.preventDefault()
         open(selected)
       }
     }
     addEventListener('keydown', onKey)
     return () => removeEventListener('keydown', onKey)
-  }, [count, open, selected])
+  }, [])
   useEffect(() => {
     if (selected >= 0) document.querySelector(`[data-row="${selected}"]`)?.scrollIntoView({ block: 'nearest' })
   }, [selected])
