@@ -153,7 +153,7 @@ describe('answers', () => {
 
   it('lists every agent\'s sessions newest first, a page at a time', async () => {
     const all = (await json('/api/sessions?limit=500')).body
-    expect(all.sessions).toHaveLength(31) // the demo home's 30 and the hostile one
+    expect(all.sessions).toHaveLength(32) // the demo home's 30, the hostile one and its fork
     const times = all.sessions.map((s) => Date.parse(s.updatedAt))
     expect(times).toEqual([...times].sort((a, b) => b - a))
     const page2 = (await json('/api/sessions?limit=10&offset=10')).body
@@ -205,6 +205,18 @@ describe('answers', () => {
     expect(drawn).toBeCloseTo(models.totalUsd, 9)
   })
 
+  it('lineage: forked from, and continued in', async () => {
+    const fork = 'claude:b39cfd4b-8abe-4d78-8520-10116895cea8'
+    expect((await json(`/api/session/lineage?id=${encodeURIComponent(fork)}`)).body).toEqual({
+      forkedFrom: { unifiedId: HOSTILE_ID, title: `<img src=x onerror="window.__amuxXss='title'"> hostile markup` },
+      continuedIn: [],
+    })
+    expect((await json(`/api/session/lineage?id=${encodeURIComponent(HOSTILE_ID)}`)).body).toEqual({
+      forkedFrom: null,
+      continuedIn: [{ unifiedId: fork, title: 'Move auth middleware to the token verifier' }],
+    })
+  })
+
   it('resolves what a person types for a session, as the CLI does', async () => {
     expect((await json('/api/resolve?ref=claude:90c192cf')).body).toEqual({ unifiedId: CLAUDE })
     expect((await json('/api/resolve?ref=90c1')).body).toEqual({ unifiedId: CLAUDE })
@@ -234,8 +246,11 @@ describe('the page and its fixture', () => {
   it('the hostile fixture is exactly what scripts/gen_ui_fixture.py writes', () => {
     const out = genUiFixture()
     try {
-      const rel = join('.claude', 'projects', '-home-dev-src-hostile', 'bdd640fb-0667-4ad1-9c80-317fa3b1799d.jsonl')
-      expect(readFileSync(join(out, rel), 'utf8')).toBe(readFileSync(join(HOSTILE, rel), 'utf8'))
+      const dir = join('.claude', 'projects', '-home-dev-src-hostile')
+      const names = readdirSync(join(HOSTILE, dir)).sort()
+      expect(readdirSync(join(out, dir)).sort()).toEqual(names)
+      expect(names).toHaveLength(2)
+      for (const name of names) expect(readFileSync(join(out, dir, name), 'utf8'), name).toBe(readFileSync(join(HOSTILE, dir, name), 'utf8'))
     } finally {
       removeDir(out)
     }

@@ -142,7 +142,7 @@ describe.skipIf(!executablePath)('amux ui in Chromium', () => {
     await page.goBack()
     await page.goBack()
     await page.locator('.sessions-page').waitFor()
-    expect(problems).toEqual([])
+    expect(problems, JSON.stringify(problems)).toEqual([])
     await context.close()
   })
 
@@ -304,6 +304,11 @@ describe.skipIf(!executablePath)('amux ui in Chromium', () => {
     expect(await page.locator('.session-header h1').textContent()).toBe(`<img src=x onerror="window.__amuxXss='title'"> hostile markup`)
     const { links } = await check('session')
     expect(links).toEqual([['https://example.com/docs?a=1&b=2', 'noopener noreferrer'], ['https://example.com/pixel.png', 'noopener noreferrer']])
+    // Lineage: the fork is linked from its parent, and back, titles as text.
+    await page.click('.lineage a')
+    await page.locator('.session-header h1').getByText('Move auth middleware to the token verifier').waitFor()
+    expect(await page.locator('.lineage a').textContent()).toBe(`<img src=x onerror="window.__amuxXss='title'"> hostile markup`)
+    await check('fork')
     await go('/search?q=hostile')
     await page.locator('.results .row').first().waitFor()
     expect(await page.locator('.results .row .title').first().textContent()).toContain('<img src=x')

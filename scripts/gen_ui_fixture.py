@@ -2,7 +2,9 @@
 """Write the hostile fixture of the UI's browser tests: one Claude session, laid out as
 scripts/gen_home.py lays out the demo home, whose every text holds markup a page must show as
 text: <script>, <img onerror>, javascript: and data: links (Markdown, autolink and raw HTML), an
-iframe, an SVG onload. Each payload, if it ran, would set window.__amuxXss.
+iframe, an SVG onload. Each payload, if it ran, would set window.__amuxXss. Beside it, a plain
+session forked from it (its lines name the parent in `forkedFrom`, as Claude Code's forks do), for
+the transcript's lineage links.
 
   python3 scripts/gen_ui_fixture.py --out __test__/fixtures/ui-hostile
 
@@ -10,6 +12,7 @@ With --long-turns N it writes instead one plain Claude session of N turns (four 
 whose transcript the page must load window after window.
 """
 import argparse
+import json
 import os
 import random
 import shutil
@@ -58,7 +61,21 @@ def main():
     first.update(prompt=PROMPT, thinking=THINKING, answer=ANSWER)
     first["tool"].update(cmd=COMMAND, output=OUTPUT)
     gen_home.write_claude(home, c)
-    print(f"claude: 1 hostile session ({c.uuid})")
+    fork = gen_home.Conversation(random.Random(44), "claude", 2, 1)
+    fork.cwd = c.cwd
+    gen_home.write_claude(home, fork)
+    name_parent(os.path.join(home, ".claude", "projects", gen_home.slug_dash(fork.cwd), f"{fork.uuid}.jsonl"), c.uuid)
+    print(f"claude: 1 hostile session ({c.uuid}) and 1 forked from it ({fork.uuid})")
+
+
+def name_parent(path, parent):
+    """Mark every conversation line of the session at `path` as forked from session `parent`."""
+    with open(path, encoding="utf-8") as f:
+        records = [json.loads(line) for line in f]
+    for r in records:
+        if r.get("type") in ("user", "assistant"):
+            r["forkedFrom"] = {"sessionId": parent}
+    gen_home.write_lines(path, records)
 
 
 if __name__ == "__main__":

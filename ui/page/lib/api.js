@@ -21,11 +21,12 @@ export function query(params) {
 /** GET `/api/<path>` with `params`; resolves to the parsed answer or rejects with an ApiError. */
 export async function api(path, params = {}, { signal } = {}) {
   const response = await fetch(`/api/${path}${query(params)}`, { signal, headers: { Accept: 'application/json' } })
-  const body = await response.json().catch(() => null)
   if (!response.ok) {
+    const body = await response.json().catch(() => null)
     throw new ApiError(response.status, body?.error?.code ?? `HTTP_${response.status}`, body?.error?.message ?? response.statusText)
   }
-  return body
+  // Abandoned while the answer arrives: this rejects with the AbortError, which callers ignore.
+  return response.json()
 }
 
 /** The address of a download of `path` (the browser carries the session's cookie). */
