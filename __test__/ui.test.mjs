@@ -71,7 +71,7 @@ async function open() {
     problems.push(`dialog: ${d.message()}`)
     d.dismiss()
   })
-  return { page, problems, context: page, go: (path) => page.goto(new URL(path, ui.url).href) }
+  return { page, problems, close: () => page.close(), go: (path) => page.goto(new URL(path, ui.url).href) }
 }
 
 const PAGES = [
@@ -85,7 +85,7 @@ const PAGES = [
 
 describe.skipIf(!executablePath)('amux ui in Chromium', () => {
   it('renders every page at 360 and 1,920 px, light and dark, and saves a screenshot of each', async () => {
-    const { page, context, problems, go } = await open()
+    const { page, close, problems, go } = await open()
     for (const [name, path, ready] of PAGES) {
       await go(path)
       await page.locator(ready).first().waitFor()
@@ -102,11 +102,11 @@ describe.skipIf(!executablePath)('amux ui in Chromium', () => {
       }
     }
     expect(problems).toEqual([])
-    await context.close()
+    await close()
   })
 
   it('search: results as you type find the three kubernetes sessions; the address keeps the query', async () => {
-    const { page, context, problems, go } = await open()
+    const { page, close, problems, go } = await open()
     await go('/sessions')
     await page.keyboard.press('/')
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('search-box')
@@ -143,11 +143,11 @@ describe.skipIf(!executablePath)('amux ui in Chromium', () => {
     await page.goBack()
     await page.locator('.sessions-page').waitFor()
     expect(problems, JSON.stringify(problems)).toEqual([])
-    await context.close()
+    await close()
   })
 
   it('a session shows its tool calls and thinking folded, and unfolds them', async () => {
-    const { page, context, problems, go } = await open()
+    const { page, close, problems, go } = await open()
     await go(`/session?id=${enc(CLAUDE)}`)
     const call = page.locator('details.tool-call').first()
     await call.waitFor()
@@ -169,13 +169,18 @@ describe.skipIf(!executablePath)('amux ui in Chromium', () => {
     expect(head).toContain('claude-sonnet-4-5-20250929')
     expect(head).toContain('3,536 in')
     expect(head).toContain('$0.04')
-    expect(await page.locator('.resume code').textContent()).toBe('cd /home/dev/src/api && claude --resume 90c192cf-d3ac-44af-8f21-ddb66cad4a26')
+    const resume = 'cd /home/dev/src/api && claude --resume 90c192cf-d3ac-44af-8f21-ddb66cad4a26'
+    expect(await page.locator('.resume code').textContent()).toBe(resume)
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(ui.url).origin })
+    await page.click('.resume button')
+    await page.locator('.resume button').getByText('copied').waitFor()
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(resume)
     expect(problems).toEqual([])
-    await context.close()
+    await close()
   })
 
   it('each export download holds exactly the bytes of export()', async () => {
-    const { page, context, problems, go } = await open()
+    const { page, close, problems, go } = await open()
     await go(`/session?id=${enc(CLAUDE)}`)
     for (const format of ['json', 'jsonl', 'markdown']) {
       const [download] = await Promise.all([page.waitForEvent('download'), page.click(`a[data-format=${format}]`)])
@@ -184,11 +189,11 @@ describe.skipIf(!executablePath)('amux ui in Chromium', () => {
       expect(download.suggestedFilename()).toBe(`claude-${CLAUDE.slice(7)}.${format === 'markdown' ? 'md' : format}`)
     }
     expect(problems).toEqual([])
-    await context.close()
+    await close()
   })
 
   it('a long session arrives window after window as the reader scrolls', async () => {
-    const { page, context, problems, go } = await open()
+    const { page, close, problems, go } = await open()
     await go(`/session?id=${enc(LONG)}`)
     const messages = page.locator('.transcript .msg')
     await messages.first().waitFor()
@@ -203,11 +208,11 @@ describe.skipIf(!executablePath)('amux ui in Chromium', () => {
     expect(await messages.count()).toBe(total)
     expect(await messages.last().getAttribute('data-index')).toBe(String(total - 1))
     expect(problems).toEqual([])
-    await context.close()
+    await close()
   })
 
   it('the diff shows both sessions side by side with the changed words marked', async () => {
-    const { page, context, problems, go } = await open()
+    const { page, close, problems, go } = await open()
     await go(`/diff?a=${enc(COPILOT_K8S)}&b=${enc(CLAUDE_K8S)}`)
     await page.locator('.diff-row.modification').first().waitFor()
     const { stats } = await sessions.diff({ agent: 'copilot', sessionId: COPILOT_K8S.slice(8) }, { agent: 'claude', sessionId: CLAUDE_K8S.slice(7) })
@@ -231,11 +236,11 @@ describe.skipIf(!executablePath)('amux ui in Chromium', () => {
     await page.locator('.diff-row.modification').first().waitFor()
     expect(new URL(page.url()).searchParams.get('b')).toBe(CLAUDE_K8S)
     expect(problems).toEqual([])
-    await context.close()
+    await close()
   })
 
   it('the cost chart has a bar for each agent with costs, and its totals equal totalCost', async () => {
-    const { page, context, problems, go } = await open()
+    const { page, close, problems, go } = await open()
     await go('/cost?period=all&by=agent')
     await page.locator('svg.chart rect.bar').first().waitFor()
     const cost = await sessions.totalCost({ groupBy: 'agent' })
@@ -267,11 +272,11 @@ describe.skipIf(!executablePath)('amux ui in Chromium', () => {
     const period = await sessions.totalCost({ since: new Date(2026, 9, 15), until: new Date(2026, 10, 30, 23, 59, 59, 999) })
     expect(usd).toBeCloseTo(period.totalUsd, 9)
     expect(problems).toEqual([])
-    await context.close()
+    await close()
   })
 
   it('hostile session text stays text everywhere it is shown', async () => {
-    const { page, context, problems, go } = await open()
+    const { page, close, problems, go } = await open()
     const reports = []
     page.on('console', (m) => /Content Security Policy|Trusted Type/i.test(m.text()) && reports.push(m.text()))
     const check = async (where) => {
@@ -294,7 +299,12 @@ describe.skipIf(!executablePath)('amux ui in Chromium', () => {
     await go(`/session?id=${enc(HOSTILE_ID)}`)
     await page.locator('.transcript .msg').first().waitFor()
     for (const fold of await page.locator('details').all()) await fold.locator('summary').click()
+    // The long tool output is cut; "show all" brings the rest, its markup text as well.
+    expect(await page.locator('main').innerText()).not.toContain('line 119 of a long tool output')
+    await page.locator('.tool-result button.show-all').click()
+    await page.locator('.tool-result pre').getByText('line 119 of a long tool output').waitFor()
     const text = await page.locator('main').innerText()
+    expect(text).toContain(`line 119 of a long tool output\n<img src=x onerror="window.__amuxXss='tail'">`)
     expect(text).toContain(`<script>window.__amuxXss = 'prompt'</script>`)
     expect(text).toContain(`<img src=x onerror="window.__amuxXss = 'img'">`)
     expect(text).toContain(`[click me](javascript:window.__amuxXss='link')`)
@@ -326,7 +336,7 @@ describe.skipIf(!executablePath)('amux ui in Chromium', () => {
     await check('diff')
     expect(reports).toEqual([])
     expect(problems).toEqual([])
-    await context.close()
+    await close()
   })
 
   it('left the home it read byte for byte as it was', () => {

@@ -37,7 +37,9 @@ ANSWER = "\n".join([
     "![pixel](https://example.com/pixel.png)",
 ])
 COMMAND = "echo \"<img src=x onerror=window.__amuxXss='input'>\""
-OUTPUT = "<script>window.__amuxXss = 'output'</script>\n<svg onload=\"window.__amuxXss='svg'\"></svg>"
+# Long enough that the page cuts it and offers "show all"; the markup comes again at the very end.
+OUTPUT = "<script>window.__amuxXss = 'output'</script>\n<svg onload=\"window.__amuxXss='svg'\"></svg>\n" + "".join(
+    f"line {i:03d} of a long tool output\n" for i in range(120)) + "<img src=x onerror=\"window.__amuxXss='tail'\">"
 
 
 def main():
