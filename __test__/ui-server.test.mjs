@@ -3,7 +3,8 @@
 // a transcript, the export bytes, that it writes nothing, the page's weight, and that the hostile
 // fixture is what its script writes.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
-import { readFileSync, readdirSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { gzipSync } from 'node:zlib'
 import { join } from 'node:path'
 import { createClient } from '../index.mjs'
@@ -232,6 +233,25 @@ describe('answers', () => {
       expect((await get(path)).status, path).toBeLessThan(300)
     }
     expect(snapshot(home)).toEqual(before)
+  })
+})
+
+describe('progress', () => {
+  it('tells the page how far a first call has built the index', async () => {
+    expect((await json('/api/progress')).body).toEqual({ progress: null })
+    const cacheDir = mkdtempSync(join(tmpdir(), 'amux-ui-progress-'))
+    let latest = null
+    const building = await startUi({ client: createClient({ cacheDir, onProgress: (p) => (latest = p) }), progress: () => latest })
+    try {
+      const res = await http(building.port, '/api/search?q=kubernetes', { headers: { Authorization: `token ${building.token}` } })
+      expect(res.status).toBe(200)
+      const { progress } = JSON.parse((await http(building.port, '/api/progress', { headers: { Authorization: `token ${building.token}` } })).body)
+      expect(progress).toMatchObject({ agent: expect.any(String), done: expect.any(Number), total: expect.any(Number) })
+      expect(progress.done).toBe(progress.total)
+    } finally {
+      await building.close()
+      removeDir(cacheDir)
+    }
   })
 })
 

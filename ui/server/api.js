@@ -115,7 +115,11 @@ const EXPORT_TYPES = {
 // A file name for a download: the agent and id, with anything a file system could mind replaced.
 const fileName = (ref, ext) => `${ref.agent}-${ref.sessionId.replace(/[^\w.-]+/g, '_')}.${ext}`
 
-function createApi(client) {
+/**
+ * The API over `client`. `progress()` is the index's latest progress report (createClient's
+ * `onProgress`), or null: the page shows it while a first call builds the index.
+ */
+function createApi(client, progress = () => null) {
   const { sessions } = client
   const transcripts = new Transcripts(sessions)
   const id = sessionRef(sessions)
@@ -207,6 +211,10 @@ function createApi(client) {
     '/api/cost': {
       params: { since: filterParams.since, until: filterParams.until, by: choice(['agent', 'model']) },
       run: (p) => costReport(sessions, p),
+    },
+    '/api/progress': {
+      params: {},
+      run: async () => ({ progress: progress() }),
     },
     '/api/index': {
       params: {},

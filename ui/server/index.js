@@ -38,12 +38,13 @@ function urlHost(host) {
 }
 
 /**
- * Start the server with `client` (one createClient() for its whole life). Resolves to `{ url,
- * port, token, close() }`; `url` carries the token.
+ * Start the server with `client` (one createClient() for its whole life; `progress()` its index's
+ * latest progress report, when it was made with `onProgress`). Resolves to `{ url, port, token,
+ * close() }`; `url` carries the token.
  */
-async function startUi({ client, host = '127.0.0.1', port = 0, assets = loadAssets() }) {
+async function startUi({ client, progress, host = '127.0.0.1', port = 0, assets = loadAssets() }) {
   const token = newToken()
-  const answer = createApi(client)
+  const answer = createApi(client, progress)
   let bound = port
   let hostnames
 

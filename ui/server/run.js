@@ -14,9 +14,16 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
  * SIGINT and SIGTERM close it.
  */
 async function runUi({ host = '127.0.0.1', port = 0, open = true, out = process.stdout, err = process.stderr } = {}) {
+  // The index's progress, for the page to show while a first call builds it (minutes on a large
+  // home); kept a little after the last report so a page polling it sees the end.
+  let latest = null
+  const onProgress = (p) => {
+    latest = { ...p, at: Date.now() }
+  }
+  const progress = () => (latest && Date.now() - latest.at < 5_000 ? latest : null)
   let ui
   try {
-    ui = await startUi({ client: createClient(), host, port })
+    ui = await startUi({ client: createClient({ onProgress }), progress, host, port })
   } catch (error) {
     if (error.code === 'EADDRINUSE') throw new AgentMuxError('VALIDATION_ERROR', `port ${port} is already in use on ${host}`)
     if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') throw new AgentMuxError('VALIDATION_ERROR', `cannot listen on ${host}: not an address of this machine`)

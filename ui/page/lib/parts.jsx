@@ -4,7 +4,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api } from './api.js'
 import { navigate, Link } from './router.js'
-import { age, dateTime, sessionCost, plural } from './format.js'
+import { age, count, dateTime, sessionCost, plural } from './format.js'
 
 /**
  * The answer of `api(path, params)`, asked again when `key` changes (a request still running is
@@ -33,10 +33,25 @@ export function AgentBadge({ agent }) {
   return <span class={`agent agent-${agent}`}>{agent}</span>
 }
 
+// After this long, a loading line asks whether the index is being built, and says how far it is.
+const SLOW_MS = 1000
+
 export function Loading({ what = 'Loading' }) {
+  const [progress, setProgress] = useState(null)
+  useEffect(() => {
+    let timer = setTimeout(function poll() {
+      api('progress').then(
+        (p) => setProgress(p.progress),
+        () => {},
+      )
+      timer = setTimeout(poll, 500)
+    }, SLOW_MS)
+    return () => clearTimeout(timer)
+  }, [])
   return (
     <p class="state loading" role="status">
       {what}…
+      {progress && ` building the index: ${progress.agent} ${count(progress.done)} of ${count(progress.total)} sources`}
     </p>
   )
 }
