@@ -28,7 +28,7 @@ export function StackedBarsFit(props) {
 export function StackedBars({ days, series, width = 960 }) {
   const inner = { w: width - MARGIN.left - MARGIN.right, h: HEIGHT - MARGIN.top - MARGIN.bottom }
   const totals = days.map((day) => series.reduce((n, s) => n + (s.days[day] ?? 0), 0))
-  const y = scaleLinear().domain([0, Math.max(...totals, 0) || 1]).nice().range([inner.h, 0])
+  const y = scaleLinear().domain([0, Math.max(...totals, 0) || 1]).nice(5).range([inner.h, 0])
   const x = scaleBand().domain(days).range([0, inner.w]).paddingInner(days.length > 60 ? 0.1 : 0.25)
   const every = Math.max(1, Math.ceil(days.length / Math.max(2, Math.floor(inner.w / 80))))
   const ticks = y.ticks(5)
