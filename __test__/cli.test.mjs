@@ -67,7 +67,7 @@ afterAll(() => rmSync(home, { recursive: true, force: true }))
 
 describe('help and version', () => {
   const commands = {
-    '': ['sessions', 'cost'],
+    '': ['sessions', 'cost', 'ui'],
     sessions: ['list', 'show', 'search', 'export', 'diff', 'resume', 'fork'],
     'sessions list': ['[agent]', 'every agent', '--since', '--until', '--model', '--tag', '--cwd', '--limit', '--sort', '--wide', '--json', 'separated by tabs'],
     'sessions show': ['<agent>:<id> | <agent> <id> | <id-prefix>', '--format', 'pager'],
@@ -78,6 +78,7 @@ describe('help and version', () => {
     'sessions fork': ['not available'],
     cost: ['report'],
     'cost report': ['--agent', '--since', '--until', '--model', '--tag', '--cwd', '--group-by', '--json'],
+    ui: ['--port', '--host', '--no-open', 'token'],
   }
   for (const [command, mentions] of Object.entries(commands)) {
     it(`amux ${command} --help prints its usage on stdout and exits 0`, () => {

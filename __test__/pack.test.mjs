@@ -133,7 +133,38 @@ describe('the packed package, installed', () => {
       'bin/amux.js', 'bin/lib/args.js', 'bin/lib/format.js', 'bin/lib/progress.js', 'bin/lib/render.js']) {
       expect(packedFiles).toContain(f)
     }
-    for (const f of packedFiles) expect(f).not.toMatch(/^(__test__|crates|src|examples|npm|target|node_modules)\/|\.node$/)
+    for (const f of packedFiles) expect(f).not.toMatch(/^(__test__|crates|src|examples|npm|target|node_modules|ui\/page)\/|\.node$/)
+  })
+
+  it('the installed package serves amux ui\'s page from its own files', async (ctx) => {
+    if (!have) ctx.skip()
+    expect(packedFiles).toEqual(expect.arrayContaining(['ui/server/index.js', 'ui/dist/index.html', 'ui/dist/assets/LICENSES.txt']))
+    const home = join(tmp, 'empty-home')
+    mkdirSync(home, { recursive: true })
+    const amux = join(project, 'node_modules', '.bin', process.platform === 'win32' ? 'amux.cmd' : 'amux')
+    const child = spawn(amux, ['ui', '--no-open'], { env: { ...process.env, HOME: home, USERPROFILE: home, NODE_PATH: '' }, shell: process.platform === 'win32' })
+    try {
+      const url = await new Promise((resolve, reject) => {
+        let out = ''
+        child.stdout.on('data', (d) => {
+          out += d
+          const m = /http:\/\/\S+\/\?token=[\w-]+/.exec(out)
+          if (m) resolve(new URL(m[0]))
+        })
+        child.on('exit', (code) => reject(new Error(`amux ui exited (${code}): ${out}`)))
+      })
+      const token = url.searchParams.get('token')
+      expect((await fetch(new URL('/', url))).status).toBe(403)
+      const html = await (await fetch(new URL('/', url), { headers: { Authorization: `token ${token}` } })).text()
+      const script = /<script type="module" src="(\/assets\/app-\w+\.js)">/.exec(html)[1]
+      const asset = await fetch(new URL(script, url), { headers: { Authorization: `token ${token}` } })
+      expect(asset.status).toBe(200)
+      expect(asset.headers.get('content-type')).toMatch(/^text\/javascript/)
+      const installed = join(project, 'node_modules', pkg.name, 'ui', 'dist', script.slice(1))
+      expect(await asset.text()).toBe(readFileSync(installed, 'utf8'))
+    } finally {
+      child.kill('SIGINT')
+    }
   })
 
   it('require() and import() load the platform binary and read an empty home', (ctx) => {

@@ -10,7 +10,8 @@ import { join } from 'node:path'
 import { createClient } from '../index.mjs'
 import { startUi } from '../ui/server/index.js'
 import { DIST } from '../ui/server/assets.js'
-import { removeDir, snapshot } from './helpers.mjs'
+import { removeDir, repoRoot, snapshot } from './helpers.mjs'
+import { spawn, spawnSync } from 'node:child_process'
 import { uiHome, http, genUiFixture, HOSTILE, HOSTILE_ID } from './ui-helpers.mjs'
 
 const CLAUDE = 'claude:90c192cf-d3ac-44af-8f21-ddb66cad4a26'
@@ -233,6 +234,61 @@ describe('answers', () => {
       expect((await get(path)).status, path).toBeLessThan(300)
     }
     expect(snapshot(home)).toEqual(before)
+  })
+})
+
+// The command as a user runs it: its own process, the URL on stdout, Ctrl-C to stop.
+function startCommand(args, env = {}) {
+  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'amux.js'), 'ui', ...args], {
+    env: { ...process.env, HOME: home, DISPLAY: '', WAYLAND_DISPLAY: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  let err = ''
+  child.stderr.on('data', (d) => (err += d))
+  const url = new Promise((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      out += d
+      const m = /http:\/\/[^\s]+\/\?token=[\w-]+/.exec(out)
+      if (m) resolve(new URL(m[0]))
+    })
+    child.on('exit', (code) => reject(new Error(`amux ui exited (${code}): ${out}${err}`)))
+  })
+  const exit = new Promise((resolve) => child.on('exit', (code) => resolve({ code, out, err })))
+  return { child, url, exit, stderr: () => err }
+}
+
+describe('amux ui, the command', () => {
+  it('prints a loopback URL with its token, answers from the library, and stops on Ctrl-C', async () => {
+    const run = startCommand(['--no-open'])
+    const url = await run.url
+    expect(url.hostname).toBe('127.0.0.1')
+    const res = await http(Number(url.port), `/api/search?q=kubernetes&token=${url.searchParams.get('token')}`)
+    expect(JSON.parse(res.body).results).toHaveLength(3)
+    expect((await http(Number(url.port), '/api/meta')).status).toBe(403)
+    run.child.kill('SIGINT')
+    const { code, out } = await run.exit
+    expect(code).toBe(0)
+    expect(out).toContain('Stop with Ctrl-C')
+  })
+
+  it('listens where --host and --port say, and says so when that is wider than loopback', async () => {
+    const run = startCommand(['--no-open', '--host', '0.0.0.0'])
+    const url = await run.url
+    expect(url.hostname).toBe('127.0.0.1')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(run.stderr()).toContain('--host 0.0.0.0 lets other machines reach this server')
+    run.child.kill('SIGINT')
+    expect((await run.exit).code).toBe(0)
+  })
+
+  it('refuses a bad port, and one in use, with exit 2', async () => {
+    const bad = spawnSync(process.execPath, [join(repoRoot, 'bin', 'amux.js'), 'ui', '--port', 'http'], { encoding: 'utf8', env: { ...process.env, HOME: home } })
+    expect(bad.status).toBe(2)
+    expect(bad.stderr).toMatch(/^amux: VALIDATION_ERROR: .*Not a port number/)
+    const taken = spawnSync(process.execPath, [join(repoRoot, 'bin', 'amux.js'), 'ui', '--no-open', '--port', String(ui.port)], { encoding: 'utf8', env: { ...process.env, HOME: home } })
+    expect(taken.status).toBe(2)
+    expect(taken.stderr).toBe(`amux: VALIDATION_ERROR: port ${ui.port} is already in use on 127.0.0.1\n`)
   })
 })
 

@@ -57,7 +57,7 @@ function build() {
   commands(index, ['status', 'rebuild', 'clear'])
   const cost = program.command('cost').description('spending across sessions')
   commands(cost, ['report'])
-  commands(program, ['mcp'])
+  commands(program, ['mcp', 'ui'])
   return program
 }
 

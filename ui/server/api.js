@@ -26,24 +26,14 @@ const filterParams = {
   model: text(200),
 }
 
-/** `sort` field and direction of `list`, to merge several agents' lists in the order each has. */
-const LIST_KEYS = {
-  date: (s) => new Date(s.updatedAt).getTime(),
-  cost: (s) => s.cost?.totalUsd ?? 0,
-  turns: (s) => s.turnCount,
-}
-
 /**
- * Every agent's sessions (or one agent's) with `list`'s filters and sort, `offset` into them, at
- * most `limit`: each agent lists its first offset + limit + 1, and the lists are merged in order.
+ * Every agent's sessions (`listAll`), or one agent's, with `list`'s filters and sort: from
+ * `offset`, at most `limit`, and whether more follow.
  */
-async function listSessions(sessions, { agent: only, offset = 0, limit = 50, sort = 'date', ...filters }) {
-  const agents = only ? [only] : BUILT_IN_AGENTS
-  const options = defined({ ...filters, sort, limit: offset + limit + 1 })
-  const lists = await Promise.all(agents.map((a) => sessions.list(a, options)))
-  const key = LIST_KEYS[sort]
-  const merged = lists.flat().sort((x, y) => key(y) - key(x) || new Date(y.updatedAt) - new Date(x.updatedAt))
-  return { sessions: merged.slice(offset, offset + limit), offset, more: merged.length > offset + limit }
+async function listSessions(sessions, { agent: only, offset = 0, limit = 50, ...rest }) {
+  const options = defined({ ...rest, limit: offset + limit + 1 })
+  const found = only ? await sessions.list(only, options) : await sessions.listAll(options)
+  return { sessions: found.slice(offset, offset + limit), offset, more: found.length > offset + limit }
 }
 
 // What a diff cell shows of a message: its text, else the calls it made, else its tool's output.
@@ -71,7 +61,7 @@ async function costReport(sessions, { since, until, by = 'agent' }) {
   const [totals, days, listed] = await Promise.all([
     sessions.totalCost({ ...period, groupBy: by }),
     sessions.totalCost({ ...period, groupBy: 'day' }),
-    Promise.all(BUILT_IN_AGENTS.map((a) => sessions.list(a, { ...period, limit: ids.ALL }))),
+    sessions.listAll({ ...period, limit: ids.ALL }),
   ])
   const keys = Object.keys(totals.breakdowns ?? {}).filter((k) => k !== '' && totals.breakdowns[k].sessionCount > 0)
   const perKey = await Promise.all(keys.map((k) => sessions.totalCost({ ...period, [by]: k, groupBy: 'day' })))
@@ -86,7 +76,7 @@ async function costReport(sessions, { since, until, by = 'agent' }) {
   }
   // Sessions whose agent recorded no token counts: $0 there means "unknown", never "free".
   const unknown = {}
-  for (const s of listed.flat().filter(recordedNoTokens)) unknown[s.agent] = (unknown[s.agent] ?? 0) + 1
+  for (const s of listed.filter(recordedNoTokens)) unknown[s.agent] = (unknown[s.agent] ?? 0) + 1
   return { by, days: Object.keys(days.breakdowns ?? {}).sort(), series, totals, unknown }
 }
 
