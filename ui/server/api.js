@@ -111,7 +111,7 @@ const fileName = (ref, ext) => `${ref.agent}-${ref.sessionId.replace(/[^\w.-]+/g
  */
 function createApi(client, progress = () => null) {
   const { sessions } = client
-  const transcripts = new Transcripts(sessions)
+  const transcripts = new Transcripts(client.messages)
   const id = sessionRef(sessions)
 
   const routes = {
