@@ -36,6 +36,10 @@ export declare class NativeClient {
   search(args: string): Promise<string>
   /** `{options}` → JSON `CostSummary`. */
   totalCost(args: string): Promise<string>
+  /** `{period, options}` → JSON report (`{daily|weekly|monthly|sessions, totals, …}`). */
+  costReport(args: string): Promise<string>
+  /** `{options}` → JSON `{blocks}`. */
+  costBlocks(args: string): Promise<string>
   /** `{agent, sessionId, format}` → the exported text itself. */
   export(args: string): Promise<string>
   /** `{a: {agent, sessionId}, b: {agent, sessionId}}` → JSON `SessionDiff`. */

@@ -132,7 +132,10 @@ export interface CostAggregationOptions {
   until?: Date
   model?: string
   tags?: string[]
-  groupBy?: 'agent' | 'model' | 'day' | 'tag'
+  /** 'week', 'month', 'session' (unified id) and 'project' (cwd) are beyond the spec. */
+  groupBy?: 'agent' | 'model' | 'day' | 'tag' | 'week' | 'month' | 'session' | 'project'
+  /** Beyond the spec: the first day of a week for `groupBy: 'week'`. Default 'sunday'. */
+  startOfWeek?: WeekDay
   /** Beyond the spec: only sessions started in this directory, as `SessionListOptions.cwd`. */
   cwd?: string
 }
@@ -148,7 +151,11 @@ export interface CostSummary {
   sessionCount: number
   /** Runs: each session counts max(1, its runs in the run index); each run index entry that matches no session counts 1. */
   runCount: number
-  /** Keys: agent name; model id as recorded; local day 'YYYY-MM-DD' of createdAt (process TZ); tag. '' = no model / untagged. */
+  /**
+   * Keys: agent name; model id as recorded; the local day 'YYYY-MM-DD' (process TZ) each usage was
+   * spent on; tag; beyond the spec, the week's first day, the month 'YYYY-MM', the session's
+   * unified id, the cwd. '' = no model / untagged / no cwd.
+   */
   breakdowns?: Record<string, CostBreakdown>
   /** Beyond the spec: models that had usage but no known price (their cost counts as 0). */
   unpricedModels?: string[]
@@ -354,10 +361,167 @@ export interface MessageReader {
   window(agent: AgentName, sessionId: string, options?: MessageWindowOptions): Promise<MessageWindow>
 }
 
+export type WeekDay = 'sunday' | 'monday' | 'tuesday' | 'wednesday' | 'thursday' | 'friday' | 'saturday'
+
+/** Beyond the spec: what `cost.daily|weekly|monthly|sessions` take. */
+export interface CostReportOptions {
+  /** One agent; default every agent. */
+  agent?: AgentName
+  /**
+   * Only usage from this moment on (sessions: only sessions last active from then on). A string
+   * 'YYYY-MM-DD' or 'YYYYMMDD' is that day's start in `timezone`.
+   */
+  since?: Date | string
+  /** Only usage up to this moment; a day written as a string includes that whole day. */
+  until?: Date | string
+  /** An IANA zone for the calendar (days, weeks, months). Default: `TZ`, else the system's. */
+  timezone?: string
+  /** `weekly`: the first day of a week. Default 'sunday', as ccusage. */
+  startOfWeek?: WeekDay
+  /** Only sessions whose working directory is this one. */
+  project?: string
+  /** Only this model's usage. */
+  model?: string
+  /** Periods by date, 'asc' unless asked; sessions by cost, 'desc' unless asked. */
+  order?: 'asc' | 'desc'
+  /** Only the last N periods (1: today, this week, this month), or the N sessions active last. */
+  last?: number
+}
+
+/** One model's share of a report row (`modelBreakdowns`). */
+export interface ModelCostBreakdown {
+  modelName: string
+  agent: BuiltInAgentName
+  inputTokens: number
+  /** Includes reasoning (`thinkingTokens`), as ccusage counts output. */
+  outputTokens: number
+  cacheCreationTokens: number
+  cacheReadTokens: number
+  thinkingTokens: number
+  cost: number
+}
+
+/** The token and cost fields of a row, named and meant as ccusage's. */
+export interface UsageCost {
+  /** Prompt tokens that were neither read from nor written to the cache. */
+  inputTokens: number
+  /** Includes reasoning, as ccusage counts output. */
+  outputTokens: number
+  /** Prompt-cache writes. */
+  cacheCreationTokens: number
+  /** Prompt-cache reads. */
+  cacheReadTokens: number
+  totalTokens: number
+  /** USD: the agent's own cost where it records one, else an estimate (unknown prices count 0). */
+  totalCost: number
+  /** The reasoning part of `outputTokens`. */
+  thinkingTokens: number
+}
+
+export interface UsageRow extends UsageCost {
+  modelsUsed: string[]
+  modelBreakdowns: ModelCostBreakdown[]
+  agents: BuiltInAgentName[]
+  /** Sessions that spent in the row. */
+  sessionCount: number
+}
+
+export interface CostReportNotes {
+  totals: UsageCost
+  /** Models with tokens but no known price (their tokens count as $0). */
+  unpricedModels: { agent: BuiltInAgentName; model: string }[]
+  /** Sessions in range with no usage recorded at all, per agent: their cost is unknown (Cursor). */
+  sessionsWithoutUsage: Partial<Record<BuiltInAgentName, number>>
+}
+
+export interface DailyReport extends CostReportNotes {
+  daily: (UsageRow & { date: string })[]
+}
+export interface WeeklyReport extends CostReportNotes {
+  /** `week`: the week's first day, 'YYYY-MM-DD'. */
+  weekly: (UsageRow & { week: string })[]
+}
+export interface MonthlyReport extends CostReportNotes {
+  monthly: (UsageRow & { month: string })[]
+}
+export interface SessionsReport extends CostReportNotes {
+  sessions: (UsageRow & {
+    sessionId: string
+    agent: BuiltInAgentName
+    unifiedId: string
+    title: string
+    /** The session's working directory. */
+    projectPath?: string
+    firstActivity: Date
+    lastActivity: Date
+  })[]
+}
+
+/** Beyond the spec: what `cost.blocks` takes. */
+export interface CostBlocksOptions {
+  /** Only blocks starting from then on (a 'YYYY-MM-DD' / 'YYYYMMDD' string: that local day). */
+  since?: Date | string
+  until?: Date | string
+  timezone?: string
+  project?: string
+  /** By start time, 'asc' unless asked. */
+  order?: 'asc' | 'desc'
+  /** A block's length in hours. Default 5. */
+  sessionLength?: number
+  /** Only the active block. */
+  active?: boolean
+  /** Only blocks of the last three days, and the active one. */
+  recent?: boolean
+  /** Tokens a block may use, for the active block's `tokenLimitStatus`; 'max': the most a past block used. */
+  tokenLimit?: number | 'max'
+}
+
+/** One of Claude Code's 5-hour billing blocks, with ccusage's keys; or a gap between two. */
+export interface BillingBlock {
+  /** The start as ISO 8601; a gap's is 'gap-' and its start. */
+  id: string
+  startTime: Date
+  endTime: Date
+  /** The last request's time; `null` for a gap. */
+  actualEndTime: Date | null
+  isActive: boolean
+  isGap: boolean
+  /** Requests in the block. */
+  entries: number
+  tokenCounts: {
+    inputTokens: number
+    outputTokens: number
+    cacheCreationInputTokens: number
+    cacheReadInputTokens: number
+  }
+  totalTokens: number
+  costUSD: number
+  models: string[]
+  /** The active block's rate over the time between its first and last request. */
+  burnRate: { tokensPerMinute: number; tokensPerMinuteForIndicator: number; costPerHour: number } | null
+  /** The active block's usage at its end if that rate goes on. */
+  projection: { totalTokens: number; totalCost: number; remainingMinutes: number } | null
+  tokenLimitStatus?: { limit: number; projectedUsage: number; percentUsed: number; status: 'ok' | 'warning' | 'exceeds' }
+  /** Sessions with requests in the block. */
+  sessionCount: number
+}
+
+/** Beyond the spec: cost reports as ccusage users know them (same JSON keys). */
+export interface CostReports {
+  daily(options?: CostReportOptions): Promise<DailyReport>
+  weekly(options?: CostReportOptions): Promise<WeeklyReport>
+  monthly(options?: CostReportOptions): Promise<MonthlyReport>
+  sessions(options?: CostReportOptions): Promise<SessionsReport>
+  /** Claude Code's 5-hour billing blocks. */
+  blocks(options?: CostBlocksOptions): Promise<{ blocks: BillingBlock[] }>
+}
+
 export interface AgentMuxClient {
   readonly sessions: SessionManager
   /** Beyond the spec: the persistent index. */
   readonly index: IndexManager
+  /** Beyond the spec: cost reports by day, week, month, session, and billing blocks. */
+  readonly cost: CostReports
   /** Beyond the spec: tab-separated lines for scripts. */
   readonly tsv: TsvOutput
   /** Beyond the spec: windows of a session's messages. */

@@ -115,6 +115,24 @@ function reviveWindow(w) {
   return w
 }
 
+// Cost reports: moments become Dates (days, weeks and months stay 'YYYY-MM-DD' / 'YYYY-MM').
+function reviveReport(r) {
+  for (const row of r.sessions ?? []) {
+    row.firstActivity = new Date(row.firstActivity)
+    row.lastActivity = new Date(row.lastActivity)
+  }
+  return r
+}
+
+function reviveBlocks(r) {
+  for (const b of r.blocks) {
+    b.startTime = new Date(b.startTime)
+    b.endTime = new Date(b.endTime)
+    if (b.actualEndTime !== null) b.actualEndTime = new Date(b.actualEndTime)
+  }
+  return r
+}
+
 function reviveDiff(d) {
   for (const op of d.operations) {
     reviveMessage(op.messageA)
@@ -233,6 +251,17 @@ function createClient(options) {
     rebuild: () => call(native, 'indexRebuild', {}, (v) => v, onProgress),
     clear: () => call(native, 'indexClear', {}, (v) => v),
   })
+  // Cost reports as ccusage draws them, with its keys: by local day, week or month, by session,
+  // and Claude Code's 5-hour billing blocks.
+  const report = (period) => (options) =>
+    call(native, 'costReport', { period, options }, reviveReport, onProgress)
+  const cost = Object.freeze({
+    daily: report('day'),
+    weekly: report('week'),
+    monthly: report('month'),
+    sessions: report('session'),
+    blocks: (options) => call(native, 'costBlocks', { options }, reviveBlocks, onProgress),
+  })
   // Lines for scripts, written natively: a list of thousands of sessions prints faster than it
   // turns into objects.
   const tsv = Object.freeze({
@@ -243,7 +272,7 @@ function createClient(options) {
   const messages = Object.freeze({
     window: (agent, sessionId, options) => call(native, 'window', { agent, sessionId, options }, reviveWindow),
   })
-  return Object.freeze({ sessions, index, tsv, messages })
+  return Object.freeze({ sessions, index, cost, tsv, messages })
 }
 
 module.exports.createClient = createClient

@@ -298,6 +298,28 @@ impl NativeClient {
         })
     }
 
+    /// `{period, options}` → JSON report (`{daily|weekly|monthly|sessions, totals, …}`).
+    #[napi]
+    pub fn cost_report(&self, args: String) -> AsyncTask<TextJob> {
+        let (client, env) = (self.inner.clone(), Env::from_process());
+        Job::new(move || {
+            let v = parse_args(&args)?;
+            let opts = options::report_options(field(&v, "period"), field(&v, "options"))?;
+            json(&client.cost_report(env, &opts)?)
+        })
+    }
+
+    /// `{options}` → JSON `{blocks}`.
+    #[napi]
+    pub fn cost_blocks(&self, args: String) -> AsyncTask<TextJob> {
+        let (client, env) = (self.inner.clone(), Env::from_process());
+        Job::new(move || {
+            let v = parse_args(&args)?;
+            let opts = options::blocks_options(field(&v, "options"))?;
+            json(&client.cost_blocks(env, &opts)?)
+        })
+    }
+
     /// `{agent, sessionId, format}` → the exported text itself.
     #[napi]
     pub fn export(&self, args: String) -> AsyncTask<TextJob> {

@@ -4,6 +4,9 @@ use std::sync::Arc;
 
 use crate::agents::{self, Agent, Mode};
 use crate::context::{ClientOptions, Context};
+use crate::cost::blocks::{Blocks, BlocksBuilder, BlocksOptions};
+use crate::cost::dedupe::Replays;
+use crate::cost::report::{Report, ReportBuilder, ReportOptions};
 use crate::cost::{self, CostSummary};
 use crate::env::Env;
 use crate::error::{Error, Result};
@@ -18,6 +21,15 @@ use crate::window::{MessageWindow, WindowOptions};
 pub struct Client {
     options: Arc<ClientOptions>,
     cache: SummaryCache,
+}
+
+/// Summaries as list and search return them: each request (`SessionSummary::requests`) is for
+/// the cost engine only, and the index does not decode them for a listing either.
+fn without_requests(mut v: Vec<SessionSummary>) -> Vec<SessionSummary> {
+    for s in &mut v {
+        s.requests = Vec::new();
+    }
+    v
 }
 
 fn agent(name: &str) -> Result<&'static dyn Agent> {
@@ -48,7 +60,7 @@ impl Client {
                 self.cache.note_skipped(skipped);
                 list::dedupe_by_id(v)
             }
-            None => self.cache.all_summaries(ctx, agent),
+            None => without_requests(self.cache.all_summaries(ctx, agent)),
         }
     }
 
@@ -134,6 +146,7 @@ impl Client {
         }
         session.summary.unified_id =
             crate::ids::unified_id(agent_name, &session.summary.session_id);
+        session.summary.requests = Vec::new();
         cost::price_session(&ctx, &mut session);
         Ok(session)
     }
@@ -153,19 +166,13 @@ impl Client {
                 v.retain(|s| ids.contains(s.session_id.as_str()));
                 return v;
             }
-            self.cache.summaries_with_ids(&ctx, a, ids)
+            without_requests(self.cache.summaries_with_ids(&ctx, a, ids))
         };
         let price = |v: &mut [SessionSummary]| cost::apply_to_summaries(&ctx, v);
         // The persistent index (issue #16) finds the same hits as the scan, when it can be used.
         let files = crate::index::IndexedFiles::new();
-        Ok(crate::search::run(
-            &ctx,
-            &targets,
-            q,
-            &summaries_of,
-            &price,
-            &files,
-        ))
+        let hits = crate::search::run(&ctx, &targets, q, &summaries_of, &price, &files);
+        Ok(without_requests(hits))
     }
 
     pub fn total_cost(&self, env: Env, opts: &CostOptions) -> Result<CostSummary> {
@@ -179,11 +186,71 @@ impl Client {
         };
         // Unpriced and unfiltered: the cost engine reads the run index once, tags and prices
         // every session, then filters (tags come from the run index).
-        let summaries: Vec<SessionSummary> = targets
-            .iter()
-            .flat_map(|a| self.summaries_of(&ctx, *a))
-            .collect();
+        let mut summaries = Vec::new();
+        self.each_costed(&ctx, &targets, &mut |_| {}, &mut |s| summaries.push(s));
+        // Sums in one order whatever order the sessions were read in (index or stores).
+        summaries
+            .sort_unstable_by(|a, b| (&a.agent, &a.session_id).cmp(&(&b.agent, &b.session_id)));
         Ok(cost::total_cost(&ctx, summaries, opts))
+    }
+
+    /// Every session of `targets`, as it counts in a cost total (`cost::dedupe`: a session found
+    /// twice counts once, a response replayed in several sessions in one), passed to `take` one
+    /// at a time: from the index without ever holding them all, else read through the cache.
+    /// `expect` is told, before the sessions of each agent, how many requests they hold.
+    fn each_costed(
+        &self,
+        ctx: &Context,
+        targets: &[&dyn Agent],
+        expect: &mut dyn FnMut(usize),
+        take: &mut dyn FnMut(SessionSummary),
+    ) {
+        for a in targets {
+            let mut replays = Replays::default();
+            let mut first = true;
+            let mut f = |pass: usize, s: SessionSummary| match pass {
+                0 => replays.note(&s),
+                _ => {
+                    if std::mem::take(&mut first) {
+                        expect(replays.requests());
+                    }
+                    replays.keep(s).into_iter().for_each(&mut *take)
+                }
+            };
+            match crate::index::each_summary(ctx, *a, 2, &mut f) {
+                Some(skipped) => self.cache.note_skipped(skipped),
+                None => {
+                    let v = self.cache.all_summaries(ctx, *a);
+                    v.iter().for_each(|s| f(0, s.clone()));
+                    v.into_iter().for_each(|s| f(1, s));
+                }
+            }
+        }
+    }
+
+    /// `cost.daily|weekly|monthly|sessions`: usage and cost by period or by session.
+    pub fn cost_report(&self, env: Env, opts: &ReportOptions) -> Result<Report> {
+        let ctx = self.context(env);
+        let targets: Vec<&dyn Agent> = match &opts.agent {
+            Some(name) => vec![agent(name)?],
+            None => agents::all().to_vec(),
+        };
+        let mut report = ReportBuilder::new(&ctx, opts)?;
+        self.each_costed(&ctx, &targets, &mut |_| {}, &mut |s| report.add(s));
+        Ok(report.finish())
+    }
+
+    /// `cost.blocks`: Claude Code's 5-hour billing blocks.
+    pub fn cost_blocks(&self, env: Env, opts: &BlocksOptions) -> Result<Blocks> {
+        let ctx = self.context(env);
+        let blocks = std::cell::RefCell::new(BlocksBuilder::new(&ctx, opts)?);
+        self.each_costed(
+            &ctx,
+            &[agent("claude")?],
+            &mut |n| blocks.borrow_mut().reserve(n),
+            &mut |s| blocks.borrow_mut().add(s),
+        );
+        Ok(blocks.into_inner().finish())
     }
 
     pub fn export(

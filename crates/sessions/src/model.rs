@@ -112,6 +112,24 @@ impl UsageSlice {
 
 const QUARTER_SECS: i64 = 15 * 60;
 
+/// One request of a session as the agent recorded it, for what needs each one on its own: 5-hour
+/// billing blocks (their start and gaps follow exact times) and a response recorded in several
+/// sessions (a resumed or forked transcript replays it), counted once across all of them.
+/// Only agents whose lines carry per-request times fill these (Claude Code); they are never
+/// serialised, and the index keeps them apart so that listing does not decode them.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Request {
+    pub at: Timestamp,
+    /// Index into the session's `usage` of the request's model.
+    pub model: usize,
+    /// A hash of the response's id; 0 when it has none (never taken for a replay of another).
+    pub key: u64,
+    pub tokens: Tokens,
+    pub native_cost_usd: Option<f64>,
+    /// Recorded by a subagent (a sidechain): a copy in the main transcript is preferred.
+    pub sidechain: bool,
+}
+
 impl ModelUsage {
     /// `slices`, or for a usage that has none, the slices its totals make (all untimed).
     pub fn slices(&self) -> Vec<UsageSlice> {
@@ -200,8 +218,7 @@ pub fn add_usage_at(
     let entry = entry(usage, model);
     entry.cover_with_slices();
     entry.tokens.add(tokens);
-    let prompt = tokens.prompt();
-    let band = LONG_PROMPT_BANDS.iter().rposition(|b| prompt > *b);
+    let band = band_of(tokens);
     if let Some(band) = band {
         entry.long_prompt[band].add(tokens);
     }
@@ -214,6 +231,47 @@ pub fn add_usage_at(
         tokens: *tokens,
         native_cost_usd: native_cost,
     });
+}
+
+/// The long-prompt band of one request (index into `LONG_PROMPT_BANDS`), if any.
+fn band_of(tokens: &Tokens) -> Option<usize> {
+    let prompt = tokens.prompt();
+    LONG_PROMPT_BANDS.iter().rposition(|b| prompt > *b)
+}
+
+/// Take back a request that `add_usage_at` added for `usage[model]` at `at` (a response that
+/// another session also recorded, counted there instead).
+pub fn remove_usage_at(
+    usage: &mut [ModelUsage],
+    model: usize,
+    tokens: &Tokens,
+    native_cost: Option<f64>,
+    at: Option<Timestamp>,
+) {
+    let Some(e) = usage.get_mut(model) else {
+        return;
+    };
+    let band = band_of(tokens);
+    e.tokens = e.tokens.minus(tokens);
+    if let Some(b) = band {
+        e.long_prompt[b] = e.long_prompt[b].minus(tokens);
+    }
+    let take = |total: &mut Option<f64>| {
+        if let (Some(c), Some(t)) = (native_cost, total.as_mut()) {
+            *t -= c;
+        }
+    };
+    take(&mut e.native_cost_usd);
+    let quarter = at.map(|t| t.timestamp().div_euclid(QUARTER_SECS));
+    let Some(i) = (e.slices.iter()).position(|x| x.quarter == quarter && x.band == band) else {
+        return;
+    };
+    let x = &mut e.slices[i];
+    x.tokens = x.tokens.minus(tokens);
+    take(&mut x.native_cost_usd);
+    if x.tokens.is_zero() && x.native_cost_usd.is_none_or(|c| c.abs() < 1e-12) {
+        e.slices.remove(i);
+    }
 }
 
 /// Add `u` (a model's usage already summed over requests, e.g. a subagent's or another file's)
@@ -406,6 +464,10 @@ pub struct SessionSummary {
     /// Number of runs recorded for this session in the run index (filled by the cost engine).
     #[serde(skip)]
     pub run_count: u64,
+    /// Each request on its own, where the agent records them (`Request`); the same usage as
+    /// `usage`. Empty when not asked for (a listing from the index) or not recorded.
+    #[serde(skip)]
+    pub requests: Vec<Request>,
 }
 
 impl SessionSummary {
@@ -435,6 +497,7 @@ impl SessionSummary {
             match_count: None,
             usage: Vec::new(),
             run_count: 0,
+            requests: Vec::new(),
         }
     }
 }

@@ -5,6 +5,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::context::{CacheSetting, ClientOptions, RetryPolicy, RunDefaults};
+use crate::cost::blocks::{BlocksOptions, TokenLimit};
+use crate::cost::period::Period;
+use crate::cost::report::{Bound, Grouping, ReportOptions};
 use crate::error::{Error, Result, SPEC_ERROR_CODES};
 use crate::model::{from_epoch_guess, Timestamp};
 
@@ -37,6 +40,14 @@ pub enum GroupBy {
     Model,
     Day,
     Tag,
+    /// Beyond the spec: the local week (its first day, weeks starting on `start_of_week`).
+    Week,
+    /// Beyond the spec: the local month ("YYYY-MM").
+    Month,
+    /// Beyond the spec: the session (its unified id).
+    Session,
+    /// Beyond the spec: the working directory.
+    Project,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,6 +112,8 @@ pub struct CostOptions {
     pub agent: Option<String>,
     pub filters: Filters,
     pub group_by: Option<GroupBy>,
+    /// Beyond the spec: the first day of a week for `GroupBy::Week` (default Sunday, as ccusage).
+    pub start_of_week: Option<chrono::Weekday>,
 }
 
 /// Largest limit honoured; larger values are clamped (a huge LIMIT is not an error, just "all").
@@ -267,6 +280,10 @@ pub fn cost_options(v: &Value) -> Result<CostOptions> {
                 ("model", GroupBy::Model),
                 ("day", GroupBy::Day),
                 ("tag", GroupBy::Tag),
+                ("week", GroupBy::Week),
+                ("month", GroupBy::Month),
+                ("session", GroupBy::Session),
+                ("project", GroupBy::Project),
             ],
             GroupBy::Agent,
         )?),
@@ -275,7 +292,114 @@ pub fn cost_options(v: &Value) -> Result<CostOptions> {
         agent: opt_string(m, "agent")?,
         filters: filters(m)?,
         group_by,
+        start_of_week: opt_weekday(m)?,
     })
+}
+
+fn opt_weekday(m: &Map<String, Value>) -> Result<Option<chrono::Weekday>> {
+    let bad =
+        || Error::validation("startOfWeek must be a day of the week ('sunday' to 'saturday')");
+    match m.get("startOfWeek") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => crate::cost::period::weekday(s).map(Some).ok_or_else(bad),
+        Some(_) => Err(bad()),
+    }
+}
+
+/// `since`/`until` of a cost report: a Date (epoch ms), or a calendar day of the report's zone
+/// written "YYYY-MM-DD" or "YYYYMMDD".
+fn opt_bound(m: &Map<String, Value>, key: &str) -> Result<Option<Bound>> {
+    match m.get(key) {
+        Some(Value::String(s)) if s != "Invalid Date" => crate::cost::period::parse_date(s)
+            .map(|d| Some(Bound::Date(d)))
+            .ok_or_else(|| {
+                Error::validation(format!(
+                    "{key} must be a Date or a day written YYYY-MM-DD or YYYYMMDD, got '{s}'"
+                ))
+            }),
+        _ => Ok(opt_date(m, key)?.map(Bound::At)),
+    }
+}
+
+fn order(m: &Map<String, Value>) -> Result<Option<Direction>> {
+    match m.get("order") {
+        None | Some(Value::Null) => Ok(None),
+        _ => choice(
+            m,
+            "order",
+            &[("asc", Direction::Asc), ("desc", Direction::Desc)],
+            Direction::Asc,
+        )
+        .map(Some),
+    }
+}
+
+/// The options of `cost.daily|weekly|monthly|sessions`; `period` is "day", "week", "month" or
+/// "session".
+pub fn report_options(period: &Value, v: &Value) -> Result<ReportOptions> {
+    let grouping = match period.as_str() {
+        Some("day") => Grouping::Period(Period::Day),
+        Some("week") => Grouping::Period(Period::Week(chrono::Weekday::Sun)),
+        Some("month") => Grouping::Period(Period::Month),
+        Some("session") => Grouping::Session,
+        _ => {
+            return Err(Error::validation(
+                "period must be 'day', 'week', 'month' or 'session'",
+            ))
+        }
+    };
+    let mut o = ReportOptions::new(grouping);
+    let Some(m) = obj(v, "options")? else {
+        return Ok(o);
+    };
+    if let (Grouping::Period(Period::Week(_)), Some(start)) = (grouping, opt_weekday(m)?) {
+        o.grouping = Grouping::Period(Period::Week(start));
+    }
+    o.agent = opt_string(m, "agent")?;
+    o.since = opt_bound(m, "since")?;
+    o.until = opt_bound(m, "until")?;
+    o.timezone = opt_string(m, "timezone")?;
+    o.project = opt_string(m, "project")?;
+    o.model = opt_string(m, "model")?;
+    o.order = order(m)?;
+    o.last = opt_uint(m, "last", "last", 1)?.map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+    Ok(o)
+}
+
+/// The options of `cost.blocks`.
+pub fn blocks_options(v: &Value) -> Result<BlocksOptions> {
+    let mut o = BlocksOptions::default();
+    let Some(m) = obj(v, "options")? else {
+        return Ok(o);
+    };
+    o.since = opt_bound(m, "since")?;
+    o.until = opt_bound(m, "until")?;
+    o.timezone = opt_string(m, "timezone")?;
+    o.project = opt_string(m, "project")?;
+    o.order = order(m)?;
+    match m.get("sessionLength") {
+        None | Some(Value::Null) => {}
+        Some(Value::Number(n)) if n.as_f64().is_some_and(|h| h.is_finite() && h > 0.0) => {
+            o.session_length_hours = n.as_f64().unwrap_or(5.0);
+        }
+        Some(_) => {
+            return Err(Error::validation(
+                "sessionLength must be a positive number of hours",
+            ))
+        }
+    }
+    o.active = opt_bool(m, "active")?.unwrap_or(false);
+    o.recent = opt_bool(m, "recent")?.unwrap_or(false);
+    o.token_limit = match m.get("tokenLimit") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if s == "max" => Some(TokenLimit::Max),
+        Some(_) => opt_uint(m, "tokenLimit", "tokenLimit", 1)
+            .map_err(|_| {
+                Error::validation("tokenLimit must be a positive number of tokens or 'max'")
+            })?
+            .map(TokenLimit::Tokens),
+    };
+    Ok(o)
 }
 
 pub fn export_format(v: &Value) -> Result<ExportFormat> {

@@ -450,7 +450,7 @@ fn filters_agent_tags_dates_model() {
             CostOptions {
                 agent: agent.map(str::to_string),
                 filters: f,
-                group_by: None,
+                ..Default::default()
             },
         )
     };

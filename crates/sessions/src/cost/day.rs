@@ -2,7 +2,7 @@
 //! calling process: its `TZ` as captured in the call's `Env` snapshot (a zone name such as
 //! "Europe/Berlin" or a POSIX rule such as "EST5EDT", read with tz-rs), else the system zone
 //! (/etc/localtime on Unix, the OS setting elsewhere). An unusable `TZ` means UTC, as in libc.
-use chrono::{Duration, Local};
+use chrono::{Duration, Local, NaiveDate, NaiveDateTime, TimeZone};
 
 use crate::env::Env;
 use crate::model::Timestamp;
@@ -29,19 +29,54 @@ impl LocalDays {
         LocalDays { zone }
     }
 
+    /// The zone named `name` (IANA, such as "Europe/Berlin", or a POSIX rule); `None` when there
+    /// is no such zone.
+    pub fn named(name: &str) -> Option<Self> {
+        let zone = tz::TimeZone::from_posix_tz(name).ok()?;
+        Some(LocalDays {
+            zone: Zone::Tz(zone),
+        })
+    }
+
     /// "YYYY-MM-DD" of `t` on the local calendar.
     pub fn day(&self, t: &Timestamp) -> String {
+        self.local(t).format("%Y-%m-%d").to_string()
+    }
+
+    /// The local date and time of `t`.
+    pub fn local(&self, t: &Timestamp) -> NaiveDateTime {
+        match &self.zone {
+            Zone::Tz(z) => (*t + Duration::seconds(self.offset_secs(z, t))).naive_utc(),
+            Zone::System => t.with_timezone(&Local).naive_local(),
+        }
+    }
+
+    fn offset_secs(&self, z: &tz::TimeZone, t: &Timestamp) -> i64 {
+        z.find_local_time_type(t.timestamp())
+            .map(|l| l.ut_offset())
+            .unwrap_or(0) as i64
+    }
+
+    /// The first moment of local date `d` (a day that starts in a summer-time gap starts at the
+    /// gap's end).
+    pub fn start_of(&self, d: NaiveDate) -> Timestamp {
+        let midnight = d.and_hms_opt(0, 0, 0).expect("midnight exists").and_utc();
         match &self.zone {
             Zone::Tz(z) => {
-                let offset = z
-                    .find_local_time_type(t.timestamp())
-                    .map(|l| l.ut_offset())
-                    .unwrap_or(0);
-                (*t + Duration::seconds(offset as i64))
-                    .format("%Y-%m-%d")
-                    .to_string()
+                // The offset in force a day either side brackets the one at midnight.
+                let guess = midnight - Duration::seconds(self.offset_secs(z, &midnight));
+                let at = midnight - Duration::seconds(self.offset_secs(z, &guess));
+                if self.local(&at).date() == d {
+                    at
+                } else {
+                    guess
+                }
             }
-            Zone::System => t.with_timezone(&Local).format("%Y-%m-%d").to_string(),
+            Zone::System => Local
+                .from_local_datetime(&midnight.naive_utc())
+                .earliest()
+                .map(|t| t.with_timezone(&chrono::Utc))
+                .unwrap_or(midnight),
         }
     }
 }

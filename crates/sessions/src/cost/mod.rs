@@ -22,20 +22,33 @@
 //! its run. Usage known only per session (a session-level total such as Hermes'
 //! `actual_cost_usd`) and a session without usage go on the day of the session's `createdAt`.
 //! A session counts in each day it spent on; the totals are the same as without grouping.
-//! `tag` each tag (a session counts in each of its tags). A missing model and an untagged session
-//! use the key "" (no real model id or tag is empty).
+//! `tag` each tag (a session counts in each of its tags). Beyond the spec: `week` the first day
+//! of the local week (`startOfWeek`, Sunday unless told), `month` "YYYY-MM", both as `day`;
+//! `session` the unified id; `project` the cwd. A missing model, an untagged session and a session
+//! without a cwd use the key "" (no real model id, tag or directory is empty).
+//!
+//! Every total counts a session found twice once, and a response replayed in several sessions
+//! once (`dedupe`). The reports ccusage users know (`report`, `blocks`) are made from the same
+//! priced usage.
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::context::Context;
 use crate::list;
-use crate::model::{CostRecord, Message, Session, SessionSummary, Timestamp, TokenUsage, Tokens};
+use crate::model::{
+    CostRecord, Message, Request, Session, SessionSummary, Timestamp, TokenUsage, Tokens,
+};
 use crate::options::{CostOptions, Filters, GroupBy};
 
+pub mod blocks;
 pub mod day;
+pub mod dedupe;
+pub mod period;
 pub mod prices;
+pub mod report;
 pub mod runindex;
 
+use period::Period;
 use prices::Prices;
 use runindex::{Run, RunIndex};
 
@@ -79,26 +92,26 @@ fn is_zero(x: &u64) -> bool {
 
 /// Part of a session's cost that belongs to one model.
 #[derive(Debug, Clone, PartialEq)]
-struct Part {
-    model: String,
-    tokens: Tokens,
-    usd: f64,
-    /// Only when grouping by day: the same cost split by when it was spent.
-    pieces: Vec<Piece>,
+pub(crate) struct Part {
+    pub model: String,
+    pub tokens: Tokens,
+    pub usd: f64,
+    /// Only when split by time: the same cost split by when it was spent.
+    pub pieces: Vec<Piece>,
 }
 
 /// Tokens and cost spent at one time (`None`: unknown, taken as the session's start).
 #[derive(Debug, Clone, PartialEq)]
-struct Piece {
-    at: Option<Timestamp>,
-    tokens: Tokens,
-    usd: f64,
+pub(crate) struct Piece {
+    pub at: Option<Timestamp>,
+    pub tokens: Tokens,
+    pub usd: f64,
 }
 
 /// A session (or an unmatched run) priced, with what the groupings need.
-struct Priced {
-    parts: Vec<Part>,
-    unpriced: Vec<String>,
+pub(crate) struct Priced {
+    pub parts: Vec<Part>,
+    pub unpriced: Vec<String>,
 }
 
 fn record(tokens: &Tokens, usd: f64) -> CostRecord {
@@ -126,32 +139,50 @@ fn tokens_of(c: &CostRecord) -> Tokens {
 /// Prices and the run index, loaded once per call.
 pub struct Pricer {
     prices: Prices,
-    runs: RunIndex,
+    pub(crate) runs: RunIndex,
+    /// Indexes into `runs` of the runs of each session, by agent and session id.
+    by_session: HashMap<String, HashMap<String, Vec<usize>>>,
 }
 
 impl Pricer {
     pub fn new(ctx: &Context) -> Self {
+        let runs = RunIndex::load(ctx);
+        let mut by_session: HashMap<String, HashMap<String, Vec<usize>>> = HashMap::new();
+        for (i, r) in runs.runs.iter().enumerate() {
+            if let Some(id) = &r.session_id {
+                let agent = by_session.entry(r.agent.clone()).or_default();
+                agent.entry(id.clone()).or_default().push(i);
+            }
+        }
         Pricer {
             prices: Prices::from_options(ctx.options.pricing.as_ref()),
-            runs: RunIndex::load(ctx),
+            runs,
+            by_session,
         }
     }
 
     /// Fill `tags`, `run_count` and `cost` on each summary; returns each one's parts, split by
     /// time when `by_time`.
-    fn apply(&self, summaries: &mut [SessionSummary], by_time: bool) -> Vec<Priced> {
-        let by_session = self.runs.by_session();
+    pub(crate) fn apply(&self, summaries: &mut [SessionSummary], by_time: bool) -> Vec<Priced> {
         summaries
             .iter_mut()
-            .map(|s| {
-                let (agent, id) = (s.agent.clone(), s.session_id.clone());
-                let runs = by_session
-                    .get(&(agent.as_str(), id.as_str()))
-                    .map(Vec::as_slice)
-                    .unwrap_or(&[]);
-                self.apply_one(s, runs, by_time)
-            })
+            .map(|s| self.price(s, by_time))
             .collect()
+    }
+
+    /// `apply` of one summary.
+    pub(crate) fn price(&self, s: &mut SessionSummary, by_time: bool) -> Priced {
+        let runs: Vec<&Run> = (self.runs_of(s).iter())
+            .map(|&i| &self.runs.runs[i])
+            .collect();
+        self.apply_one(s, &runs, by_time)
+    }
+
+    /// Indexes into `runs.runs` of the session's runs.
+    pub(crate) fn runs_of(&self, s: &SessionSummary) -> &[usize] {
+        (self.by_session.get(&s.agent))
+            .and_then(|m| m.get(&s.session_id))
+            .map_or(&[], Vec::as_slice)
     }
 
     fn apply_one(&self, s: &mut SessionSummary, runs: &[&Run], by_time: bool) -> Priced {
@@ -250,6 +281,18 @@ impl Pricer {
         Priced { parts, unpriced }
     }
 
+    /// One request of `s` (`Session::requests`), by the rule its whole usage is priced by: a
+    /// model with a cost of the agent's own is priced by its requests' costs, else estimated.
+    pub(crate) fn request_usd(&self, s: &SessionSummary, r: &Request) -> f64 {
+        let Some(u) = s.usage.get(r.model) else {
+            return 0.0;
+        };
+        if u.native_cost_usd.is_some() {
+            return r.native_cost_usd.unwrap_or(0.0);
+        }
+        (self.prices.lookup(&u.model)).map_or(0.0, |p| p.request_cost(&r.tokens))
+    }
+
     /// One message: the agent's own cost, else an estimate with the message's model (or the
     /// session's).
     fn price_message(&self, m: &mut Message, session_model: Option<&str>) {
@@ -319,15 +362,34 @@ struct Totals {
 /// What one group gets of a part: (key, tokens, usd).
 type Share = (String, Tokens, f64);
 
-/// A part's shares by local day: each piece on the day it was spent (`start` when unknown).
-fn day_shares(days: &day::LocalDays, p: &Part, start: &Timestamp) -> Vec<Share> {
+/// A part's shares by local period: each piece in the period it was spent in (`start` when
+/// unknown).
+fn period_shares(days: &day::LocalDays, period: Period, p: &Part, start: &Timestamp) -> Vec<Share> {
     if p.pieces.is_empty() {
-        return vec![(days.day(start), p.tokens, p.usd)];
+        return vec![(period.key(days, start), p.tokens, p.usd)];
     }
     p.pieces
         .iter()
-        .map(|x| (days.day(x.at.as_ref().unwrap_or(start)), x.tokens, x.usd))
+        .map(|x| {
+            (
+                period.key(days, x.at.as_ref().unwrap_or(start)),
+                x.tokens,
+                x.usd,
+            )
+        })
         .collect()
+}
+
+/// The calendar period a grouping is by, if it is by one.
+fn period_of(opts: &CostOptions) -> Option<Period> {
+    match opts.group_by? {
+        GroupBy::Day => Some(Period::Day),
+        GroupBy::Week => Some(Period::Week(
+            opts.start_of_week.unwrap_or(chrono::Weekday::Sun),
+        )),
+        GroupBy::Month => Some(Period::Month),
+        _ => None,
+    }
 }
 
 /// `totalCost`: `summaries` are every session of the targeted agents, unpriced and unfiltered
@@ -338,13 +400,13 @@ pub fn total_cost(
     opts: &CostOptions,
 ) -> CostSummary {
     let pricer = Pricer::new(ctx);
-    let by_day = opts.group_by == Some(GroupBy::Day);
-    let priced = pricer.apply(&mut summaries, by_day);
+    let by_period = period_of(opts);
+    let priced = pricer.apply(&mut summaries, by_period.is_some());
     let known: HashSet<(&str, &str)> = summaries
         .iter()
         .map(|s| (s.agent.as_str(), s.session_id.as_str()))
         .collect();
-    let days = by_day.then(|| day::LocalDays::new(&ctx.env));
+    let days = by_period.map(|p| (day::LocalDays::new(&ctx.env), p));
 
     let mut out = CostSummary::default();
     let mut groups: BTreeMap<String, Totals> = BTreeMap::new();
@@ -386,11 +448,13 @@ pub fn total_cost(
         let shares = |part: &Part| -> Vec<Share> {
             let whole = |key: &String| (key.clone(), part.tokens, part.usd);
             match (opts.group_by, &days) {
-                (Some(GroupBy::Day), Some(days)) => day_shares(days, part, &s.created_at),
+                (_, Some((days, p))) => period_shares(days, *p, part, &s.created_at),
                 (Some(GroupBy::Agent), _) => vec![whole(&s.agent)],
                 (Some(GroupBy::Model), _) => vec![whole(&part.model.trim().to_string())],
                 (Some(GroupBy::Tag), _) if s.tags.is_empty() => vec![whole(&String::new())],
                 (Some(GroupBy::Tag), _) => s.tags.iter().map(whole).collect(),
+                (Some(GroupBy::Session), _) => vec![whole(&s.unified_id)],
+                (Some(GroupBy::Project), _) => vec![whole(&s.cwd.clone().unwrap_or_default())],
                 _ => Vec::new(),
             }
         };
@@ -426,11 +490,17 @@ pub fn total_cost(
         let shares = |part: &Part| -> Vec<Share> {
             let whole = |key: &String| (key.clone(), part.tokens, part.usd);
             match (opts.group_by, &days) {
-                (Some(GroupBy::Day), Some(days)) => day_shares(days, part, &r.timestamp),
+                (_, Some((days, p))) => period_shares(days, *p, part, &r.timestamp),
                 (Some(GroupBy::Agent), _) => vec![whole(&r.agent)],
                 (Some(GroupBy::Model), _) => vec![whole(&part.model)],
                 (Some(GroupBy::Tag), _) if r.tags.is_empty() => vec![whole(&String::new())],
                 (Some(GroupBy::Tag), _) => r.tags.iter().map(whole).collect(),
+                // A run whose session is gone: under its session's id, which no session has.
+                (Some(GroupBy::Session), _) => {
+                    let id = r.session_id.as_deref().unwrap_or(&r.run_id);
+                    vec![whole(&crate::ids::unified_id(&r.agent, id))]
+                }
+                (Some(GroupBy::Project), _) => vec![whole(&String::new())],
                 _ => Vec::new(),
             }
         };

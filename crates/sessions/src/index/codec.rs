@@ -8,8 +8,8 @@ use std::ops::Range;
 
 use crate::agents::Fingerprint;
 use crate::model::{
-    CostRecord, Message, ModelUsage, Role, SessionSummary, Timestamp, Tokens, ToolCall, ToolResult,
-    UsageSlice,
+    CostRecord, Message, ModelUsage, Request, Role, SessionSummary, Timestamp, Tokens, ToolCall,
+    ToolResult, UsageSlice,
 };
 use crate::search::score::{searched_text, FIELDS};
 use crate::search::terms::TermCount;
@@ -201,7 +201,9 @@ impl<'a> Reader<'a> {
     }
 }
 
-fn put_summary(w: &mut Writer, s: &SessionSummary) {
+/// `requests`: whether to keep the summary's `requests` (a source's summaries do; a searchable
+/// doc's copy does not need them).
+fn put_summary(w: &mut Writer, s: &SessionSummary, requests: bool) {
     for t in [&s.agent, &s.session_id, &s.unified_id, &s.title] {
         w.str(t);
     }
@@ -235,9 +237,58 @@ fn put_summary(w: &mut Writer, s: &SessionSummary) {
         }
     }
     w.u64(s.run_count);
+    // Behind their length, so that a listing passes over them without decoding them.
+    let mut section = Writer::default();
+    if requests {
+        put_requests(&mut section, &s.requests);
+    }
+    w.u64(section.0.len() as u64);
+    w.0.extend_from_slice(&section.0);
 }
 
-fn get_summary(r: &mut Reader) -> R<SessionSummary> {
+fn put_requests(w: &mut Writer, requests: &[Request]) {
+    w.u64(requests.len() as u64);
+    let mut last_ms = 0i64;
+    for q in requests {
+        // Times as milliseconds from the previous request (the precision agents write), then
+        // what is left of the second below the millisecond, for an exact round trip.
+        let ms = q.at.timestamp_millis();
+        w.i64(ms - last_ms);
+        w.u64((q.at.timestamp_subsec_nanos() % 1_000_000) as u64);
+        last_ms = ms;
+        w.u64(q.model as u64);
+        w.0.extend_from_slice(&q.key.to_le_bytes());
+        w.tokens(&q.tokens);
+        w.opt(q.native_cost_usd, Writer::f64);
+        w.0.push(q.sidechain as u8);
+    }
+}
+
+fn get_requests(r: &mut Reader) -> R<Vec<Request>> {
+    let mut last_ms = 0i64;
+    r.many(|r| {
+        let ms = last_ms.checked_add(r.i64()?).ok_or(Corrupt)?;
+        let sub_ms = r.u64()?;
+        last_ms = ms;
+        let at = DateTime::from_timestamp_millis(ms)
+            .and_then(|t| t.checked_add_signed(chrono::Duration::nanoseconds(sub_ms as i64)))
+            .ok_or(Corrupt)?;
+        Ok(Request {
+            at,
+            model: r.u64()? as usize,
+            key: u64::from_le_bytes(r.fixed()?),
+            tokens: r.tokens()?,
+            native_cost_usd: r.opt(Reader::f64)?,
+            sidechain: match r.byte()? {
+                0 => false,
+                1 => true,
+                _ => return Err(Corrupt),
+            },
+        })
+    })
+}
+
+fn get_summary(r: &mut Reader, requests: bool) -> R<SessionSummary> {
     // Fields are read in the order they are written here (a struct literal evaluates in order);
     // the literal, unlike `SessionSummary::new`, does not make a unified id only to replace it.
     let mut s = SessionSummary {
@@ -259,6 +310,7 @@ fn get_summary(r: &mut Reader) -> R<SessionSummary> {
         match_count: r.opt(Reader::u64)?,
         usage: Vec::new(),
         run_count: 0,
+        requests: Vec::new(),
     };
     s.usage = r.many(|r| {
         let mut u = ModelUsage {
@@ -281,6 +333,12 @@ fn get_summary(r: &mut Reader) -> R<SessionSummary> {
         Ok(u)
     })?;
     s.run_count = r.u64()?;
+    let section = r.bytes()?;
+    if requests && !section.is_empty() {
+        let mut q = Reader::new(section);
+        s.requests = get_requests(&mut q)?;
+        q.done()?;
+    }
     Ok(s)
 }
 
@@ -288,26 +346,28 @@ fn get_summary(r: &mut Reader) -> R<SessionSummary> {
 pub fn summaries(v: &[SessionSummary]) -> Vec<u8> {
     let mut w = Writer::default();
     w.u64(v.len() as u64);
-    v.iter().for_each(|s| put_summary(&mut w, s));
+    v.iter().for_each(|s| put_summary(&mut w, s, true));
     w.0
 }
 
-pub fn decode_summaries(b: &[u8]) -> R<Vec<SessionSummary>> {
+/// A source's summaries; their `requests` only when `requests` is true.
+pub fn decode_summaries(b: &[u8], requests: bool) -> R<Vec<SessionSummary>> {
     let mut r = Reader::new(b);
-    let v = r.many(get_summary)?;
+    let v = r.many(|r| get_summary(r, requests))?;
     r.done()?;
     Ok(v)
 }
 
+/// A summary without its `requests` (a searchable doc's).
 pub fn summary(s: &SessionSummary) -> Vec<u8> {
     let mut w = Writer::default();
-    put_summary(&mut w, s);
+    put_summary(&mut w, s, false);
     w.0
 }
 
 pub fn decode_summary(b: &[u8]) -> R<SessionSummary> {
     let mut r = Reader::new(b);
-    let s = get_summary(&mut r)?;
+    let s = get_summary(&mut r, false)?;
     r.done()?;
     Ok(s)
 }
@@ -596,6 +656,42 @@ mod tests {
             ("", None, 0)
         );
         assert!(decode_summary_head(&b[..4]).is_err());
+    }
+
+    #[test]
+    fn requests_round_trip_and_are_decoded_only_when_asked_for() {
+        let t = |ms: i64, ns: i64| {
+            DateTime::from_timestamp_millis(ms).unwrap() + chrono::Duration::nanoseconds(ns)
+        };
+        let mut s = SessionSummary::new("claude", "a", t(1_700_000_000_000, 0), t(0, 0));
+        let tokens = Tokens {
+            input: 3,
+            output: 1 << 40,
+            cache_write_1h: 9,
+            ..Default::default()
+        };
+        for (at, key, cost, sidechain) in [
+            (t(1_700_000_000_123, 456), 7, None, false),
+            // Earlier than the one before it, with a full 64-bit key.
+            (t(1_600_000_000_000, 0), u64::MAX, Some(0.25), true),
+        ] {
+            s.requests.push(Request {
+                at,
+                model: 1,
+                key,
+                tokens,
+                native_cost_usd: cost,
+                sidechain,
+            });
+        }
+        let b = summaries(std::slice::from_ref(&s));
+        assert_eq!(decode_summaries(&b, true).unwrap(), vec![s.clone()]);
+        let listed = decode_summaries(&b, false).unwrap();
+        assert!(listed[0].requests.is_empty());
+        assert_eq!(listed[0].session_id, "a");
+        // A doc's summary never carries them.
+        assert!(decode_summary(&summary(&s)).unwrap().requests.is_empty());
+        assert!(decode_summaries(&b[..b.len() - 1], true).is_err());
     }
 
     #[test]

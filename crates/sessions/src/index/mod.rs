@@ -148,6 +148,62 @@ impl Files for IndexedFiles {
 pub type Summaries = (Vec<SessionSummary>, Vec<(PathBuf, String)>);
 
 pub fn summaries(ctx: &Context, agent: &dyn Agent) -> Option<Summaries> {
+    summaries_with(ctx, agent, false)
+}
+
+/// Every summary of `agent` (with its `requests`), `passes` times over in the same order, passed
+/// to `f` with the pass's number: for a caller that must see them all before it can use any,
+/// without holding them all (each source's are decoded in turn). Returns the sources that could
+/// not be read; `None` when the index is off or unusable.
+pub fn each_summary(
+    ctx: &Context,
+    agent: &dyn Agent,
+    passes: usize,
+    f: &mut dyn FnMut(usize, SessionSummary),
+) -> Option<Vec<(PathBuf, String)>> {
+    with_index(ctx, |conn| {
+        let sources = sync::sync(conn, ctx, agent, Part::Summaries)?;
+        let paths: HashMap<i64, &std::path::Path> = sources
+            .iter()
+            .map(|s| (s.id, s.source.path.as_path()))
+            .collect();
+        // Every row is read once per pass, in order: pages kept for later would only grow the
+        // process by the size of the table (64 MiB are allowed for a build's writes).
+        conn.pragma_update(None, "cache_size", -1024)?;
+        // One snapshot for every pass, whatever other processes write meanwhile.
+        conn.execute_batch("BEGIN")?;
+        let mut st = conn.prepare_cached(
+            "SELECT id, summaries, list_error FROM source
+             WHERE agent = ?1 AND list_key IS NOT NULL",
+        )?;
+        let mut skipped = Vec::new();
+        for pass in 0..passes {
+            let mut rows = st.query([agent.name()])?;
+            while let Some(r) = rows.next()? {
+                let Some(path) = paths.get(&r.get::<_, i64>(0)?) else {
+                    continue; // a source gone since (another process's sync)
+                };
+                match r.get_ref(1)?.as_blob_or_null()? {
+                    Some(blob) => {
+                        let v = codec::decode_summaries(blob, true)
+                            .map_err(|_| Fault::Broken("stored summaries do not decode".into()))?;
+                        v.into_iter().for_each(|s| f(pass, s));
+                    }
+                    None if pass == 0 => {
+                        let why = r.get::<_, Option<String>>(2)?.unwrap_or_default();
+                        skipped.push((path.to_path_buf(), why));
+                    }
+                    None => {}
+                }
+            }
+        }
+        drop(st);
+        conn.execute_batch("COMMIT")?;
+        Ok(skipped)
+    })
+}
+
+fn summaries_with(ctx: &Context, agent: &dyn Agent, requests: bool) -> Option<Summaries> {
     with_index(ctx, |conn| {
         let sources = sync::sync(conn, ctx, agent, Part::Summaries)?;
         let mut st = conn.prepare_cached(
@@ -158,7 +214,7 @@ pub fn summaries(ctx: &Context, agent: &dyn Agent) -> Option<Summaries> {
         let mut stored = HashMap::default();
         while let Some(r) = rows.next()? {
             let read = match r.get_ref(1)?.as_blob_or_null()? {
-                Some(blob) => Ok(codec::decode_summaries(blob)
+                Some(blob) => Ok(codec::decode_summaries(blob, requests)
                     .map_err(|_| Fault::Broken("stored summaries do not decode".into()))?),
                 None => Err(r.get::<_, Option<String>>(2)?.unwrap_or_default()),
             };

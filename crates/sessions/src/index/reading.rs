@@ -150,7 +150,7 @@ pub(super) fn held(
                 return Ok(None);
             };
             let summaries = match (part, r.get_ref(1)?.as_blob_or_null()?) {
-                (Part::Summaries, Some(b)) => codec::decode_summaries(b).ok(),
+                (Part::Summaries, Some(b)) => codec::decode_summaries(b, true).ok(),
                 _ => Some(Vec::new()),
             };
             Ok(codec::decode_fingerprints(prints).ok().zip(summaries))

@@ -26,8 +26,8 @@ use crate::agents::transcript::Transcript;
 use crate::agents::Mode;
 use crate::error::{Error, Result};
 use crate::model::{
-    add_usage_at, merge_usage, parse_time_str, truncate_title, Message, ModelUsage, Raw, Role,
-    Session, SessionSummary, Timestamp, Tokens, ToolCall, ToolResult,
+    add_usage_at, parse_time_str, truncate_title, Message, Raw, Request, Role, Session,
+    SessionSummary, Timestamp, Tokens, ToolCall, ToolResult,
 };
 use crate::read::jsonl::{for_each_line, parse_borrowed};
 use crate::read::lenient::{LBool, LNum, LObj, LStr};
@@ -254,6 +254,24 @@ struct Response {
     tokens: Tokens,
     cost: Option<f64>,
     owner: (usize, usize), // (file number, message index)
+    /// `message.id` hashed, for a replay of the response in another session (`Request::key`).
+    key: u64,
+    /// First seen in a subagent's lines.
+    sidechain: bool,
+}
+
+/// `Request::key` of a response id: never 0 (0 means "no id").
+fn response_key(id: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(id.as_bytes()).max(1)
+}
+
+/// A usage line without a `message.id`: counted as it is, never merged.
+struct LooseLine {
+    model: String,
+    at: Option<Timestamp>,
+    tokens: Tokens,
+    cost: Option<f64>,
+    sidechain: bool,
 }
 
 pub(super) struct Parsed {
@@ -277,8 +295,8 @@ struct State<'a> {
     forked_from: Option<String>,
     responses: Vec<Response>,
     response_index: HashMap<String, usize>,
-    /// Usage of lines without a `message.id` (nothing to deduplicate on), per model.
-    loose: Vec<ModelUsage>,
+    /// Usage lines without a `message.id` (nothing to deduplicate on).
+    loose: Vec<LooseLine>,
     raw: Vec<Box<RawValue>>,
 }
 
@@ -596,6 +614,7 @@ impl State<'_> {
             return;
         }
         let tokens = tokens.unwrap_or_default();
+        let sidechain = f.number > 0 || line.agent_id.non_empty().is_some();
         match id {
             Some(id) => {
                 let r = match self.response_index.get(id) {
@@ -609,6 +628,8 @@ impl State<'_> {
                             tokens: Tokens::default(),
                             cost: None,
                             owner: (f.number, idx),
+                            key: response_key(id),
+                            sidechain,
                         });
                         self.responses.last_mut().expect("just pushed")
                     }
@@ -624,13 +645,13 @@ impl State<'_> {
                 }
             }
             None => {
-                add_usage_at(
-                    &mut self.loose,
-                    model.unwrap_or_default(),
-                    &tokens,
+                self.loose.push(LooseLine {
+                    model: model.unwrap_or_default().to_string(),
+                    at: ts,
+                    tokens,
                     cost,
-                    ts,
-                );
+                    sidechain,
+                });
                 if let Some(m) = f.transcript.get_mut(idx) {
                     m.tokens.get_or_insert_with(Tokens::default).add(&tokens);
                     if let Some(c) = cost {
@@ -844,11 +865,26 @@ impl State<'_> {
         s.model = transcript.most_used_model();
         s.cwd = self.cwd.clone();
         s.forked_from = self.forked_from.clone();
-        for r in &self.responses {
-            add_usage_at(&mut s.usage, &r.model, &r.tokens, r.cost, r.at);
-        }
-        for u in &self.loose {
-            merge_usage(&mut s.usage, u);
+        let responses = self.responses.iter().map(|r| {
+            let (key, sidechain) = (r.key, r.sidechain);
+            (&r.model, r.at, &r.tokens, r.cost, key, sidechain)
+        });
+        let loose =
+            (self.loose.iter()).map(|l| (&l.model, l.at, &l.tokens, l.cost, 0, l.sidechain));
+        for (model, at, tokens, cost, key, sidechain) in responses.chain(loose) {
+            add_usage_at(&mut s.usage, model, tokens, cost, at);
+            // A request without a time has no place in time-based reports beyond its session's
+            // usage (which puts it on the session's first day).
+            if let Some(at) = at {
+                s.requests.push(Request {
+                    at,
+                    model: s.usage.iter().position(|u| &u.model == model).unwrap_or(0),
+                    key,
+                    tokens: *tokens,
+                    native_cost_usd: cost,
+                    sidechain,
+                });
+            }
         }
         s
     }

@@ -1,0 +1,553 @@
+//! Cost reports as ccusage users know them: usage and cost per local day, week or month, or per
+//! session, with ccusage's rows (`date`/`week`/`month`/`sessionId`, its token fields, `totalCost`,
+//! `modelsUsed`, `modelBreakdowns`) and `totals`, so that a script written for
+//! `ccusage daily --json` reads `amux cost daily --json` unchanged.
+//!
+//! Every row is made from the same priced usage as `totalCost` (`Pricer`): each request on the
+//! period of its own time, a cost an agent records only per session on the session's first day.
+//! A period report counts the usage spent inside `since`/`until`; a session report counts the
+//! whole of each session whose last activity is inside them, as ccusage does.
+//!
+//! Token fields mean what ccusage's mean: `outputTokens` includes reasoning (we keep it apart as
+//! `thinkingTokens` too), `cacheCreationTokens` are prompt-cache writes, `cacheReadTokens` cache
+//! reads, `inputTokens` the rest of the prompt.
+use chrono::NaiveDate;
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use super::day::LocalDays;
+use super::period::Period;
+use super::{Priced, Pricer};
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::model::{to_iso, SessionSummary, Timestamp, Tokens};
+use crate::options::Direction;
+
+/// One end of a report's range: a moment, or a whole local day of the report's time zone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    At(Timestamp),
+    Date(NaiveDate),
+}
+
+/// What the rows are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grouping {
+    Period(Period),
+    Session,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportOptions {
+    pub grouping: Grouping,
+    pub agent: Option<String>,
+    /// Only usage from this moment (or local day) on.
+    pub since: Option<Bound>,
+    /// Only usage up to this moment (or the end of this local day).
+    pub until: Option<Bound>,
+    /// An IANA zone for the calendar; `None`: the caller's (`TZ`, else the system's).
+    pub timezone: Option<String>,
+    /// Only sessions whose working directory is this one.
+    pub project: Option<String>,
+    /// Only usage of this model.
+    pub model: Option<String>,
+    /// Row order: periods by date (ascending unless asked), sessions by cost (descending).
+    pub order: Option<Direction>,
+    /// Only the most recent N periods (1: today, this week, this month), or the N sessions
+    /// active last.
+    pub last: Option<u32>,
+}
+
+impl ReportOptions {
+    pub fn new(grouping: Grouping) -> Self {
+        ReportOptions {
+            grouping,
+            agent: None,
+            since: None,
+            until: None,
+            timezone: None,
+            project: None,
+            model: None,
+            order: None,
+            last: None,
+        }
+    }
+}
+
+/// One model's share of a row (ccusage's `modelBreakdowns`, with the agent that used it).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelBreakdown {
+    pub model_name: String,
+    pub agent: String,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_creation_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub thinking_tokens: u64,
+    pub cost: f64,
+}
+
+/// What a session row adds.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionInfo {
+    pub agent: String,
+    pub unified_id: String,
+    pub title: String,
+    /// The session's working directory (ccusage: its project folder).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_path: Option<String>,
+    pub first_activity: String,
+    pub last_activity: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Row {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub week: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub month: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_creation_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub total_tokens: u64,
+    pub total_cost: f64,
+    pub models_used: Vec<String>,
+    pub model_breakdowns: Vec<ModelBreakdown>,
+    /// Beyond ccusage: the reasoning part of `outputTokens`.
+    pub thinking_tokens: u64,
+    /// Beyond ccusage: the agents whose usage is in the row.
+    pub agents: Vec<String>,
+    /// Beyond ccusage: how many sessions spent in the row.
+    pub session_count: u64,
+    #[serde(flatten)]
+    pub session: Option<SessionInfo>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Totals {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_creation_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub total_tokens: u64,
+    pub total_cost: f64,
+    pub thinking_tokens: u64,
+}
+
+/// A model with tokens but no known price (its tokens count as $0).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+pub struct AgentModel {
+    pub agent: String,
+    pub model: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    pub grouping: Grouping,
+    pub rows: Vec<Row>,
+    pub totals: Totals,
+    pub unpriced_models: Vec<AgentModel>,
+    /// Sessions in range that recorded no usage at all, per agent (Cursor records no token
+    /// counts: their cost is unknown, not $0).
+    pub sessions_without_usage: BTreeMap<String, u64>,
+}
+
+impl Report {
+    /// The name of the rows' array, as ccusage names it.
+    pub fn rows_name(&self) -> &'static str {
+        match self.grouping {
+            Grouping::Period(Period::Day) => "daily",
+            Grouping::Period(Period::Week(_)) => "weekly",
+            Grouping::Period(Period::Month) => "monthly",
+            Grouping::Session => "sessions",
+        }
+    }
+}
+
+impl Serialize for Report {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry(self.rows_name(), &self.rows)?;
+        m.serialize_entry("totals", &self.totals)?;
+        m.serialize_entry("unpricedModels", &self.unpriced_models)?;
+        m.serialize_entry("sessionsWithoutUsage", &self.sessions_without_usage)?;
+        m.end()
+    }
+}
+
+/// The report's calendar: the zone asked for, else the caller's.
+pub fn zone(ctx: &Context, timezone: Option<&str>) -> Result<LocalDays> {
+    match timezone {
+        None => Ok(LocalDays::new(&ctx.env)),
+        Some(name) => LocalDays::named(name)
+            .ok_or_else(|| Error::validation(format!("timezone: unknown time zone '{name}'"))),
+    }
+}
+
+/// The moments `since` and `until` stand for on the calendar of `zone` (`until` a local day
+/// means its end).
+pub fn window(
+    zone: &LocalDays,
+    since: Option<Bound>,
+    until: Option<Bound>,
+) -> (Option<Timestamp>, Option<Timestamp>) {
+    let since = since.map(|b| match b {
+        Bound::At(t) => t,
+        Bound::Date(d) => zone.start_of(d),
+    });
+    let until = until.map(|b| match b {
+        Bound::At(t) => t,
+        Bound::Date(d) => match d.succ_opt() {
+            Some(next) => zone.start_of(next) - chrono::Duration::nanoseconds(1),
+            None => Timestamp::MAX_UTC,
+        },
+    });
+    (since, until)
+}
+
+fn inside(t: &Timestamp, (since, until): (Option<Timestamp>, Option<Timestamp>)) -> bool {
+    since.is_none_or(|s| *t >= s) && until.is_none_or(|u| *t <= u)
+}
+
+/// A row being added up.
+#[derive(Default)]
+struct Acc {
+    tokens: Tokens,
+    usd: f64,
+    models: BTreeMap<(String, String), (Tokens, f64)>,
+    agents: BTreeSet<String>,
+    sessions: u64,
+    session: Option<SessionInfo>,
+    /// For `last` over sessions: when the session was last active.
+    last_activity: Option<Timestamp>,
+}
+
+impl Acc {
+    fn add(&mut self, agent: &str, model: &str, tokens: &Tokens, usd: f64) {
+        self.tokens.add(tokens);
+        self.usd += usd;
+        self.agents.insert(agent.to_string());
+        let model = model.trim();
+        if !model.is_empty() {
+            let m = (self.models)
+                .entry((model.to_string(), agent.to_string()))
+                .or_default();
+            m.0.add(tokens);
+            m.1 += usd;
+        }
+    }
+
+    fn into_row(self, key: String, grouping: Grouping) -> Row {
+        let t = self.tokens;
+        let mut breakdowns: Vec<ModelBreakdown> = (self.models.into_iter())
+            .map(|((model, agent), (t, cost))| ModelBreakdown {
+                model_name: model,
+                agent,
+                input_tokens: t.input,
+                output_tokens: t.output + t.reasoning,
+                cache_creation_tokens: t.cache_write,
+                cache_read_tokens: t.cache_read,
+                thinking_tokens: t.reasoning,
+                cost,
+            })
+            .collect();
+        let models_used: BTreeSet<String> =
+            breakdowns.iter().map(|b| b.model_name.clone()).collect();
+        breakdowns.sort_by(|a, b| b.cost.total_cmp(&a.cost));
+        let mut row = Row {
+            input_tokens: t.input,
+            output_tokens: t.output + t.reasoning,
+            cache_creation_tokens: t.cache_write,
+            cache_read_tokens: t.cache_read,
+            total_tokens: t.total(),
+            total_cost: self.usd,
+            models_used: models_used.into_iter().collect(),
+            model_breakdowns: breakdowns,
+            thinking_tokens: t.reasoning,
+            agents: self.agents.into_iter().collect(),
+            session_count: self.sessions,
+            ..Default::default()
+        };
+        match grouping {
+            Grouping::Period(Period::Day) => row.date = Some(key),
+            Grouping::Period(Period::Week(_)) => row.week = Some(key),
+            Grouping::Period(Period::Month) => row.month = Some(key),
+            Grouping::Session => {
+                row.session_id = self.session.as_ref().map(|s| {
+                    // The native id: the unified id less its "agent:".
+                    s.unified_id[s.agent.len() + 1..].to_string()
+                });
+                row.session = self.session;
+            }
+        }
+        row
+    }
+}
+
+/// When a session was active: its first and last request where they are known, else its
+/// creation and last update.
+fn activity(s: &SessionSummary) -> (Timestamp, Timestamp) {
+    let times = s.requests.iter().map(|r| r.at);
+    match (times.clone().min(), times.max()) {
+        (Some(a), Some(b)) => (a, b),
+        _ => (s.created_at, s.updated_at),
+    }
+}
+
+fn project_matches(s: &SessionSummary, project: Option<&str>) -> bool {
+    let trim = |p: &str| p.trim_end_matches(['/', '\\']).to_string();
+    project.is_none_or(|p| s.cwd.as_deref().map(trim) == Some(trim(p)))
+}
+
+/// A report being made: sessions are added one at a time (each priced, added up and let go), so
+/// that they are never all held at once.
+pub struct ReportBuilder {
+    opts: ReportOptions,
+    zone: LocalDays,
+    range: (Option<Timestamp>, Option<Timestamp>),
+    pricer: Pricer,
+    rows: HashMap<String, Acc>,
+    unpriced: BTreeSet<AgentModel>,
+    without_usage: BTreeMap<String, u64>,
+    /// Runs of the run index whose session was added (the others count on their own).
+    matched_runs: HashSet<usize>,
+}
+
+impl ReportBuilder {
+    pub fn new(ctx: &Context, opts: &ReportOptions) -> Result<Self> {
+        let zone = zone(ctx, opts.timezone.as_deref())?;
+        let mut range = window(&zone, opts.since, opts.until);
+        if let (Grouping::Period(p), Some(n)) = (opts.grouping, opts.last) {
+            let now = ctx.env.now().unwrap_or_else(chrono::Utc::now);
+            let first = p.back(zone.local(&now).date(), n.saturating_sub(1));
+            let from = zone.start_of(first);
+            range.0 = Some(range.0.map_or(from, |s| s.max(from)));
+        }
+        Ok(ReportBuilder {
+            opts: opts.clone(),
+            zone,
+            range,
+            pricer: Pricer::new(ctx),
+            rows: HashMap::new(),
+            unpriced: BTreeSet::new(),
+            without_usage: BTreeMap::new(),
+            matched_runs: HashSet::new(),
+        })
+    }
+
+    /// Add a session: every session of the agents asked for, unpriced, untagged and unfiltered,
+    /// as `dedupe::Replays` keeps them.
+    pub fn add(&mut self, mut s: SessionSummary) {
+        let opts = &self.opts;
+        self.matched_runs.extend(self.pricer.runs_of(&s));
+        if opts.agent.as_deref().is_some_and(|a| a != s.agent)
+            || !project_matches(&s, opts.project.as_deref())
+        {
+            return;
+        }
+        let p = self.pricer.price(&mut s, true);
+        if p.parts.is_empty() {
+            if inside(&s.created_at, self.range) && opts.model.is_none() {
+                *self.without_usage.entry(s.agent.clone()).or_default() += 1;
+            }
+            return;
+        }
+        let model_ok = |m: &str| opts.model.as_deref().is_none_or(|want| want == m.trim());
+        let counted = match opts.grouping {
+            Grouping::Period(period) => add_periods(
+                &mut self.rows,
+                &s,
+                &p,
+                period,
+                &self.zone,
+                self.range,
+                &model_ok,
+            ),
+            Grouping::Session => add_session(&mut self.rows, &s, &p, self.range, &model_ok),
+        };
+        if counted {
+            self.unpriced.extend(p.unpriced.iter().map(|m| AgentModel {
+                agent: s.agent.clone(),
+                model: m.clone(),
+            }));
+        }
+    }
+
+    pub fn finish(mut self) -> Report {
+        if let (Grouping::Period(period), None) = (self.opts.grouping, &self.opts.project) {
+            self.add_unmatched_runs(period);
+        }
+        let opts = &self.opts;
+        let mut rows: Vec<(String, Acc)> = self.rows.into_iter().collect();
+        let desc = match (opts.grouping, opts.order) {
+            (_, Some(d)) => d == Direction::Desc,
+            (Grouping::Session, None) => true,
+            (Grouping::Period(_), None) => false,
+        };
+        match opts.grouping {
+            Grouping::Period(_) => rows.sort_by(|a, b| a.0.cmp(&b.0)),
+            Grouping::Session => {
+                if let Some(n) = opts.last {
+                    rows.sort_by_key(|r| std::cmp::Reverse(r.1.last_activity));
+                    rows.truncate(n as usize);
+                }
+                rows.sort_by(|a, b| a.1.usd.total_cmp(&b.1.usd).then(a.0.cmp(&b.0)));
+            }
+        }
+        if desc {
+            rows.reverse();
+        }
+        let rows: Vec<Row> = rows
+            .into_iter()
+            .map(|(key, acc)| acc.into_row(key, opts.grouping))
+            .collect();
+        let mut totals = Totals::default();
+        for r in &rows {
+            totals.input_tokens += r.input_tokens;
+            totals.output_tokens += r.output_tokens;
+            totals.cache_creation_tokens += r.cache_creation_tokens;
+            totals.cache_read_tokens += r.cache_read_tokens;
+            totals.total_tokens += r.total_tokens;
+            totals.total_cost += r.total_cost;
+            totals.thinking_tokens += r.thinking_tokens;
+        }
+        Report {
+            grouping: opts.grouping,
+            rows,
+            totals,
+            unpriced_models: self.unpriced.into_iter().collect(),
+            sessions_without_usage: self.without_usage,
+        }
+    }
+
+    /// Runs of the run index whose session is not on disk count on their own day, as in
+    /// `totalCost`.
+    fn add_unmatched_runs(&mut self, period: Period) {
+        let opts = &self.opts;
+        for (i, r) in self.pricer.runs.runs.iter().enumerate() {
+            let wanted = opts.agent.as_deref().is_none_or(|a| a == r.agent);
+            let model = r.model.clone().unwrap_or_default();
+            let model_ok = opts.model.as_deref().is_none_or(|m| m == model);
+            let Some(cost) = r.cost.as_ref() else {
+                continue;
+            };
+            if self.matched_runs.contains(&i)
+                || !wanted
+                || !model_ok
+                || !inside(&r.timestamp, self.range)
+            {
+                continue;
+            }
+            let acc = (self.rows)
+                .entry(period.key(&self.zone, &r.timestamp))
+                .or_default();
+            acc.add(&r.agent, &model, &super::tokens_of(cost), cost.total_usd);
+        }
+    }
+}
+
+/// The report over `summaries` already in memory (every session of the agents asked for,
+/// unpriced, untagged, unfiltered, replays dropped).
+pub fn report(
+    ctx: &Context,
+    summaries: Vec<SessionSummary>,
+    opts: &ReportOptions,
+) -> Result<Report> {
+    let mut b = ReportBuilder::new(ctx, opts)?;
+    summaries.into_iter().for_each(|s| b.add(s));
+    Ok(b.finish())
+}
+
+/// A session's usage, each piece on the period of its time; whether any of it was in range.
+fn add_periods(
+    rows: &mut HashMap<String, Acc>,
+    s: &SessionSummary,
+    p: &Priced,
+    period: Period,
+    zone: &LocalDays,
+    range: (Option<Timestamp>, Option<Timestamp>),
+    model_ok: &dyn Fn(&str) -> bool,
+) -> bool {
+    let mut keys: HashSet<String> = HashSet::new();
+    for part in p.parts.iter().filter(|part| model_ok(&part.model)) {
+        let whole = [super::Piece {
+            at: None,
+            tokens: part.tokens,
+            usd: part.usd,
+        }];
+        let pieces = if part.pieces.is_empty() {
+            &whole[..]
+        } else {
+            &part.pieces[..]
+        };
+        for piece in pieces {
+            let at = piece.at.unwrap_or(s.created_at);
+            if !inside(&at, range) {
+                continue;
+            }
+            let key = period.key(zone, &at);
+            rows.entry(key.clone()).or_default().add(
+                &s.agent,
+                &part.model,
+                &piece.tokens,
+                piece.usd,
+            );
+            keys.insert(key);
+        }
+    }
+    for k in &keys {
+        if let Some(acc) = rows.get_mut(k) {
+            acc.sessions += 1;
+        }
+    }
+    !keys.is_empty()
+}
+
+/// A whole session as one row, when its last activity is in range.
+fn add_session(
+    rows: &mut HashMap<String, Acc>,
+    s: &SessionSummary,
+    p: &Priced,
+    range: (Option<Timestamp>, Option<Timestamp>),
+    model_ok: &dyn Fn(&str) -> bool,
+) -> bool {
+    let (first, last) = activity(s);
+    if !inside(&last, range) {
+        return false;
+    }
+    let parts: Vec<_> = p
+        .parts
+        .iter()
+        .filter(|part| model_ok(&part.model))
+        .collect();
+    if parts
+        .iter()
+        .all(|part| part.tokens.is_zero() && part.usd == 0.0)
+    {
+        return false;
+    }
+    let acc = rows.entry(s.unified_id.clone()).or_default();
+    for part in parts {
+        acc.add(&s.agent, &part.model, &part.tokens, part.usd);
+    }
+    acc.sessions = 1;
+    acc.last_activity = Some(last);
+    acc.session = Some(SessionInfo {
+        agent: s.agent.clone(),
+        unified_id: s.unified_id.clone(),
+        title: s.title.clone(),
+        project_path: s.cwd.clone(),
+        first_activity: to_iso(&first),
+        last_activity: to_iso(&last),
+    });
+    true
+}
