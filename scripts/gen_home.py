@@ -348,7 +348,8 @@ def write_copilot(home, c):
                                                     "model": c.model})
         ev("assistant.turn_end", turn["answer_at"], {"turnId": str(k)})
         u = turn["usage"]
-        metrics["inputTokens"] += u["input"]
+        # Copilot counts the whole prompt in inputTokens, cache reads and writes included.
+        metrics["inputTokens"] += u["input"] + u["cache_read"] + u["cache_write"]
         metrics["outputTokens"] += u["output"] + 40
         metrics["cacheReadTokens"] += u["cache_read"]
         metrics["cacheWriteTokens"] += u["cache_write"]
