@@ -128,6 +128,9 @@ pub struct Request {
     pub native_cost_usd: Option<f64>,
     /// Recorded by a subagent (a sidechain): a copy in the main transcript is preferred.
     pub sidechain: bool,
+    /// Copied from another session (a resumed or forked transcript's replay of its parent): the
+    /// copy in the session that made the request is preferred.
+    pub replayed: bool,
 }
 
 impl ModelUsage {

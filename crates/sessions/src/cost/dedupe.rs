@@ -6,19 +6,21 @@
 //!   side question replays the main conversation in a sidechain: the same response, with the same
 //!   `message.id`, is then in two files. Within a session the adapter counts each response once;
 //!   across sessions it is done here. Of the copies, the one kept is the most complete (most
-//!   tokens: streamed partials carry fewer), then the one not in a sidechain, then the one in the
-//!   session that started first (the original, not the replay). The others are taken out of
-//!   their session's usage and requests.
+//!   tokens: streamed partials carry fewer), then the one not in a sidechain, then the one not
+//!   copied from another session (the request belongs to the session that made it), then the
+//!   one in the session that started first. The others are taken out of their session's usage
+//!   and requests.
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::model::{remove_usage_at, SessionSummary, Timestamp};
 
 /// One copy of a response, 16 bytes (a home holds hundreds of thousands): its key, then how
-/// good it is (tokens, whether in the main chain) and where (the session's number).
+/// good it is (tokens, whether in the main chain, whether its own session's) and where (the
+/// session's number).
 #[derive(Clone, Copy)]
 struct Copy {
     key: u64,
-    /// Tokens (saturated) << 32 | in the main chain << 31 | session number (31 bits).
+    /// Tokens (30 bits, saturated) << 33 | main chain << 32 | not copied << 31 | session (31 bits).
     rank: u64,
 }
 
@@ -64,11 +66,11 @@ impl Replays {
         self.started.push(s.created_at);
         self.requests += s.requests.len();
         for r in s.requests.iter().filter(|r| r.key != 0) {
-            let tokens = r.tokens.total().min(u32::MAX as u64);
-            let main = !r.sidechain as u64;
+            let tokens = r.tokens.total().min((1 << 30) - 1);
+            let (main, own) = (!r.sidechain as u64, !r.replayed as u64);
             self.copies.push(Copy {
                 key: r.key,
-                rank: tokens << 32 | main << 31 | (n & SESSION_BITS),
+                rank: tokens << 33 | main << 32 | own << 31 | (n & SESSION_BITS),
             });
         }
     }
@@ -86,7 +88,8 @@ impl Replays {
         copies.retain(|c| kept.contains(&c.session()));
         copies.sort_unstable_by_key(|c| c.key);
         let started = &self.started;
-        // Best first: most tokens, main chain, the session started first, then seen first.
+        // Best first: most tokens, main chain, its own session's, the session started first,
+        // then seen first.
         let order = |c: &Copy| {
             let n = c.session();
             (std::cmp::Reverse(c.rank >> 31), started[n as usize], n)
@@ -155,6 +158,16 @@ mod tests {
     use crate::model::{add_usage_at, parse_time_str, Request, Tokens};
 
     fn session(id: &str, created: &str, requests: &[(u64, &str, u64, bool)]) -> SessionSummary {
+        replaying(id, created, requests, false)
+    }
+
+    /// A session whose requests are all copied from another one when `replayed`.
+    fn replaying(
+        id: &str,
+        created: &str,
+        requests: &[(u64, &str, u64, bool)],
+        replayed: bool,
+    ) -> SessionSummary {
         let t = parse_time_str(created).unwrap();
         let mut s = SessionSummary::new("claude", id, t, t);
         for &(key, at, output, sidechain) in requests {
@@ -172,6 +185,7 @@ mod tests {
                 tokens,
                 native_cost_usd: None,
                 sidechain,
+                replayed,
             });
         }
         s
@@ -246,6 +260,22 @@ mod tests {
         assert_eq!(counts, vec![0, 1, 0, 1]);
         assert!(v[0].usage[0].tokens.is_zero());
         assert!(v[0].usage[0].slices.is_empty());
+    }
+
+    #[test]
+    fn a_copy_never_wins_over_its_own_session() {
+        // An older `--resume` replays the parent under the parent's times: both start alike.
+        let at = "2026-01-01T10:00:05Z";
+        let v = keep_all(vec![
+            replaying(
+                "a-resumed",
+                "2026-01-01T10:00:00Z",
+                &[(1, at, 9, false)],
+                true,
+            ),
+            session("z-original", "2026-01-01T10:00:00Z", &[(1, at, 9, false)]),
+        ]);
+        assert_eq!((v[0].requests.len(), v[1].requests.len()), (0, 1));
     }
 
     #[test]

@@ -260,7 +260,7 @@ fn put_requests(w: &mut Writer, requests: &[Request]) {
         w.0.extend_from_slice(&q.key.to_le_bytes());
         w.tokens(&q.tokens);
         w.opt(q.native_cost_usd, Writer::f64);
-        w.0.push(q.sidechain as u8);
+        w.0.push(q.sidechain as u8 | (q.replayed as u8) << 1);
     }
 }
 
@@ -279,11 +279,16 @@ fn get_requests(r: &mut Reader) -> R<Vec<Request>> {
             key: u64::from_le_bytes(r.fixed()?),
             tokens: r.tokens()?,
             native_cost_usd: r.opt(Reader::f64)?,
-            sidechain: match r.byte()? {
-                0 => false,
-                1 => true,
-                _ => return Err(Corrupt),
-            },
+            sidechain: false,
+            replayed: false,
+        })
+        .and_then(|mut q| {
+            let flags = r.byte()?;
+            if flags > 3 {
+                return Err(Corrupt);
+            }
+            (q.sidechain, q.replayed) = (flags & 1 != 0, flags & 2 != 0);
+            Ok(q)
         })
     })
 }
@@ -670,10 +675,10 @@ mod tests {
             cache_write_1h: 9,
             ..Default::default()
         };
-        for (at, key, cost, sidechain) in [
-            (t(1_700_000_000_123, 456), 7, None, false),
+        for (at, key, cost, sidechain, replayed) in [
+            (t(1_700_000_000_123, 456), 7, None, false, true),
             // Earlier than the one before it, with a full 64-bit key.
-            (t(1_600_000_000_000, 0), u64::MAX, Some(0.25), true),
+            (t(1_600_000_000_000, 0), u64::MAX, Some(0.25), true, false),
         ] {
             s.requests.push(Request {
                 at,
@@ -682,6 +687,7 @@ mod tests {
                 tokens,
                 native_cost_usd: cost,
                 sidechain,
+                replayed,
             });
         }
         let b = summaries(std::slice::from_ref(&s));

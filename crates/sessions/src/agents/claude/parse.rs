@@ -258,6 +258,8 @@ struct Response {
     key: u64,
     /// First seen in a subagent's lines.
     sidechain: bool,
+    /// First seen in lines copied from another session.
+    replayed: bool,
 }
 
 /// `Request::key` of a response id: never 0 (0 means "no id").
@@ -272,6 +274,7 @@ struct LooseLine {
     tokens: Tokens,
     cost: Option<f64>,
     sidechain: bool,
+    replayed: bool,
 }
 
 pub(super) struct Parsed {
@@ -615,6 +618,13 @@ impl State<'_> {
         }
         let tokens = tokens.unwrap_or_default();
         let sidechain = f.number > 0 || line.agent_id.non_empty().is_some();
+        // A line copied from the parent session: it names the parent, or says it was forked.
+        let replayed = f.number == 0
+            && (line.forked_from.is_some()
+                || line
+                    .session_id
+                    .as_str()
+                    .is_some_and(|sid| is_uuid(sid) && is_uuid(&f.stem) && sid != f.stem));
         match id {
             Some(id) => {
                 let r = match self.response_index.get(id) {
@@ -630,6 +640,7 @@ impl State<'_> {
                             owner: (f.number, idx),
                             key: response_key(id),
                             sidechain,
+                            replayed,
                         });
                         self.responses.last_mut().expect("just pushed")
                     }
@@ -651,6 +662,7 @@ impl State<'_> {
                     tokens,
                     cost,
                     sidechain,
+                    replayed,
                 });
                 if let Some(m) = f.transcript.get_mut(idx) {
                     m.tokens.get_or_insert_with(Tokens::default).add(&tokens);
@@ -866,12 +878,20 @@ impl State<'_> {
         s.cwd = self.cwd.clone();
         s.forked_from = self.forked_from.clone();
         let responses = self.responses.iter().map(|r| {
-            let (key, sidechain) = (r.key, r.sidechain);
-            (&r.model, r.at, &r.tokens, r.cost, key, sidechain)
+            let flags = (r.sidechain, r.replayed);
+            (&r.model, r.at, &r.tokens, r.cost, r.key, flags)
         });
-        let loose =
-            (self.loose.iter()).map(|l| (&l.model, l.at, &l.tokens, l.cost, 0, l.sidechain));
-        for (model, at, tokens, cost, key, sidechain) in responses.chain(loose) {
+        let loose = (self.loose.iter()).map(|l| {
+            (
+                &l.model,
+                l.at,
+                &l.tokens,
+                l.cost,
+                0,
+                (l.sidechain, l.replayed),
+            )
+        });
+        for (model, at, tokens, cost, key, (sidechain, replayed)) in responses.chain(loose) {
             add_usage_at(&mut s.usage, model, tokens, cost, at);
             // A request without a time has no place in time-based reports beyond its session's
             // usage (which puts it on the session's first day).
@@ -883,6 +903,7 @@ impl State<'_> {
                     tokens: *tokens,
                     native_cost_usd: cost,
                     sidechain,
+                    replayed,
                 });
             }
         }
