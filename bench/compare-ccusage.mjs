@@ -44,6 +44,10 @@ const REPORTS = {
 
 // Differences on purpose (README, "Cost"): which fields are not compared, for which agent, and why.
 const DIFFERENCES = {
+  claude: {
+    sessionFamilies:
+      'a response that a resumed session replays counts in the session that made it (amux), in the file whose path sorts first (ccusage): the session report is compared per family (a session and the sessions resumed from it)',
+  },
   hermes: { cost: "Hermes records each session's cost (actual_cost_usd, else estimated_cost_usd); amux takes it before an estimate, ccusage prices the tokens" },
   copilot: { cost: 'for a model priced without a cache-write rate (gpt-5) amux bills cache writes as input, as OpenAI does; ccusage at 1.25x input, the Anthropic rate' },
 }
@@ -125,10 +129,35 @@ const keyOf = {
 let failed = false
 const lines = []
 
-function comparePeriods(agent, report, a, b) {
+// Rows summed by key (`family` maps a session to the first of the sessions it was resumed from).
+function byKey(rows, key, tokens, family) {
+  const out = new Map()
+  for (const r of rows) {
+    const k = family(key(r))
+    const t = tokens(r)
+    const sum = out.get(k)
+    if (!sum) out.set(k, t)
+    else for (const f of Object.keys(t)) sum[f] += t[f]
+  }
+  return out
+}
+
+// Claude's resumed sessions, from amux's own listing: a session -> the first it descends from.
+async function families(agent) {
+  if (agent !== 'claude') return (id) => id
+  const parent = new Map()
+  for (const s of await mux.sessions.list(agent, { limit: 1e6 })) if (s.forkedFrom) parent.set(s.sessionId, s.forkedFrom)
+  return (id) => {
+    while (parent.has(id)) id = parent.get(id)
+    return id
+  }
+}
+
+async function comparePeriods(agent, report, a, b) {
   const arrays = { daily: 'daily', weekly: 'weekly', monthly: 'monthly', session: 'sessions' }
-  const mine = new Map(a[arrays[report]].map((r) => [keyOf[report](r), ourTokens(r)]))
-  const their = new Map(b[arrays[report]].map((r) => [keyOf[report](r), theirTokens(r)]))
+  const family = report === 'session' ? await families(agent) : (id) => id
+  const mine = byKey(a[arrays[report]], keyOf[report], ourTokens, family)
+  const their = byKey(b[arrays[report]], keyOf[report], theirTokens, family)
   const skip = DIFFERENCES[agent] ?? {}
   const problems = []
   let worst = 0
@@ -150,9 +179,10 @@ function comparePeriods(agent, report, a, b) {
   }
   const sum = (m) => [...m.values()].reduce((s, r) => s + r.cost, 0)
   const costNote = skip.cost ? 'cost not compared' : `worst cost ${(worst * 100).toFixed(4)}%`
+  const rows = report === 'session' && agent === 'claude' ? 'session families' : 'rows'
   return {
     ok: problems.length === 0,
-    text: `${mine.size} vs ${their.size} rows, ${costNote}; total $${sum(mine).toFixed(4)} vs $${sum(their).toFixed(4)}`,
+    text: `${mine.size} vs ${their.size} ${rows}, ${costNote}; total $${sum(mine).toFixed(4)} vs $${sum(their).toFixed(4)}`,
     problems,
   }
 }
@@ -199,7 +229,7 @@ for (const [agent, report, start] of runs) {
     const rows = b.blocks ?? b.daily ?? b.weekly ?? b.monthly ?? b.sessions ?? []
     const mineRows = a.blocks ?? a.daily ?? a.weekly ?? a.monthly ?? a.sessions ?? []
     if (rows.length === 0 && mineRows.length === 0) continue // neither has this agent's data
-    const c = report === 'blocks' ? compareBlocks(a, b) : comparePeriods(agent, report, a, b)
+    const c = report === 'blocks' ? compareBlocks(a, b) : await comparePeriods(agent, report, a, b)
     const name = start ? `${report} (weeks from ${start})` : report
     lines.push(`${c.ok ? 'ok  ' : 'FAIL'} ${agent} ${name}: ${c.text}`)
     for (const p of c.problems.slice(0, 10)) lines.push(`       ${p}`)
@@ -209,7 +239,9 @@ for (const [agent, report, start] of runs) {
 }
 
 for (const [agent, d] of Object.entries(DIFFERENCES)) {
-  if (wanted.includes(agent)) lines.push(`note: ${agent}: ${Object.keys(d).join(', ')} not compared: ${Object.values(d).join('; ')}`)
+  for (const [what, why] of Object.entries(d)) {
+    if (wanted.includes(agent)) lines.push(`note: ${agent}: ${what === 'cost' ? 'cost not compared' : what}: ${why}`)
+  }
 }
 
 if (args.includes('--cross-midnight')) {

@@ -226,6 +226,66 @@ def write_claude(home, c):
     path = os.path.join(home, ".claude", "projects", slug_dash(c.cwd), f"{sid}.jsonl")
     write_lines(path, lines)
     set_mtime(path, c.end)
+    return lines
+
+
+def claude_usage(rng, scale=1):
+    return {"input_tokens": rng.randrange(5, 400), "cache_creation_input_tokens": rng.randrange(0, 3000),
+            "cache_read_input_tokens": rng.randrange(0, 20000), "output_tokens": rng.randrange(20, 800) * scale,
+            "service_tier": "standard"}
+
+
+def write_claude_subagent(home, c, rng):
+    """A Task subagent's transcript beside the session (`<id>/subagents/agent-<id>.jsonl`), as
+    Claude Code 2.x writes it: sidechain lines under the parent's sessionId, on another model."""
+    agent_id = f"a{rng.getrandbits(64):016x}"
+    turn = c.turns[0]
+    t = turn["prompt_at"] + timedelta(seconds=3)
+    base = {"isSidechain": True, "userType": "external", "cwd": c.cwd, "sessionId": c.uuid,
+            "version": "2.1.197", "gitBranch": "main", "agentId": agent_id}
+    lines, parent = [], None
+    for k in range(2):
+        u = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        lines.append({"parentUuid": parent, **base, "type": "user", "uuid": u, "timestamp": iso(t),
+                      "message": {"role": "user", "content": "Search the repository for the failing call."}})
+        parent = u
+        t += timedelta(seconds=rng.randrange(2, 40))
+        u = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        lines.append({"parentUuid": parent, **base, "type": "assistant", "uuid": u, "timestamp": iso(t),
+                      "requestId": f"req_{rng.getrandbits(96):024x}",
+                      "message": {"model": "claude-haiku-4-5-20251001", "id": f"msg_{rng.getrandbits(96):024x}",
+                                  "type": "message", "role": "assistant",
+                                  "content": [{"type": "text", "text": f"Found it in step {k + 1}."}],
+                                  "stop_reason": "end_turn", "usage": claude_usage(rng)}})
+        parent = u
+    d = os.path.join(home, ".claude", "projects", slug_dash(c.cwd), c.uuid, "subagents")
+    write_lines(os.path.join(d, f"agent-{agent_id}.jsonl"), lines)
+    with open(os.path.join(d, f"agent-{agent_id}.meta.json"), "w") as f:
+        f.write(dumps({"agentType": "general-purpose"}))
+
+
+def write_claude_resumed(home, c, parent_lines, rng):
+    """`claude --resume` as older versions wrote it: a new file that replays the parent's lines
+    (under the parent's sessionId, same message and request ids) before its own turn, hours later."""
+    sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    t = c.end + timedelta(minutes=rng.randrange(30, 60 * 20))
+    base = {"isSidechain": False, "userType": "external", "entrypoint": "cli", "cwd": c.cwd,
+            "sessionId": sid, "version": "2.1.197", "gitBranch": "main"}
+    replay = [l for l in parent_lines if l.get("type") in ("user", "assistant")]
+    parent = replay[-1]["uuid"]
+    lines = list(replay)
+    u = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    lines.append({"parentUuid": parent, **base, "type": "user", "uuid": u, "timestamp": iso(t),
+                  "message": {"role": "user", "content": "Pick this up again: is the fix still holding?"}})
+    t += timedelta(seconds=rng.randrange(2, 30))
+    lines.append({"parentUuid": u, **base, "type": "assistant", "uuid": str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+                  "timestamp": iso(t), "requestId": f"req_{rng.getrandbits(96):024x}",
+                  "message": {"model": c.model, "id": f"msg_{rng.getrandbits(96):024x}", "type": "message",
+                              "role": "assistant", "content": [{"type": "text", "text": "Yes, the tests pass."}],
+                              "stop_reason": "end_turn", "usage": claude_usage(rng)}})
+    path = os.path.join(home, ".claude", "projects", slug_dash(c.cwd), f"{sid}.jsonl")
+    write_lines(path, lines)
+    set_mtime(path, t)
 
 
 def write_codex(home, c):
@@ -652,6 +712,9 @@ def main():
                     help="multiplies tool output sizes only (default: --scale); small values give many short messages")
     ap.add_argument("--agents", default=",".join(AGENTS))
     ap.add_argument("--huge-mb", type=int, default=0, help="also write one Claude session of about this many MB")
+    ap.add_argument("--claude-branches", type=int, default=0, metavar="N",
+                    help="one Claude session in N also gets a subagent transcript, and another one in N is "
+                         "resumed in a new file that replays it (default: none; the rest of the home is unchanged)")
     args = ap.parse_args()
 
     rng = random.Random(args.seed)
@@ -664,8 +727,15 @@ def main():
     for agent in agents:
         convs = [Conversation(rng, agent, i, args.scale, args.output_scale) for i in range(per_agent[agent])]
         if agent in file_writers:
-            for c in convs:
-                file_writers[agent](home, c)
+            # Branches draw from a stream of their own: without them every file is as before.
+            branch_rng = random.Random(args.seed * 7919 + 1)
+            for i, c in enumerate(convs):
+                written = file_writers[agent](home, c)
+                if agent == "claude" and args.claude_branches:
+                    if i % args.claude_branches == 1:
+                        write_claude_subagent(home, c, branch_rng)
+                    if i % args.claude_branches == 2:
+                        write_claude_resumed(home, c, written, branch_rng)
         elif agent == "opencode":
             conn = new_db(os.path.join(home, ".local", "share", "opencode", "opencode.db"), "opencode")
             ids = OpenCodeIds(rng)
