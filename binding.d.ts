@@ -36,10 +36,18 @@ export declare class NativeClient {
   search(args: string): Promise<string>
   /** `{options}` → JSON `CostSummary`. */
   totalCost(args: string): Promise<string>
-  /** `{period, options}` → JSON report (`{daily|weekly|monthly|sessions, totals, …}`). */
+  /** `{report, options}` → JSON report (`{daily|weekly|monthly|sessions, totals, …}`). */
   costReport(args: string): Promise<string>
   /** `{options}` → JSON `{blocks}`. */
   costBlocks(args: string): Promise<string>
+  /** `{report, options, breakdown}` → the report as tab-separated lines (`tsv::cost_report`). */
+  costReportTsv(args: string): Promise<string>
+  /** `{report, options}` → the report as `JSON.stringify(report, null, 2)` writes it. */
+  costReportJson(args: string): Promise<string>
+  /** `{options}` → the blocks as `JSON.stringify(blocks, null, 2)` writes them. */
+  costBlocksJson(args: string): Promise<string>
+  /** `{options}` → the blocks as tab-separated lines (`tsv::cost_blocks`). */
+  costBlocksTsv(args: string): Promise<string>
   /** `{agent, sessionId, format}` → the exported text itself. */
   export(args: string): Promise<string>
   /** `{a: {agent, sessionId}, b: {agent, sessionId}}` → JSON `SessionDiff`. */

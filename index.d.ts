@@ -316,6 +316,15 @@ export interface TsvOutput {
   list(agent: AgentName, options?: SessionListOptions): Promise<string>
   /** The sessions `sessions.listAll(options)` returns, one line each as above, `unifiedId` first. */
   listAll(options?: SessionListOptions): Promise<string>
+  /**
+   * A cost report (`cost.daily` …), one line per row ending in `\n`: the period (sessions:
+   * agent:id, then the last activity as ISO 8601), input, output, cache write, cache read and
+   * total tokens, cost (to a millionth), models (comma-separated); then a TOTAL line. With
+   * `breakdown`, a line per model (that model last) in place of each row.
+   */
+  cost(report: 'daily' | 'weekly' | 'monthly' | 'sessions', options?: CostReportOptions & { breakdown?: boolean }): Promise<string>
+  /** Billing blocks: id, start, end, last request (ISO 8601), 'active' | 'gap' | '', requests, tokens, cost, models. */
+  blocks(options?: CostBlocksOptions): Promise<string>
 }
 
 /** Beyond the spec: which of a session's messages `MessageReader.window` returns. */
@@ -386,6 +395,8 @@ export interface CostReportOptions {
   order?: 'asc' | 'desc'
   /** Only the last N periods (1: today, this week, this month), or the N sessions active last. */
   last?: number
+  /** At most this many rows, the first in `order` (sessions: the costliest unless told). `totals` sums the rows returned. */
+  limit?: number
 }
 
 /** One model's share of a report row (`modelBreakdowns`). */
@@ -497,6 +508,8 @@ export interface BillingBlock {
   totalTokens: number
   costUSD: number
   models: string[]
+  /** Each model's share, costliest first. */
+  modelBreakdowns: ModelCostBreakdown[]
   /** The active block's rate over the time between its first and last request. */
   burnRate: { tokensPerMinute: number; tokensPerMinuteForIndicator: number; costPerHour: number } | null
   /** The active block's usage at its end if that rate goes on. */
@@ -516,6 +529,14 @@ export interface CostReports {
   blocks(options?: CostBlocksOptions): Promise<{ blocks: BillingBlock[] }>
 }
 
+/** Beyond the spec: results as JSON text, as `amux … --json` prints them (`JSON.stringify(result, null, 2)`). */
+export interface JsonOutput {
+  /** `JSON.stringify(await cost[report](options), null, 2)`, written natively. */
+  cost(report: 'daily' | 'weekly' | 'monthly' | 'sessions', options?: CostReportOptions): Promise<string>
+  /** `JSON.stringify(await cost.blocks(options), null, 2)`, written natively. */
+  blocks(options?: CostBlocksOptions): Promise<string>
+}
+
 export interface AgentMuxClient {
   readonly sessions: SessionManager
   /** Beyond the spec: the persistent index. */
@@ -526,6 +547,8 @@ export interface AgentMuxClient {
   readonly tsv: TsvOutput
   /** Beyond the spec: windows of a session's messages. */
   readonly messages: MessageReader
+  /** Beyond the spec: JSON text for scripts. */
+  readonly json: JsonOutput
 }
 
 export type ErrorCode =

@@ -253,13 +253,13 @@ function createClient(options) {
   })
   // Cost reports as ccusage draws them, with its keys: by local day, week or month, by session,
   // and Claude Code's 5-hour billing blocks.
-  const report = (period) => (options) =>
-    call(native, 'costReport', { period, options }, reviveReport, onProgress)
+  const report = (name) => (options) =>
+    call(native, 'costReport', { report: name, options }, reviveReport, onProgress)
   const cost = Object.freeze({
-    daily: report('day'),
-    weekly: report('week'),
-    monthly: report('month'),
-    sessions: report('session'),
+    daily: report('daily'),
+    weekly: report('weekly'),
+    monthly: report('monthly'),
+    sessions: report('sessions'),
     blocks: (options) => call(native, 'costBlocks', { options }, reviveBlocks, onProgress),
   })
   // Lines for scripts, written natively: a list of thousands of sessions prints faster than it
@@ -267,12 +267,21 @@ function createClient(options) {
   const tsv = Object.freeze({
     list: (agent, options) => call(native, 'listTsv', { agent, options }, null, onProgress),
     listAll: (options) => call(native, 'listAllTsv', { options }, null, onProgress),
+    cost: (report, options) =>
+      call(native, 'costReportTsv', { report, options, breakdown: Boolean(options?.breakdown) }, null, onProgress),
+    blocks: (options) => call(native, 'costBlocksTsv', { options }, null, onProgress),
   })
   // A window of one session's messages: around a query's hits, or a run from an index.
   const messages = Object.freeze({
     window: (agent, sessionId, options) => call(native, 'window', { agent, sessionId, options }, reviveWindow),
   })
-  return Object.freeze({ sessions, index, cost, tsv, messages })
+  // JSON text, written natively: what `JSON.stringify(result, null, 2)` of the same call gives,
+  // without making thousands of objects only to print them.
+  const json = Object.freeze({
+    cost: (report, options) => call(native, 'costReportJson', { report, options }, null, onProgress),
+    blocks: (options) => call(native, 'costBlocksJson', { options }, null, onProgress),
+  })
+  return Object.freeze({ sessions, index, cost, tsv, messages, json })
 }
 
 module.exports.createClient = createClient

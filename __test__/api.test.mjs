@@ -108,7 +108,7 @@ describe('error codes', () => {
       () => sessions.search({}),
       () => sessions.search(null),
       () => sessions.export('claude', 'x', 'yaml'),
-      () => sessions.totalCost({ groupBy: 'week' }),
+      () => sessions.totalCost({ groupBy: 'year' }),
       () => sessions.diff(null, { agent: 'claude', sessionId: 'x' }),
     ]
     for (const p of cases) {

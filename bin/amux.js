@@ -56,7 +56,7 @@ function build() {
   const index = program.command('index').description('the persistent index that makes search and list fast (in the cache directory)')
   commands(index, ['status', 'rebuild', 'clear'])
   const cost = program.command('cost').description('spending across sessions')
-  commands(cost, ['report'])
+  commands(cost, ['report', 'daily', 'weekly', 'monthly', 'session', 'blocks'])
   commands(program, ['mcp', 'ui'])
   return program
 }

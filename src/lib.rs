@@ -56,6 +56,14 @@ fn list_all_of(client: &Client, env: Env, args: &str) -> CoreResult<Vec<SessionS
 /// JSON text for the JS layer to parse, in ASCII: characters past it are written as `\u` escapes.
 /// V8 makes a string from ASCII bytes several times faster than from UTF-8 with other characters
 /// in it (7.5 -> 2 ms for a listing of 3,750 sessions), and JSON.parse reads the same values.
+/// `v` as `JSON.stringify(v, null, 2)` writes it (numbers as JS prints them).
+fn pretty<T: serde::Serialize>(v: &T) -> CoreResult<String> {
+    let mut out = Vec::new();
+    agent_mux_sessions::export::json::write_pretty(&mut out, v)
+        .map_err(|e| CoreError::internal(e.to_string()))?;
+    String::from_utf8(out).map_err(|e| CoreError::internal(e.to_string()))
+}
+
 fn json<T: serde::Serialize>(v: &T) -> CoreResult<String> {
     let mut out = Vec::with_capacity(4096);
     let mut ser = serde_json::Serializer::with_formatter(&mut out, AsciiOnly);
@@ -298,13 +306,13 @@ impl NativeClient {
         })
     }
 
-    /// `{period, options}` → JSON report (`{daily|weekly|monthly|sessions, totals, …}`).
+    /// `{report, options}` → JSON report (`{daily|weekly|monthly|sessions, totals, …}`).
     #[napi]
     pub fn cost_report(&self, args: String) -> AsyncTask<TextJob> {
         let (client, env) = (self.inner.clone(), Env::from_process());
         Job::new(move || {
             let v = parse_args(&args)?;
-            let opts = options::report_options(field(&v, "period"), field(&v, "options"))?;
+            let opts = options::report_options(field(&v, "report"), field(&v, "options"))?;
             json(&client.cost_report(env, &opts)?)
         })
     }
@@ -317,6 +325,54 @@ impl NativeClient {
             let v = parse_args(&args)?;
             let opts = options::blocks_options(field(&v, "options"))?;
             json(&client.cost_blocks(env, &opts)?)
+        })
+    }
+
+    /// `{report, options, breakdown}` → the report as tab-separated lines (`tsv::cost_report`).
+    #[napi]
+    pub fn cost_report_tsv(&self, args: String) -> AsyncTask<TextJob> {
+        let (client, env) = (self.inner.clone(), Env::from_process());
+        Job::new(move || {
+            let v = parse_args(&args)?;
+            let opts = options::report_options(field(&v, "report"), field(&v, "options"))?;
+            let breakdown = field(&v, "breakdown").as_bool().unwrap_or(false);
+            Ok(tsv::cost_report(
+                &client.cost_report(env, &opts)?,
+                breakdown,
+            ))
+        })
+    }
+
+    /// `{report, options}` → the report as `JSON.stringify(report, null, 2)` writes it.
+    #[napi]
+    pub fn cost_report_json(&self, args: String) -> AsyncTask<TextJob> {
+        let (client, env) = (self.inner.clone(), Env::from_process());
+        Job::new(move || {
+            let v = parse_args(&args)?;
+            let opts = options::report_options(field(&v, "report"), field(&v, "options"))?;
+            pretty(&client.cost_report(env, &opts)?)
+        })
+    }
+
+    /// `{options}` → the blocks as `JSON.stringify(blocks, null, 2)` writes them.
+    #[napi]
+    pub fn cost_blocks_json(&self, args: String) -> AsyncTask<TextJob> {
+        let (client, env) = (self.inner.clone(), Env::from_process());
+        Job::new(move || {
+            let v = parse_args(&args)?;
+            let opts = options::blocks_options(field(&v, "options"))?;
+            pretty(&client.cost_blocks(env, &opts)?)
+        })
+    }
+
+    /// `{options}` → the blocks as tab-separated lines (`tsv::cost_blocks`).
+    #[napi]
+    pub fn cost_blocks_tsv(&self, args: String) -> AsyncTask<TextJob> {
+        let (client, env) = (self.inner.clone(), Env::from_process());
+        Job::new(move || {
+            let v = parse_args(&args)?;
+            let opts = options::blocks_options(field(&v, "options"))?;
+            Ok(tsv::cost_blocks(&client.cost_blocks(env, &opts)?))
         })
     }
 

@@ -159,6 +159,16 @@ function bar(fraction, width) {
   return '█'.repeat(Math.floor(eighths / 8)) + EIGHTHS[eighths % 8]
 }
 
+const SPARKS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█']
+
+/** `values` as a one-line chart, one character each, scaled to the largest; 0 is a space. */
+function sparkline(values) {
+  const top = Math.max(0, ...values)
+  return values
+    .map((v) => (v > 0 && top > 0 ? SPARKS[Math.min(7, Math.floor((v / top) * 7.999))] : ' '))
+    .join('')
+}
+
 /** Did every line of `text` fit in `width` columns? */
 function fits(text, width) {
   return text.split('\n').every((line) => visibleWidth(line) <= width)
@@ -235,6 +245,7 @@ function table(columns, rows, { width, paint }) {
 }
 
 module.exports = {
+  sparkline,
   colorEnabled,
   painter,
   terminalWidth,

@@ -44,4 +44,25 @@ const jsonOption = () => new Option('--json', 'print the result as JSON (and not
 /** --wide: ids in full on a terminal. */
 const wideOption = () => new Option('--wide', 'show session ids in full (a pipe always gets them in full)')
 
-module.exports = { filterOptions, filtersOf, defined, limitOption, agentOption, jsonOption, wideOption }
+/**
+ * The options of the cost reports (`cost daily|weekly|monthly|session|blocks`), as ccusage names
+ * them: --since, --until (a bare day is a day of --timezone; ccusage's 20260105 too), --timezone,
+ * --project, --order and --breakdown. Read them with `usageOf`.
+ */
+function usageOptions() {
+  return [
+    new Option('--since <date>', 'only usage from this day (20260105, 2026-01-05) or moment (ISO 8601, or an age: 7d, 12h) on').argParser(args.reportSince),
+    new Option('--until <date>', 'only usage up to this day (included) or moment').argParser(args.reportUntil),
+    new Option('--timezone <zone>', 'the calendar of days, weeks and months, an IANA zone (default: TZ, else the system\'s)'),
+    new Option('--project <dir>', 'only sessions started in this directory (a relative one is taken from here)').argParser(args.directory),
+    new Option('--order <order>', 'order of the rows').choices(['asc', 'desc']),
+    new Option('--breakdown', 'a line per model under each row'),
+  ]
+}
+
+/** The API's options for `usageOptions` given on the command line. */
+function usageOf(parsed) {
+  return defined({ since: parsed.since, until: parsed.until, timezone: parsed.timezone, project: parsed.project, order: parsed.order })
+}
+
+module.exports = { filterOptions, filtersOf, defined, limitOption, agentOption, jsonOption, wideOption, usageOptions, usageOf }

@@ -334,18 +334,17 @@ fn order(m: &Map<String, Value>) -> Result<Option<Direction>> {
     }
 }
 
-/// The options of `cost.daily|weekly|monthly|sessions`; `period` is "day", "week", "month" or
-/// "session".
-pub fn report_options(period: &Value, v: &Value) -> Result<ReportOptions> {
-    let grouping = match period.as_str() {
-        Some("day") => Grouping::Period(Period::Day),
-        Some("week") => Grouping::Period(Period::Week(chrono::Weekday::Sun)),
-        Some("month") => Grouping::Period(Period::Month),
-        Some("session") => Grouping::Session,
+/// The options of `cost.daily|weekly|monthly|sessions`; `report` is that name.
+pub fn report_options(report: &Value, v: &Value) -> Result<ReportOptions> {
+    let grouping = match report.as_str() {
+        Some("daily") => Grouping::Period(Period::Day),
+        Some("weekly") => Grouping::Period(Period::Week(chrono::Weekday::Sun)),
+        Some("monthly") => Grouping::Period(Period::Month),
+        Some("sessions") => Grouping::Session,
         _ => {
-            return Err(Error::validation(
-                "period must be 'day', 'week', 'month' or 'session'",
-            ))
+            return Err(Error::validation(format!(
+                "report must be 'daily', 'weekly', 'monthly' or 'sessions', got {report}"
+            )))
         }
     };
     let mut o = ReportOptions::new(grouping);
@@ -363,6 +362,10 @@ pub fn report_options(period: &Value, v: &Value) -> Result<ReportOptions> {
     o.model = opt_string(m, "model")?;
     o.order = order(m)?;
     o.last = opt_uint(m, "last", "last", 1)?.map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+    o.limit = m
+        .contains_key("limit")
+        .then(|| limit(m, MAX_LIMIT))
+        .transpose()?;
     Ok(o)
 }
 

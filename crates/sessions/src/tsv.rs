@@ -2,6 +2,8 @@
 //! per session, no header, values in full. Written here rather than in JS because a list can be
 //! every session of a store: parsing it into thousands of JS objects only to print six fields of
 //! each cost more than the whole native list.
+use crate::cost::blocks::Blocks;
+use crate::cost::report::{Grouping, Report};
 use crate::export::json::js_number;
 use crate::model::{to_iso, SessionSummary};
 
@@ -30,6 +32,118 @@ fn lines(sessions: &[SessionSummary], id: impl Fn(&SessionSummary) -> &str) -> S
             &s.title,
         ];
         for (i, field) in fields.into_iter().enumerate() {
+            if i > 0 {
+                out.push('\t');
+            }
+            push_field(&mut out, field);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// A cost report's rows (`amux cost daily|weekly|monthly|session` to a pipe): the period (a
+/// session: `agent:id`, then its last activity), input, output, cache write, cache read and total
+/// tokens, cost, the models (comma-separated); then `TOTAL`. With `breakdown`, a line per model
+/// (that model last) in place of each row.
+pub fn cost_report(report: &Report, breakdown: bool) -> String {
+    let mut out = String::with_capacity(report.rows.len() * 120);
+    let sessions = report.grouping == Grouping::Session;
+    for r in &report.rows {
+        let mut head: Vec<&str> = Vec::with_capacity(2);
+        match &r.session {
+            Some(s) => head.extend([s.unified_id.as_str(), s.last_activity.as_str()]),
+            None => head.extend(
+                [&r.date, &r.week, &r.month]
+                    .into_iter()
+                    .flatten()
+                    .map(String::as_str),
+            ),
+        }
+        if breakdown {
+            for m in &r.model_breakdowns {
+                let t = [
+                    m.input_tokens,
+                    m.output_tokens,
+                    m.cache_creation_tokens,
+                    m.cache_read_tokens,
+                ];
+                usage_line(&mut out, &head, t, t.iter().sum(), m.cost, &m.model_name);
+            }
+        } else {
+            let t = [
+                r.input_tokens,
+                r.output_tokens,
+                r.cache_creation_tokens,
+                r.cache_read_tokens,
+            ];
+            usage_line(
+                &mut out,
+                &head,
+                t,
+                r.total_tokens,
+                r.total_cost,
+                &r.models_used.join(","),
+            );
+        }
+    }
+    let t = &report.totals;
+    let head: &[&str] = if sessions { &["TOTAL", ""] } else { &["TOTAL"] };
+    let tokens = [
+        t.input_tokens,
+        t.output_tokens,
+        t.cache_creation_tokens,
+        t.cache_read_tokens,
+    ];
+    usage_line(&mut out, head, tokens, t.total_tokens, t.total_cost, "");
+    out
+}
+
+fn usage_line(
+    out: &mut String,
+    head: &[&str],
+    tokens: [u64; 4],
+    total: u64,
+    usd: f64,
+    models: &str,
+) {
+    let numbers = tokens.iter().chain([&total]).map(u64::to_string);
+    let fields = (head.iter().map(|h| h.to_string()))
+        .chain(numbers)
+        .chain([to_millionth(usd), models.to_string()]);
+    for (i, field) in fields.enumerate() {
+        if i > 0 {
+            out.push('\t');
+        }
+        push_field(out, &field);
+    }
+    out.push('\n');
+}
+
+/// Billing blocks (`amux cost blocks` to a pipe): id, start, end, last request (ISO 8601),
+/// `active`, `gap` or empty, requests, tokens, cost, models (comma-separated).
+pub fn cost_blocks(blocks: &Blocks) -> String {
+    let mut out = String::with_capacity(blocks.blocks.len() * 160);
+    for b in &blocks.blocks {
+        let state = if b.is_active {
+            "active"
+        } else if b.is_gap {
+            "gap"
+        } else {
+            ""
+        };
+        let fields = [
+            b.id.clone(),
+            b.start_time.clone(),
+            b.end_time.clone(),
+            b.actual_end_time.clone().unwrap_or_default(),
+            state.to_string(),
+            b.entries.to_string(),
+            b.total_tokens.to_string(),
+            to_millionth(b.cost_usd),
+            b.models.join(","),
+        ];
+        for (i, field) in fields.iter().enumerate() {
             if i > 0 {
                 out.push('\t');
             }

@@ -8,7 +8,7 @@
 use serde::Serialize;
 
 use super::day::LocalDays;
-use super::report::{window, zone, Bound};
+use super::report::{window, zone, Bound, ModelBreakdown};
 use super::Pricer;
 use crate::context::Context;
 use crate::error::Result;
@@ -114,6 +114,8 @@ pub struct Block {
     #[serde(rename = "costUSD")]
     pub cost_usd: f64,
     pub models: Vec<String>,
+    /// Beyond ccusage's JSON (its table's `--breakdown`): each model's share, costliest first.
+    pub model_breakdowns: Vec<ModelBreakdown>,
     pub burn_rate: Option<BurnRate>,
     pub projection: Option<Projection>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -250,7 +252,8 @@ impl BlocksBuilder {
             chrono::Duration::milliseconds((opts.session_length_hours * HOUR_MS as f64) as i64);
         let now = self.now;
         let entries = &mut self.entries;
-        entries.sort_by_key(|e| e.at);
+        // In place (a stable sort would take half as much again); ties in the order added.
+        entries.sort_unstable_by_key(|e| (e.at, e.session));
 
         let mut found: Vec<Found> = Vec::new();
         let mut current: Option<Found> = None;
@@ -343,18 +346,42 @@ fn write_block(
 ) -> Block {
     let mut t = [0u64; 4];
     let mut usd = 0.0;
-    let mut names: Vec<u16> = Vec::new();
+    // Per model (in order of first use): tokens and cost.
+    let mut names: Vec<(u16, [u64; 4], f64)> = Vec::new();
     let mut sessions: Vec<u32> = Vec::new();
     for e in entries {
         for (sum, n) in t.iter_mut().zip(e.tokens) {
             *sum += n as u64;
         }
         usd += e.usd;
-        if !names.contains(&e.model) && !models[e.model as usize].is_empty() {
-            names.push(e.model);
+        if !models[e.model as usize].is_empty() {
+            let i = match names.iter().position(|m| m.0 == e.model) {
+                Some(i) => i,
+                None => {
+                    names.push((e.model, [0; 4], 0.0));
+                    names.len() - 1
+                }
+            };
+            for (sum, n) in names[i].1.iter_mut().zip(e.tokens) {
+                *sum += n as u64;
+            }
+            names[i].2 += e.usd;
         }
         sessions.push(e.session);
     }
+    let mut model_breakdowns: Vec<ModelBreakdown> = (names.iter())
+        .map(|&(m, t, cost)| ModelBreakdown {
+            model_name: models[m as usize].clone(),
+            agent: "claude".to_string(),
+            input_tokens: t[0],
+            output_tokens: t[1],
+            cache_creation_tokens: t[2],
+            cache_read_tokens: t[3],
+            thinking_tokens: 0,
+            cost,
+        })
+        .collect();
+    model_breakdowns.sort_by(|a, b| b.cost.total_cmp(&a.cost));
     sessions.sort_unstable();
     sessions.dedup();
     let total: u64 = t.iter().sum();
@@ -409,7 +436,8 @@ fn write_block(
         },
         total_tokens: total,
         cost_usd: usd,
-        models: names.iter().map(|&m| models[m as usize].clone()).collect(),
+        models: names.iter().map(|m| models[m.0 as usize].clone()).collect(),
+        model_breakdowns,
         burn_rate,
         projection,
         token_limit_status,

@@ -56,6 +56,8 @@ pub struct ReportOptions {
     /// Only the most recent N periods (1: today, this week, this month), or the N sessions
     /// active last.
     pub last: Option<u32>,
+    /// At most this many rows, the first in `order` (the costliest sessions unless told).
+    pub limit: Option<usize>,
 }
 
 impl ReportOptions {
@@ -70,6 +72,7 @@ impl ReportOptions {
             model: None,
             order: None,
             last: None,
+            limit: None,
         }
     }
 }
@@ -223,8 +226,9 @@ fn inside(t: &Timestamp, (since, until): (Option<Timestamp>, Option<Timestamp>))
 struct Acc {
     tokens: Tokens,
     usd: f64,
-    models: BTreeMap<(String, String), (Tokens, f64)>,
-    agents: BTreeSet<String>,
+    /// (model, agent, tokens, cost): a few per row, and a session report has thousands of rows.
+    models: Vec<(String, String, Tokens, f64)>,
+    agents: Vec<String>,
     sessions: u64,
     session: Option<SessionInfo>,
     /// For `last` over sessions: when the session was last active.
@@ -235,21 +239,31 @@ impl Acc {
     fn add(&mut self, agent: &str, model: &str, tokens: &Tokens, usd: f64) {
         self.tokens.add(tokens);
         self.usd += usd;
-        self.agents.insert(agent.to_string());
+        if !self.agents.iter().any(|a| a == agent) {
+            self.agents.push(agent.to_string());
+        }
         let model = model.trim();
-        if !model.is_empty() {
-            let m = (self.models)
-                .entry((model.to_string(), agent.to_string()))
-                .or_default();
-            m.0.add(tokens);
-            m.1 += usd;
+        if model.is_empty() {
+            return;
+        }
+        let found = (self.models.iter_mut()).find(|m| m.0 == model && m.1 == agent);
+        match found {
+            Some(m) => {
+                m.2.add(tokens);
+                m.3 += usd;
+            }
+            None => (self.models).push((model.to_string(), agent.to_string(), *tokens, usd)),
         }
     }
 
     fn into_row(self, key: String, grouping: Grouping) -> Row {
         let t = self.tokens;
-        let mut breakdowns: Vec<ModelBreakdown> = (self.models.into_iter())
-            .map(|((model, agent), (t, cost))| ModelBreakdown {
+        let mut agents = self.agents;
+        agents.sort_unstable();
+        let mut models = self.models;
+        models.sort_unstable_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+        let mut breakdowns: Vec<ModelBreakdown> = (models.into_iter())
+            .map(|(model, agent, t, cost)| ModelBreakdown {
                 model_name: model,
                 agent,
                 input_tokens: t.input,
@@ -273,7 +287,7 @@ impl Acc {
             models_used: models_used.into_iter().collect(),
             model_breakdowns: breakdowns,
             thinking_tokens: t.reasoning,
-            agents: self.agents.into_iter().collect(),
+            agents,
             session_count: self.sessions,
             ..Default::default()
         };
@@ -406,6 +420,7 @@ impl ReportBuilder {
         if desc {
             rows.reverse();
         }
+        rows.truncate(opts.limit.unwrap_or(usize::MAX));
         let rows: Vec<Row> = rows
             .into_iter()
             .map(|(key, acc)| acc.into_row(key, opts.grouping))

@@ -1,0 +1,23 @@
+'use strict'
+// amux cost monthly: usage and cost per local month, as `ccusage monthly` reports them (same --json keys).
+
+const { Option } = require('../../lib/cli.js')
+const { usageOptions, agentOption, jsonOption } = require('../../lib/options.js')
+const args = require('../../lib/args.js')
+const { runReport } = require('../../lib/usage.js')
+
+
+module.exports = (command) =>
+  command
+    .description('usage and cost per month (each request on the month of its own time)')
+    .addOption(agentOption('only this agent (default: every agent)'))
+    .addOptions(usageOptions())
+    .addOption(new Option('--model <id>', 'only this model\'s usage'))
+    .addOption(new Option('--last <n>', 'only the last n months (1: this month)').argParser(args.positive))
+    .addOption(jsonOption())
+    .addHelpText(
+      'after',
+      '\nPiped, each month is one line: month, input, output, cache write, cache read and total tokens,\n' +
+        'cost (USD), models; then TOTAL (--breakdown: a line per model).\n',
+    )
+    .action((o) => runReport('monthly', o))
