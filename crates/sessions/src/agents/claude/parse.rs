@@ -5,7 +5,7 @@
 //!   `message.id` and each repeating `usage`: the lines merge into one message and the usage is
 //!   counted once, keeping the largest (streamed partials carry `output_tokens: 1`). Usage is
 //!   deduplicated across the parent and its subagent files too (a side question replays the
-//!   parent's responses).
+//!   parent's responses): the main chain's copy wins over a sidechain's.
 //! - `<synthetic>` assistant lines are locally made error notices: skipped.
 //! - User lines that are not prompts (`isMeta`, `isCompactSummary`, slash-command envelopes,
 //!   system reminders, task notifications) become `system` messages; `tool_result` blocks become
@@ -645,8 +645,17 @@ impl State<'_> {
                         self.responses.last_mut().expect("just pushed")
                     }
                 };
-                if tokens.total() > r.tokens.total() {
+                // The main chain's copy over a sidechain's (a side question replays the main
+                // conversation with more cache reads), else the most complete (streamed
+                // partials carry fewer tokens), as ccusage keeps them.
+                let better = match (r.sidechain, sidechain) {
+                    (true, false) => true,
+                    (false, true) => false,
+                    _ => tokens.total() > r.tokens.total(),
+                };
+                if better {
                     r.tokens = tokens;
+                    r.sidechain = sidechain;
                 }
                 if let Some(c) = cost {
                     r.cost = Some(r.cost.map_or(c, |old| old.max(c)));
