@@ -38,7 +38,7 @@ describe('the persistent index', () => {
         expect(after).toMatchObject({ dir: cacheDir, stale: 0, sessions: 27 })
         expect(after.bytes).toBeGreaterThan(0)
         expect(await indexed.index.clear()).toBe(true)
-        expect(existsSync(join(cacheDir, 'index-v5.sqlite'))).toBe(false)
+        expect(existsSync(join(cacheDir, 'index-v6.sqlite'))).toBe(false)
         expect((await scanning.index.status()).dir).toBe(null)
         expect(() => createClient({ onProgress: 3 })).toThrow(/onProgress/)
       })

@@ -46,11 +46,11 @@ describe('README', () => {
   it('the API examples run against the demo home and print what their `// prints:` comments say', (ctx) => {
     try { require.resolve(binary) } catch { ctx.skip() }
     const blocks = fenced(section('API'), 'js')
-    // one block for the import, then list, get, search, totalCost, export, diff, ids, options, tsv, windows, errors
-    expect(blocks.length).toBe(12)
+    // one block for the import, then list, get, search, totalCost, cost reports, export, diff, ids, options, tsv, windows, errors
+    expect(blocks.length).toBe(13)
     const code = blocks.join('\n').replaceAll("require('@a5c-ai/agent-mux')", `require(${JSON.stringify(join(repoRoot, 'index.js'))})`)
     const expected = [...code.matchAll(/\/\/ prints: (.*)$/gm)].map((m) => m[1])
-    expect(expected.length).toBe(15)
+    expect(expected.length).toBe(16)
     const dir = mkdtempSync(join(tmpdir(), 'amux-readme-'))
     try {
       const script = join(dir, 'examples.cjs')
@@ -147,7 +147,7 @@ describe('README', () => {
     rmSync(join(demoHome, '.cache'), { recursive: true, force: true })
     const run = node(['bin/amux.js', 'sessions', 'search', 'kubernetes', '--json'], demoEnv())
     expect(run.status).toBe(0)
-    expect(existsSync(join(process.env.AGENT_MUX_CACHE_DIR, 'index-v5.sqlite'))).toBe(true)
+    expect(existsSync(join(process.env.AGENT_MUX_CACHE_DIR, 'index-v6.sqlite'))).toBe(true)
     expect(existsSync(join(demoHome, '.cache'))).toBe(false)
   })
 

@@ -89,23 +89,12 @@ done
 echo; echo "## list (all agents) cold and warm"
 M list "$ABS_HOME"
 
-echo; echo "## totalCost vs ccusage daily --offline (Claude + Codex data)"
-TZ=UTC M cost "$ABS_HOME" day claude > /tmp/amux-cost-claude.json
-TZ=UTC M cost "$ABS_HOME" day codex > /tmp/amux-cost-codex.json
-# ccusage takes minutes on this home: one timed run each (its output is the one compared below).
-# /usr/bin/time gives wall seconds and peak RSS (KB) of the whole process.
-for which in claude codex; do
-  sub=$which  # ccusage 20 reads every agent it knows unless told which
-  env TZ=UTC HOME="$ABS_HOME" /usr/bin/time -f "%e %M" -o /tmp/ccusage-$which.time \
-    bench/tools/node_modules/.bin/ccusage $sub daily --json --offline > /tmp/ccusage-$which.json 2>/dev/null || true
-  read -r secs kb < <(tail -n1 /tmp/ccusage-$which.time)
-  node -e "const r = require('/tmp/amux-cost-$which.json');
-    console.log('$which: ccusage daily ' + Math.round($secs * 1000) + ' ms (whole process), peak RSS ' + Math.round($kb / 1024) + ' MB; amux totalCost day ' + r.ms + ' ms (in process), peak RSS ' + r.maxRssMb + ' MB')"
-done
-# A mismatch does not stop the other benchmarks, but makes the run fail at the end.
+echo; echo "## cost reports vs ccusage --offline (Claude + Codex data): agreement, then time and memory"
+# Every report of both agents compared row by row (exit 1 on a disagreement, reported at the end),
+# then timed as whole processes side by side (bench/cost.sh).
 MISMATCH=0
-node bench/compare-ccusage.mjs /tmp/amux-cost-claude.json /tmp/ccusage-claude.json claude "$ABS_HOME/.claude" || MISMATCH=1
-node bench/compare-ccusage.mjs /tmp/amux-cost-codex.json /tmp/ccusage-codex.json codex "$ABS_HOME/.codex" || MISMATCH=1
+node bench/compare-ccusage.mjs "$ABS_HOME" --agents claude,codex --cross-midnight || MISMATCH=1
+bash bench/cost.sh "$ABS_HOME" claude,codex
 
 echo; echo "## get / export of the 200 MB session"
 ls -la "$ABS_HOME"/.claude/projects/*/$HUGE_ID.jsonl | awk '{print "file bytes:", $5}'
@@ -125,6 +114,6 @@ echo; echo "## diff of two 10,000-message sessions (Rust core, release)"
 cargo run --quiet --release -p agent-mux-sessions --example diff_bench 2>&1
 
 if [ "$MISMATCH" = 1 ]; then
-  echo "bench/run.sh: totalCost and ccusage disagree (MISMATCH above)" >&2
+  echo "bench/run.sh: amux's cost reports and ccusage's disagree (FAIL above)" >&2
   exit 1
 fi
