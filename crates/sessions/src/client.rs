@@ -4,16 +4,18 @@ use std::sync::Arc;
 
 use crate::agents::{self, Agent, Mode};
 use crate::context::{ClientOptions, Context};
-use crate::cost::blocks::{Blocks, BlocksBuilder, BlocksOptions};
+use crate::cost::blocks::{Blocks, BlocksBuilder};
 use crate::cost::dedupe::Replays;
-use crate::cost::report::{Report, ReportBuilder, ReportOptions};
+use crate::cost::report::{Report, ReportBuilder};
 use crate::cost::{self, CostSummary};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::ids::is_safe_native_id;
 use crate::list::{self, SummaryCache};
 use crate::model::{Session, SessionSummary};
-use crate::options::{CostOptions, ExportFormat, ListOptions, ListSort, SearchQuery};
+use crate::options::{
+    BlocksOptions, CostOptions, ExportFormat, ListOptions, ListSort, ReportOptions, SearchQuery,
+};
 use crate::search::Query;
 use crate::window::{MessageWindow, WindowOptions};
 

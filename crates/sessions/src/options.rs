@@ -5,10 +5,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::context::{CacheSetting, ClientOptions, RetryPolicy, RunDefaults};
-use crate::cost::blocks::{BlocksOptions, TokenLimit};
-use crate::cost::period::Period;
-use crate::cost::report::{Bound, Grouping, ReportOptions};
 use crate::error::{Error, Result, SPEC_ERROR_CODES};
+use chrono::{NaiveDate, Weekday};
+
 use crate::model::{from_epoch_guess, Timestamp};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -114,6 +113,136 @@ pub struct CostOptions {
     pub group_by: Option<GroupBy>,
     /// Beyond the spec: the first day of a week for `GroupBy::Week` (default Sunday, as ccusage).
     pub start_of_week: Option<chrono::Weekday>,
+}
+
+/// The calendar period a report groups by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Period {
+    Day,
+    /// Weeks starting on this day.
+    Week(Weekday),
+    Month,
+}
+
+/// One end of a report's range: a moment, or a whole local day of the report's time zone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    At(Timestamp),
+    Date(NaiveDate),
+}
+
+/// What the rows are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grouping {
+    Period(Period),
+    Session,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportOptions {
+    pub grouping: Grouping,
+    pub agent: Option<String>,
+    /// Only usage from this moment (or local day) on.
+    pub since: Option<Bound>,
+    /// Only usage up to this moment (or the end of this local day).
+    pub until: Option<Bound>,
+    /// An IANA zone for the calendar; `None`: the caller's (`TZ`, else the system's).
+    pub timezone: Option<String>,
+    /// Only sessions whose working directory is this one.
+    pub project: Option<String>,
+    /// Only usage of this model.
+    pub model: Option<String>,
+    /// Row order: periods by date (ascending unless asked), sessions by cost (descending).
+    pub order: Option<Direction>,
+    /// Only the most recent N periods (1: today, this week, this month), or the N sessions
+    /// active last.
+    pub last: Option<u32>,
+    /// At most this many rows, the first in `order` (the costliest sessions unless told).
+    pub limit: Option<usize>,
+}
+
+impl ReportOptions {
+    pub fn new(grouping: Grouping) -> Self {
+        ReportOptions {
+            grouping,
+            agent: None,
+            since: None,
+            until: None,
+            timezone: None,
+            project: None,
+            model: None,
+            order: None,
+            last: None,
+            limit: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct BlocksOptions {
+    /// Only blocks that start from this moment (or local day) on.
+    pub since: Option<Bound>,
+    /// Only blocks that start up to this moment (or the end of this local day).
+    pub until: Option<Bound>,
+    pub timezone: Option<String>,
+    pub project: Option<String>,
+    /// Ascending by start unless asked.
+    pub order: Option<Direction>,
+    /// A block's length in hours (Claude's is 5).
+    pub session_length_hours: f64,
+    /// Only the active block.
+    pub active: bool,
+    /// Only blocks of the last three days, and the active one.
+    pub recent: bool,
+    /// Tokens a block may use, for the active block's status: a number, or `Max` (the most any
+    /// finished block used).
+    pub token_limit: Option<TokenLimit>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TokenLimit {
+    Tokens(u64),
+    Max,
+}
+
+impl Default for BlocksOptions {
+    fn default() -> Self {
+        BlocksOptions {
+            since: None,
+            until: None,
+            timezone: None,
+            project: None,
+            order: None,
+            session_length_hours: 5.0,
+            active: false,
+            recent: false,
+            token_limit: None,
+        }
+    }
+}
+
+/// A weekday by its English name, as `--start-of-week` takes it.
+pub fn weekday(name: &str) -> Option<Weekday> {
+    name.to_ascii_lowercase().parse().ok()
+}
+
+/// A calendar date written `YYYY-MM-DD` or, as ccusage takes it, `YYYYMMDD`.
+pub fn parse_date(s: &str) -> Option<NaiveDate> {
+    let digits = |x: &str| x.bytes().all(|b| b.is_ascii_digit());
+    let b = s.as_bytes();
+    let fmt = match s.len() {
+        8 if digits(s) => "%Y%m%d",
+        10 if b[4] == b'-'
+            && b[7] == b'-'
+            && digits(&s[..4])
+            && digits(&s[5..7])
+            && digits(&s[8..]) =>
+        {
+            "%Y-%m-%d"
+        }
+        _ => return None,
+    };
+    NaiveDate::parse_from_str(s, fmt).ok()
 }
 
 /// Largest limit honoured; larger values are clamped (a huge LIMIT is not an error, just "all").
@@ -301,7 +430,7 @@ fn opt_weekday(m: &Map<String, Value>) -> Result<Option<chrono::Weekday>> {
         || Error::validation("startOfWeek must be a day of the week ('sunday' to 'saturday')");
     match m.get("startOfWeek") {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => crate::cost::period::weekday(s).map(Some).ok_or_else(bad),
+        Some(Value::String(s)) => weekday(s).map(Some).ok_or_else(bad),
         Some(_) => Err(bad()),
     }
 }
@@ -310,13 +439,13 @@ fn opt_weekday(m: &Map<String, Value>) -> Result<Option<chrono::Weekday>> {
 /// written "YYYY-MM-DD" or "YYYYMMDD".
 fn opt_bound(m: &Map<String, Value>, key: &str) -> Result<Option<Bound>> {
     match m.get(key) {
-        Some(Value::String(s)) if s != "Invalid Date" => crate::cost::period::parse_date(s)
-            .map(|d| Some(Bound::Date(d)))
-            .ok_or_else(|| {
+        Some(Value::String(s)) if s != "Invalid Date" => {
+            parse_date(s).map(|d| Some(Bound::Date(d))).ok_or_else(|| {
                 Error::validation(format!(
                     "{key} must be a Date or a day written YYYY-MM-DD or YYYYMMDD, got '{s}'"
                 ))
-            }),
+            })
+        }
         _ => Ok(opt_date(m, key)?.map(Bound::At)),
     }
 }

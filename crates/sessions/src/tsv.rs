@@ -3,9 +3,10 @@
 //! every session of a store: parsing it into thousands of JS objects only to print six fields of
 //! each cost more than the whole native list.
 use crate::cost::blocks::Blocks;
-use crate::cost::report::{Grouping, Report};
+use crate::cost::report::Report;
 use crate::export::json::js_number;
 use crate::model::{to_iso, SessionSummary};
+use crate::options::Grouping;
 
 /// `sessionId, updatedAt (ISO 8601), turnCount, model, cost.totalUsd, title`, one line each,
 /// each ending in `\n` ('' for no sessions). A missing value is an empty field.

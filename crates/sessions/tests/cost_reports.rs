@@ -8,11 +8,12 @@ mod common;
 use std::path::Path;
 
 use agent_mux_sessions::context::CacheSetting;
-use agent_mux_sessions::cost::blocks::{Blocks, BlocksOptions};
-use agent_mux_sessions::cost::period::Period;
-use agent_mux_sessions::cost::report::{Bound, Grouping, Report, ReportOptions};
+use agent_mux_sessions::cost::blocks::Blocks;
+use agent_mux_sessions::cost::report::Report;
 use agent_mux_sessions::model::parse_time_str;
-use agent_mux_sessions::options::{cost_options, Direction};
+use agent_mux_sessions::options::{
+    cost_options, BlocksOptions, Bound, Direction, Grouping, Period, ReportOptions,
+};
 use agent_mux_sessions::{Client, ClientOptions, Env};
 use chrono::Weekday;
 use serde_json::json;

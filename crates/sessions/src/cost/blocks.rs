@@ -8,60 +8,17 @@
 use serde::Serialize;
 
 use super::day::LocalDays;
-use super::report::{window, zone, Bound, ModelBreakdown};
+use super::report::{window, zone, ModelBreakdown};
 use super::Pricer;
 use crate::context::Context;
 use crate::error::Result;
 use crate::model::{to_iso, SessionSummary, Timestamp};
-use crate::options::Direction;
+use crate::options::{BlocksOptions, Direction, TokenLimit};
 
 const MINUTE_MS: i64 = 60_000;
 const HOUR_MS: i64 = 60 * MINUTE_MS;
 /// `recent`: blocks that started in the last three days.
 const RECENT_DAYS: i64 = 3;
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct BlocksOptions {
-    /// Only blocks that start from this moment (or local day) on.
-    pub since: Option<Bound>,
-    /// Only blocks that start up to this moment (or the end of this local day).
-    pub until: Option<Bound>,
-    pub timezone: Option<String>,
-    pub project: Option<String>,
-    /// Ascending by start unless asked.
-    pub order: Option<Direction>,
-    /// A block's length in hours (Claude's is 5).
-    pub session_length_hours: f64,
-    /// Only the active block.
-    pub active: bool,
-    /// Only blocks of the last three days, and the active one.
-    pub recent: bool,
-    /// Tokens a block may use, for the active block's status: a number, or `Max` (the most any
-    /// finished block used).
-    pub token_limit: Option<TokenLimit>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum TokenLimit {
-    Tokens(u64),
-    Max,
-}
-
-impl Default for BlocksOptions {
-    fn default() -> Self {
-        BlocksOptions {
-            since: None,
-            until: None,
-            timezone: None,
-            project: None,
-            order: None,
-            session_length_hours: 5.0,
-            active: false,
-            recent: false,
-            token_limit: None,
-        }
-    }
-}
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -188,7 +145,8 @@ pub struct BlocksBuilder {
     pricer: Pricer,
     now: Option<Timestamp>,
     entries: Vec<Entry>,
-    models: Vec<String>,
+    /// Each model met, with the agent that used it: (agent, model).
+    models: Vec<(String, String)>,
     sessions: u32,
 }
 
@@ -222,10 +180,11 @@ impl BlocksBuilder {
         self.sessions += 1;
         for r in &s.requests {
             let name = s.usage.get(r.model).map_or("", |u| u.model.as_str());
-            let model = match self.models.iter().position(|m| m == name) {
+            let known = (self.models.iter()).position(|m| m.0 == s.agent && m.1 == name);
+            let model = match known {
                 Some(i) => i,
                 None => {
-                    self.models.push(name.to_string());
+                    self.models.push((s.agent.clone(), name.to_string()));
                     self.models.len() - 1
                 }
             };
@@ -339,7 +298,7 @@ pub fn blocks(
 fn write_block(
     b: &Found,
     entries: &[Entry],
-    models: &[String],
+    models: &[(String, String)],
     now: Option<Timestamp>,
     length: chrono::Duration,
     limit: Option<u64>,
@@ -354,7 +313,7 @@ fn write_block(
             *sum += n as u64;
         }
         usd += e.usd;
-        if !models[e.model as usize].is_empty() {
+        if !models[e.model as usize].1.is_empty() {
             let i = match names.iter().position(|m| m.0 == e.model) {
                 Some(i) => i,
                 None => {
@@ -371,8 +330,8 @@ fn write_block(
     }
     let mut model_breakdowns: Vec<ModelBreakdown> = (names.iter())
         .map(|&(m, t, cost)| ModelBreakdown {
-            model_name: models[m as usize].clone(),
-            agent: "claude".to_string(),
+            model_name: models[m as usize].1.clone(),
+            agent: models[m as usize].0.clone(),
             input_tokens: t[0],
             output_tokens: t[1],
             cache_creation_tokens: t[2],
@@ -436,7 +395,10 @@ fn write_block(
         },
         total_tokens: total,
         cost_usd: usd,
-        models: names.iter().map(|m| models[m.0 as usize].clone()).collect(),
+        models: names
+            .iter()
+            .map(|m| models[m.0 as usize].1.clone())
+            .collect(),
         model_breakdowns,
         burn_rate,
         projection,

@@ -38,7 +38,7 @@ use crate::list;
 use crate::model::{
     CostRecord, Message, Request, Session, SessionSummary, Timestamp, TokenUsage, Tokens,
 };
-use crate::options::{CostOptions, Filters, GroupBy};
+use crate::options::{CostOptions, Filters, GroupBy, Period};
 
 pub mod blocks;
 pub mod day;
@@ -48,7 +48,6 @@ pub mod prices;
 pub mod report;
 pub mod runindex;
 
-use period::Period;
 use prices::Prices;
 use runindex::{Run, RunIndex};
 

@@ -4,15 +4,7 @@ use chrono::{Datelike, NaiveDate, Weekday};
 
 use super::day::LocalDays;
 use crate::model::Timestamp;
-
-/// The calendar period a report groups by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Period {
-    Day,
-    /// Weeks starting on this day.
-    Week(Weekday),
-    Month,
-}
+use crate::options::Period;
 
 impl Period {
     /// The period holding local date `d`, as its key.
@@ -55,35 +47,12 @@ pub fn week_start(d: NaiveDate, start: Weekday) -> NaiveDate {
     d - chrono::Days::new(back as u64)
 }
 
-/// A weekday by its English name, as `--start-of-week` takes it.
-pub fn weekday(name: &str) -> Option<Weekday> {
-    name.to_ascii_lowercase().parse().ok()
-}
-
-/// A calendar date written `YYYY-MM-DD` or, as ccusage takes it, `YYYYMMDD`.
-pub fn parse_date(s: &str) -> Option<NaiveDate> {
-    let digits = |x: &str| x.bytes().all(|b| b.is_ascii_digit());
-    let b = s.as_bytes();
-    let fmt = match s.len() {
-        8 if digits(s) => "%Y%m%d",
-        10 if b[4] == b'-'
-            && b[7] == b'-'
-            && digits(&s[..4])
-            && digits(&s[5..7])
-            && digits(&s[8..]) =>
-        {
-            "%Y-%m-%d"
-        }
-        _ => return None,
-    };
-    NaiveDate::parse_from_str(s, fmt).ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::env::Env;
     use crate::model::parse_time_str;
+    use crate::options::{parse_date, weekday};
 
     fn date(s: &str) -> NaiveDate {
         parse_date(s).unwrap()

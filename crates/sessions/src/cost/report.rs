@@ -11,71 +11,15 @@
 //! Token fields mean what ccusage's mean: `outputTokens` includes reasoning (we keep it apart as
 //! `thinkingTokens` too), `cacheCreationTokens` are prompt-cache writes, `cacheReadTokens` cache
 //! reads, `inputTokens` the rest of the prompt.
-use chrono::NaiveDate;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::day::LocalDays;
-use super::period::Period;
 use super::{Priced, Pricer};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{to_iso, SessionSummary, Timestamp, Tokens};
-use crate::options::Direction;
-
-/// One end of a report's range: a moment, or a whole local day of the report's time zone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Bound {
-    At(Timestamp),
-    Date(NaiveDate),
-}
-
-/// What the rows are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Grouping {
-    Period(Period),
-    Session,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct ReportOptions {
-    pub grouping: Grouping,
-    pub agent: Option<String>,
-    /// Only usage from this moment (or local day) on.
-    pub since: Option<Bound>,
-    /// Only usage up to this moment (or the end of this local day).
-    pub until: Option<Bound>,
-    /// An IANA zone for the calendar; `None`: the caller's (`TZ`, else the system's).
-    pub timezone: Option<String>,
-    /// Only sessions whose working directory is this one.
-    pub project: Option<String>,
-    /// Only usage of this model.
-    pub model: Option<String>,
-    /// Row order: periods by date (ascending unless asked), sessions by cost (descending).
-    pub order: Option<Direction>,
-    /// Only the most recent N periods (1: today, this week, this month), or the N sessions
-    /// active last.
-    pub last: Option<u32>,
-    /// At most this many rows, the first in `order` (the costliest sessions unless told).
-    pub limit: Option<usize>,
-}
-
-impl ReportOptions {
-    pub fn new(grouping: Grouping) -> Self {
-        ReportOptions {
-            grouping,
-            agent: None,
-            since: None,
-            until: None,
-            timezone: None,
-            project: None,
-            model: None,
-            order: None,
-            last: None,
-            limit: None,
-        }
-    }
-}
+use crate::options::{Bound, Direction, Grouping, Period, ReportOptions};
 
 /// One model's share of a row (ccusage's `modelBreakdowns`, with the agent that used it).
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]

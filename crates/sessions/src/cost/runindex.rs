@@ -99,19 +99,6 @@ impl RunIndex {
         }
         RunIndex { runs }
     }
-
-    /// Runs per (agent, session id).
-    pub fn by_session(&self) -> HashMap<(&str, &str), Vec<&Run>> {
-        let mut out: HashMap<(&str, &str), Vec<&Run>> = HashMap::new();
-        for r in &self.runs {
-            if let Some(id) = &r.session_id {
-                out.entry((r.agent.as_str(), id.as_str()))
-                    .or_default()
-                    .push(r);
-            }
-        }
-        out
-    }
 }
 
 #[cfg(test)]
@@ -141,6 +128,5 @@ mod tests {
         assert_eq!(a.cost.as_ref().unwrap().total_usd, 1.25);
         assert_eq!(a.tags, vec!["x".to_string()]);
         assert_eq!(idx.runs[1].session_id, None);
-        assert_eq!(idx.by_session()[&("claude", "s1")].len(), 1);
     }
 }

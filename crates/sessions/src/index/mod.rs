@@ -147,10 +147,6 @@ impl Files for IndexedFiles {
 /// or unusable.
 pub type Summaries = (Vec<SessionSummary>, Vec<(PathBuf, String)>);
 
-pub fn summaries(ctx: &Context, agent: &dyn Agent) -> Option<Summaries> {
-    summaries_with(ctx, agent, false)
-}
-
 /// Every summary of `agent` (with its `requests`), `passes` times over in the same order, passed
 /// to `f` with the pass's number: for a caller that must see them all before it can use any,
 /// without holding them all (each source's are decoded in turn). Returns the sources that could
@@ -203,7 +199,8 @@ pub fn each_summary(
     })
 }
 
-fn summaries_with(ctx: &Context, agent: &dyn Agent, requests: bool) -> Option<Summaries> {
+/// `Summaries` of `agent`, each without its `requests` (a listing does not decode them).
+pub fn summaries(ctx: &Context, agent: &dyn Agent) -> Option<Summaries> {
     with_index(ctx, |conn| {
         let sources = sync::sync(conn, ctx, agent, Part::Summaries)?;
         let mut st = conn.prepare_cached(
@@ -214,7 +211,7 @@ fn summaries_with(ctx: &Context, agent: &dyn Agent, requests: bool) -> Option<Su
         let mut stored = HashMap::default();
         while let Some(r) = rows.next()? {
             let read = match r.get_ref(1)?.as_blob_or_null()? {
-                Some(blob) => Ok(codec::decode_summaries(blob, requests)
+                Some(blob) => Ok(codec::decode_summaries(blob, false)
                     .map_err(|_| Fault::Broken("stored summaries do not decode".into()))?),
                 None => Err(r.get::<_, Option<String>>(2)?.unwrap_or_default()),
             };
