@@ -5,8 +5,9 @@
 // ccusage 20.0.24 from bench/tools (`npm install --prefix bench/tools ccusage@20.0.24`), --offline;
 // amux through its API (cost.daily ...), with the index in a fresh cache directory (or --cache-dir).
 // Periods: each row's tokens equal and its cost within 0.5%; rows on one side only disagree.
-// Blocks: the same ids, and per block the same entries, tokens and cost. The differences the
-// README's cost section gives (DIFFERENCES below) are the only ones let through, and are named.
+// Blocks: the same ids, and per block the same entries, tokens, cost, activity and burn rate.
+// The differences the README's cost section gives (DIFFERENCES below) are the only ones let
+// through, and are named.
 // --cross-midnight: also fail when no Claude or Codex session has usage on two UTC days (a
 // generated home is meant to have such sessions). Exits 1 on any disagreement.
 import { execFileSync } from 'node:child_process'
@@ -203,6 +204,12 @@ function compareBlocks(a, b) {
     if (t(x) !== t(y)) problems.push(`${x.id}: entries,tokens ${t(x)} vs ${t(y)}`)
     if (rel(x.costUSD, y.costUSD) > 1e-9) problems.push(`${x.id}: cost ${x.costUSD} vs ${y.costUSD}`)
     if (x.isActive !== y.isActive) problems.push(`${x.id}: active ${x.isActive} vs ${y.isActive}`)
+    // The active block's burn rate (from its own requests; its projection also depends on when
+    // each tool ran, a minute apart or so).
+    for (const f of ['tokensPerMinute', 'tokensPerMinuteForIndicator', 'costPerHour']) {
+      if (x.burnRate && y.burnRate && rel(x.burnRate[f], y.burnRate[f]) > 1e-9) problems.push(`${x.id}: burnRate.${f} ${x.burnRate[f]} vs ${y.burnRate[f]}`)
+    }
+    if (Boolean(x.burnRate) !== Boolean(y.burnRate)) problems.push(`${x.id}: burn rate on one side only`)
   }
   for (const y of their) if (!mine.some((x) => x.id === y.id)) problems.push(`${y.id}: only in ccusage`)
   const gaps = mine.filter((x) => x.isGap).length

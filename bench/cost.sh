@@ -6,6 +6,8 @@
 # `node -e 0` in the same run: median wall time (hyperfine -N) and peak RSS (/usr/bin/time, the
 # largest of its runs). The home is read where it is; amux's index lives in a fresh temporary
 # cache directory, built by a first call before anything is timed (the "index warm" case).
+# ONCE=1 (a home of several GB, where ccusage takes minutes a report) runs each command once
+# under /usr/bin/time for both figures instead.
 # Needs the release addon (npm run build), hyperfine, and ccusage 20.0.24 in bench/tools
 # (npm install --prefix bench/tools ccusage@20.0.24).
 set -euo pipefail
@@ -36,6 +38,12 @@ peak_mb() {  # <command>: the largest peak RSS of three runs, MB
   echo $((most / 1024))
 }
 
+once() {  # <command>: "<wall ms> <peak RSS MB>" of one run
+  /usr/bin/time -f '%e %M' -o "$WORK/t" "$@" >/dev/null 2>&1 || true
+  read -r secs kb < <(tail -n1 "$WORK/t")
+  node -e "console.log(Math.round($secs * 1000), Math.round($kb / 1024))"
+}
+
 echo "home: $HOME, $(du -sh "$HOME" | cut -f1)"
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), node $(node -v), ccusage $($CCUSAGE --version 2>/dev/null)"
 start=$(date +%s%N)
@@ -54,8 +62,13 @@ for a in ${AGENTS//,/ }; do
   for r in $reports; do
     if [ "$r" = blocks ]; then mine="$AMUX cost blocks --json"; else mine="$AMUX cost $r --agent $a --json"; fi
     theirs="$CCUSAGE $a $r --json --offline"
-    m=$(median_ms "$RUNS" $mine)
-    t=$(median_ms "$CC_RUNS" $theirs)
-    echo "| $a | $r | $m ms | $t ms | $(node -e "console.log(($m / $t).toFixed(3))") | $(peak_mb $mine) MB | $(peak_mb $theirs) MB |"
+    if [ -n "${ONCE:-}" ]; then
+      read -r m mp < <(once $mine)
+      read -r t tp < <(once $theirs)
+    else
+      m=$(median_ms "$RUNS" $mine); mp=$(peak_mb $mine)
+      t=$(median_ms "$CC_RUNS" $theirs); tp=$(peak_mb $theirs)
+    fi
+    echo "| $a | $r | $m ms | $t ms | $(node -e "console.log(($m / $t).toFixed(3))") | $mp MB | $tp MB |"
   done
 done
