@@ -3,7 +3,7 @@
 //! every session of a store: parsing it into thousands of JS objects only to print six fields of
 //! each cost more than the whole native list.
 use crate::cost::blocks::Blocks;
-use crate::cost::report::Report;
+use crate::cost::report::{Report, Totals};
 use crate::export::json::js_number;
 use crate::model::{to_iso, SessionSummary};
 use crate::options::Grouping;
@@ -63,55 +63,41 @@ pub fn cost_report(report: &Report, breakdown: bool) -> String {
         }
         if breakdown {
             for m in &r.model_breakdowns {
-                let t = [
-                    m.input_tokens,
-                    m.output_tokens,
-                    m.cache_creation_tokens,
-                    m.cache_read_tokens,
-                ];
-                usage_line(&mut out, &head, t, t.iter().sum(), m.cost, &m.model_name);
+                let usage = Totals {
+                    input_tokens: m.input_tokens,
+                    output_tokens: m.output_tokens,
+                    cache_creation_tokens: m.cache_creation_tokens,
+                    cache_read_tokens: m.cache_read_tokens,
+                    total_tokens: m.input_tokens
+                        + m.output_tokens
+                        + m.cache_creation_tokens
+                        + m.cache_read_tokens,
+                    total_cost: m.cost,
+                    thinking_tokens: m.thinking_tokens,
+                };
+                usage_line(&mut out, &head, &usage, &m.model_name);
             }
         } else {
-            let t = [
-                r.input_tokens,
-                r.output_tokens,
-                r.cache_creation_tokens,
-                r.cache_read_tokens,
-            ];
-            usage_line(
-                &mut out,
-                &head,
-                t,
-                r.total_tokens,
-                r.total_cost,
-                &r.models_used.join(","),
-            );
+            let models = r.models_used.join(",");
+            usage_line(&mut out, &head, &r.usage, &models);
         }
     }
-    let t = &report.totals;
     let head: &[&str] = if sessions { &["TOTAL", ""] } else { &["TOTAL"] };
-    let tokens = [
-        t.input_tokens,
-        t.output_tokens,
-        t.cache_creation_tokens,
-        t.cache_read_tokens,
-    ];
-    usage_line(&mut out, head, tokens, t.total_tokens, t.total_cost, "");
+    usage_line(&mut out, head, &report.totals, "");
     out
 }
 
-fn usage_line(
-    out: &mut String,
-    head: &[&str],
-    tokens: [u64; 4],
-    total: u64,
-    usd: f64,
-    models: &str,
-) {
-    let numbers = tokens.iter().chain([&total]).map(u64::to_string);
+fn usage_line(out: &mut String, head: &[&str], u: &Totals, models: &str) {
+    let numbers = [
+        u.input_tokens,
+        u.output_tokens,
+        u.cache_creation_tokens,
+        u.cache_read_tokens,
+        u.total_tokens,
+    ];
     let fields = (head.iter().map(|h| h.to_string()))
-        .chain(numbers)
-        .chain([to_millionth(usd), models.to_string()]);
+        .chain(numbers.iter().map(u64::to_string))
+        .chain([to_millionth(u.total_cost), models.to_string()]);
     for (i, field) in fields.enumerate() {
         if i > 0 {
             out.push('\t');

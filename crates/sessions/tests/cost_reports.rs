@@ -135,7 +135,11 @@ fn rows(r: &Report) -> Vec<(String, u64, f64)> {
         .map(|row| {
             let key = [&row.date, &row.week, &row.month, &row.session_id];
             let key = key.into_iter().flatten().next().unwrap().clone();
-            (key, row.total_tokens, (row.total_cost * 1e6).round() / 1e6)
+            (
+                key,
+                row.usage.total_tokens,
+                (row.usage.total_cost * 1e6).round() / 1e6,
+            )
         })
         .collect()
 }
@@ -466,11 +470,14 @@ fn reports_agree_with_total_cost(home: &Path, client: &Client) {
     assert_eq!(daily.rows.len(), with_usage.len());
     for row in &daily.rows {
         let b = &by_day[row.date.as_ref().unwrap()];
-        assert!((row.total_cost - b.total_usd).abs() < 1e-9, "{row:?} {b:?}");
-        assert_eq!(row.input_tokens, b.input_tokens);
-        assert_eq!(row.output_tokens, b.output_tokens + b.thinking_tokens);
-        assert_eq!(row.cache_read_tokens, b.cached_tokens);
-        assert_eq!(row.cache_creation_tokens, b.cache_write_tokens);
+        assert!(
+            (row.usage.total_cost - b.total_usd).abs() < 1e-9,
+            "{row:?} {b:?}"
+        );
+        assert_eq!(row.usage.input_tokens, b.input_tokens);
+        assert_eq!(row.usage.output_tokens, b.output_tokens + b.thinking_tokens);
+        assert_eq!(row.usage.cache_read_tokens, b.cached_tokens);
+        assert_eq!(row.usage.cache_creation_tokens, b.cache_write_tokens);
     }
     assert!((daily.totals.total_cost - total.total_usd).abs() < 1e-9);
     for grouping in [
@@ -527,10 +534,10 @@ fn real_claude_captures_report_what_their_sessions_hold() {
             .unwrap();
         let c = s.cost.as_ref().unwrap();
         assert!(
-            (row.total_cost - c.total_usd).abs() < 1e-12,
+            (row.usage.total_cost - c.total_usd).abs() < 1e-12,
             "{}",
             s.session_id
         );
-        assert_eq!(row.input_tokens, c.input_tokens);
+        assert_eq!(row.usage.input_tokens, c.input_tokens);
     }
 }

@@ -284,17 +284,6 @@ impl BlocksBuilder {
     }
 }
 
-/// The blocks of `summaries` already in memory (Claude's sessions, replays dropped).
-pub fn blocks(
-    ctx: &Context,
-    summaries: Vec<SessionSummary>,
-    opts: &BlocksOptions,
-) -> Result<Blocks> {
-    let mut b = BlocksBuilder::new(ctx, opts)?;
-    summaries.into_iter().for_each(|s| b.add(s));
-    Ok(b.finish())
-}
-
 fn write_block(
     b: &Found,
     entries: &[Entry],

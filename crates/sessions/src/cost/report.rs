@@ -60,16 +60,10 @@ pub struct Row {
     pub month: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    pub cache_creation_tokens: u64,
-    pub cache_read_tokens: u64,
-    pub total_tokens: u64,
-    pub total_cost: f64,
+    #[serde(flatten)]
+    pub usage: Totals,
     pub models_used: Vec<String>,
     pub model_breakdowns: Vec<ModelBreakdown>,
-    /// Beyond ccusage: the reasoning part of `outputTokens`.
-    pub thinking_tokens: u64,
     /// Beyond ccusage: the agents whose usage is in the row.
     pub agents: Vec<String>,
     /// Beyond ccusage: how many sessions spent in the row.
@@ -78,6 +72,8 @@ pub struct Row {
     pub session: Option<SessionInfo>,
 }
 
+/// A row's figures, and the report's `totals`, with ccusage's names (`outputTokens` includes
+/// reasoning; beyond ccusage, `thinkingTokens` is that part of it).
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Totals {
@@ -88,6 +84,30 @@ pub struct Totals {
     pub total_tokens: u64,
     pub total_cost: f64,
     pub thinking_tokens: u64,
+}
+
+impl Totals {
+    fn of(t: &Tokens, usd: f64) -> Totals {
+        Totals {
+            input_tokens: t.input,
+            output_tokens: t.output + t.reasoning,
+            cache_creation_tokens: t.cache_write,
+            cache_read_tokens: t.cache_read,
+            total_tokens: t.total(),
+            total_cost: usd,
+            thinking_tokens: t.reasoning,
+        }
+    }
+
+    fn add(&mut self, o: &Totals) {
+        self.input_tokens += o.input_tokens;
+        self.output_tokens += o.output_tokens;
+        self.cache_creation_tokens += o.cache_creation_tokens;
+        self.cache_read_tokens += o.cache_read_tokens;
+        self.total_tokens += o.total_tokens;
+        self.total_cost += o.total_cost;
+        self.thinking_tokens += o.thinking_tokens;
+    }
 }
 
 /// A model with tokens but no known price (its tokens count as $0).
@@ -222,15 +242,9 @@ impl Acc {
             breakdowns.iter().map(|b| b.model_name.clone()).collect();
         breakdowns.sort_by(|a, b| b.cost.total_cmp(&a.cost));
         let mut row = Row {
-            input_tokens: t.input,
-            output_tokens: t.output + t.reasoning,
-            cache_creation_tokens: t.cache_write,
-            cache_read_tokens: t.cache_read,
-            total_tokens: t.total(),
-            total_cost: self.usd,
+            usage: Totals::of(&t, self.usd),
             models_used: models_used.into_iter().collect(),
             model_breakdowns: breakdowns,
-            thinking_tokens: t.reasoning,
             agents,
             session_count: self.sessions,
             ..Default::default()
@@ -370,15 +384,7 @@ impl ReportBuilder {
             .map(|(key, acc)| acc.into_row(key, opts.grouping))
             .collect();
         let mut totals = Totals::default();
-        for r in &rows {
-            totals.input_tokens += r.input_tokens;
-            totals.output_tokens += r.output_tokens;
-            totals.cache_creation_tokens += r.cache_creation_tokens;
-            totals.cache_read_tokens += r.cache_read_tokens;
-            totals.total_tokens += r.total_tokens;
-            totals.total_cost += r.total_cost;
-            totals.thinking_tokens += r.thinking_tokens;
-        }
+        rows.iter().for_each(|r| totals.add(&r.usage));
         Report {
             grouping: opts.grouping,
             rows,
@@ -412,18 +418,6 @@ impl ReportBuilder {
             acc.add(&r.agent, &model, &super::tokens_of(cost), cost.total_usd);
         }
     }
-}
-
-/// The report over `summaries` already in memory (every session of the agents asked for,
-/// unpriced, untagged, unfiltered, replays dropped).
-pub fn report(
-    ctx: &Context,
-    summaries: Vec<SessionSummary>,
-    opts: &ReportOptions,
-) -> Result<Report> {
-    let mut b = ReportBuilder::new(ctx, opts)?;
-    summaries.into_iter().for_each(|s| b.add(s));
-    Ok(b.finish())
 }
 
 /// A session's usage, each piece on the period of its time; whether any of it was in range.
