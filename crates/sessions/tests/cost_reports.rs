@@ -12,7 +12,7 @@ use agent_mux_sessions::cost::blocks::Blocks;
 use agent_mux_sessions::cost::report::Report;
 use agent_mux_sessions::model::parse_time_str;
 use agent_mux_sessions::options::{
-    cost_options, BlocksOptions, Bound, Direction, Grouping, Period, ReportOptions,
+    cost_options, BlocksOptions, Bound, Direction, Grouping, Period, ReportOptions, TokenLimit,
 };
 use agent_mux_sessions::{Client, ClientOptions, Env};
 use chrono::Weekday;
@@ -306,6 +306,15 @@ fn blocks_start_on_the_hour_close_after_five_hours_and_leave_gaps() {
             .len(),
         1
     );
+    // 'max' is the most a past block used (8, from 15:00), even when only the active one is shown.
+    let against_max = BlocksOptions {
+        active: true,
+        token_limit: Some(TokenLimit::Max),
+        ..Default::default()
+    };
+    let found = blocks(home.path(), "2026-03-01T23:10:00Z", &against_max);
+    let status = found.blocks[0].token_limit_status.as_ref().unwrap();
+    assert_eq!((status.limit, status.status), (8, "exceeds"));
     // One-hour blocks: a request exactly one hour after the start is still in the block.
     let short = BlocksOptions {
         session_length_hours: 1.0,

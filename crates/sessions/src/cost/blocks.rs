@@ -255,6 +255,15 @@ impl BlocksBuilder {
         found.retain(|b| {
             range.0.is_none_or(|s| b.start >= s) && range.1.is_none_or(|u| b.start <= u)
         });
+        // As ccusage: 'max' is the most a past block in range used, before --recent or --active
+        // leave only some of them.
+        let entries = &self.entries;
+        let total = |b: &Found| entries[b.from..b.to].iter().map(Entry::total).sum::<u64>();
+        let max_tokens = (found.iter())
+            .filter(|b| !b.gap && !b.active(now, length))
+            .map(total)
+            .max()
+            .unwrap_or(0);
         if opts.order == Some(Direction::Desc) {
             found.reverse();
         }
@@ -265,13 +274,6 @@ impl BlocksBuilder {
         if opts.active {
             found.retain(|b| b.active(now, length));
         }
-        let entries = &self.entries;
-        let total = |b: &Found| entries[b.from..b.to].iter().map(Entry::total).sum::<u64>();
-        let max_tokens = (found.iter())
-            .filter(|b| !b.gap && !b.active(now, length))
-            .map(total)
-            .max()
-            .unwrap_or(0);
         let limit = match opts.token_limit {
             Some(TokenLimit::Tokens(n)) => Some(n),
             Some(TokenLimit::Max) => (max_tokens > 0).then_some(max_tokens),
