@@ -258,7 +258,7 @@ describe('exit codes: 0 success, 1 the call failed, 2 the command line was wrong
       [['sessions', 'export', 'claude', 'x', '--format', 'yaml'], "'yaml'"],
       [['sessions', 'list', 'claude', '--sort', 'size'], "'size'"],
       [['sessions', 'search', 'x', '--sort', 'turns'], "'turns'"],
-      [['cost', 'report', '--group-by', 'week'], "'week'"],
+      [['cost', 'report', '--group-by', 'hour'], "'hour'"],
       [['sessions', 'list', 'claude', '--limit', '-3'], '--limit'],
       [['sessions', 'list', 'claude', '--limit', 'ten'], '--limit'],
       [['sessions', 'diff', 'claude', 'x'], 'expected 2 sessions, each as <agent>:<id>, <agent> <id>, or a unique prefix'],
@@ -324,7 +324,7 @@ describe('with --json, every error is JSON on stdout: { error: { code, message }
       [['sessions', 'diff', 'claude', 'x', '--json'], 'VALIDATION_ERROR', 'expected 2 sessions'],
       [['sessions', 'diff', 'nope:a', 'claude:b', '--json'], 'AGENT_NOT_FOUND', "'nope'"],
       [['index', 'status', 'extra', '--json'], 'VALIDATION_ERROR', 'too many arguments'],
-      [['cost', 'report', '--group-by', 'week', '--json'], 'VALIDATION_ERROR', "'week'"],
+      [['cost', 'report', '--group-by', 'hour', '--json'], 'VALIDATION_ERROR', "'hour'"],
       [['cost', 'report', '--agent', 'nope', '--json'], 'AGENT_NOT_FOUND', "'nope'"],
     ]
     for (const [args, code, ...mentions] of cases) expectJsonError(amux(args, { home }), 2, code, ...mentions)

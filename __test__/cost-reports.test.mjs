@@ -85,6 +85,29 @@ describe('--json: ccusage keys, and the API result as it is', () => {
     expect(r.stdout).toBe(`${JSON.stringify(api, null, 2)}\n`)
   })
 
+  it('cost report --group-by week|month|session|project: the same periods and costs as the reports', () => {
+    for (const [groupBy, command, key, period, extra] of [
+      ['week', 'weekly', 'weekly', 'week', ['--start-of-week', 'monday']],
+      ['month', 'monthly', 'monthly', 'month', []],
+      ['session', 'session', 'sessions', 'unifiedId', []],
+    ]) {
+      const grouped = json(['cost', 'report', '--group-by', groupBy, ...extra])
+      const rows = json(['cost', command, ...extra])[key]
+      for (const r of rows) expect(grouped.breakdowns[r[period]].totalUsd).toBeCloseTo(r.totalCost, 9)
+      // totalCost also counts the sessions that recorded no usage (Cursor's), at $0; the reports
+      // give them in sessionsWithoutUsage instead.
+      const unknown = Object.values(grouped.breakdowns).filter((b) => !rows.some((r) => r[period] === b.key))
+      for (const b of unknown) expect([b.totalUsd, b.inputTokens, b.key.split(':')[0]]).toEqual([0, 0, 'cursor'])
+      expect(unknown.length).toBe(groupBy === 'session' ? 3 : 0)
+    }
+    const byProject = json(['cost', 'report', '--group-by', 'project'])
+    const sessions = json(['cost', 'session']).sessions
+    const api = sessions.filter((s) => s.projectPath === '/home/dev/src/api')
+    expect(api.length).toBeGreaterThan(1)
+    const apiCost = api.reduce((sum, s) => sum + s.totalCost, 0)
+    expect(byProject.breakdowns['/home/dev/src/api'].totalUsd).toBeCloseTo(apiCost, 9)
+  })
+
   it('weeks start on the day asked; a day of the zone asked; the last periods', () => {
     const sunday = json(['cost', 'weekly', '--agent', 'claude']).weekly.map((w) => new Date(w.week).getUTCDay())
     expect(new Set(sunday)).toEqual(new Set([0]))
@@ -145,6 +168,15 @@ describe('piped: one line per row', () => {
 })
 
 describe.skipIf(!ptyAvailable)('on a terminal', () => {
+  it('cost report --group-by week: the weeks in calendar order, under WEEK', () => {
+    const r = term(['cost', 'report', '--group-by', 'week'])
+    expect(r.status, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/^WEEK\s+SESSIONS/)
+    const weeks = [...r.stdout.matchAll(/^(\d{4}-\d{2}-\d{2}) /gm)].map((m) => m[1])
+    expect(weeks.length).toBeGreaterThan(1)
+    expect(weeks).toEqual([...weeks].sort())
+  })
+
   it('daily: a table with a bar in its last column, then the sparkline of the period', () => {
     const r = term(['cost', 'daily'])
     expect(r.status, r.stderr).toBe(0)

@@ -60,9 +60,15 @@ function usageOptions() {
   ]
 }
 
+/** --start-of-week <day>: the first day of a week (the API's `startOfWeek`; default Sunday, as ccusage). */
+const startOfWeekOption = (what = 'the first day of a week') =>
+  new Option('--start-of-week <day>', what)
+    .choices(['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'])
+    .default(undefined, 'sunday')
+
 /** The API's options for `usageOptions` given on the command line. */
 function usageOf(parsed) {
   return defined({ since: parsed.since, until: parsed.until, timezone: parsed.timezone, project: parsed.project, order: parsed.order })
 }
 
-module.exports = { filterOptions, filtersOf, defined, limitOption, agentOption, jsonOption, wideOption, usageOptions, usageOf }
+module.exports = { filterOptions, filtersOf, defined, limitOption, agentOption, jsonOption, wideOption, usageOptions, usageOf, startOfWeekOption }

@@ -91,13 +91,16 @@ function searchResults(text, sessions, view, ids = sessions.map((s) => s.unified
 
 const tokens = (c) => c.inputTokens + c.outputTokens + (c.thinkingTokens ?? 0) + (c.cachedTokens ?? 0)
 
-const GROUP_HEAD = { agent: 'AGENT', model: 'MODEL', day: 'DAY', tag: 'TAG' }
+const GROUP_HEAD = { agent: 'AGENT', model: 'MODEL', day: 'DAY', tag: 'TAG', week: 'WEEK', month: 'MONTH', session: 'SESSION', project: 'PROJECT' }
 
-/** The breakdown's groups in reading order: days by the calendar, every other grouping by spend. */
+// Groupings whose keys are periods, read in calendar order rather than by spend.
+const CALENDAR = new Set(['day', 'week', 'month'])
+
+/** The breakdown's groups in reading order: periods by the calendar, every other grouping by spend. */
 function costGroups(summary, groupBy) {
   const groups = Object.values(summary.breakdowns ?? {})
   return groups.sort((a, b) =>
-    groupBy === 'day' ? a.key.localeCompare(b.key) : b.totalUsd - a.totalUsd || a.key.localeCompare(b.key),
+    CALENDAR.has(groupBy) ? a.key.localeCompare(b.key) : b.totalUsd - a.totalUsd || a.key.localeCompare(b.key),
   )
 }
 

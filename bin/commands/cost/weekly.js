@@ -2,18 +2,16 @@
 // amux cost weekly: usage and cost per local week, as `ccusage weekly` reports them (same --json keys).
 
 const { Option } = require('../../lib/cli.js')
-const { usageOptions, agentOption, jsonOption } = require('../../lib/options.js')
+const { usageOptions, agentOption, jsonOption, startOfWeekOption } = require('../../lib/options.js')
 const args = require('../../lib/args.js')
 const { runReport } = require('../../lib/usage.js')
-
-const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday']
 
 module.exports = (command) =>
   command
     .description('usage and cost per week (each request on the week of its own time)')
     .addOption(agentOption('only this agent (default: every agent)'))
     .addOptions(usageOptions())
-    .addOption(new Option('--start-of-week <day>', 'the first day of a week').choices(WEEKDAYS).default(undefined, 'sunday'))
+    .addOption(startOfWeekOption())
     .addOption(new Option('--model <id>', 'only this model\'s usage'))
     .addOption(new Option('--last <n>', 'only the last n weeks (1: this week)').argParser(args.positive))
     .addOption(jsonOption())
