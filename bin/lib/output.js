@@ -18,7 +18,9 @@ function view({ wide = false } = {}) {
 }
 
 function print(text) {
-  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
+  // Two writes rather than `${text}\n`: a report's JSON is megabytes, and joining copies it.
+  process.stdout.write(text)
+  if (!text.endsWith('\n')) process.stdout.write('\n')
 }
 
 function printJson(value) {
