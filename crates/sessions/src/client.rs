@@ -16,7 +16,6 @@ use crate::model::{Session, SessionSummary};
 use crate::options::{
     BlocksOptions, CostOptions, ExportFormat, ListOptions, ListSort, ReportOptions, SearchQuery,
 };
-use crate::search::Query;
 use crate::window::{MessageWindow, WindowOptions};
 
 #[derive(Default)]
@@ -280,24 +279,19 @@ impl Client {
         crate::diff::diff(&sa, &sb)
     }
 
-    /// The agents whose search the index serves: those without a search of their own (Hermes
-    /// keeps its FTS5), told apart by asking each for a native search.
-    fn indexed_agents(ctx: &Context) -> Vec<&'static dyn Agent> {
-        let probe = Query::parse("agentmuxindexprobe").expect("a word parses");
+    /// The agents whose search the index serves: those without a search engine of their own.
+    fn indexed_agents() -> Vec<&'static dyn Agent> {
         agents::all()
             .iter()
             .copied()
-            .filter(|a| {
-                a.search_support()
-                    .is_none_or(|s| s.native_search(ctx, &probe).is_none())
-            })
+            .filter(|a| a.search_support().and_then(|s| s.native_search()).is_none())
             .collect()
     }
 
     /// The persistent index's directory, size and freshness (`amux index status`).
     pub fn index_status(&self, env: Env) -> crate::index::Status {
         let ctx = self.context(env);
-        crate::index::status(&ctx, &Self::indexed_agents(&ctx))
+        crate::index::status(&ctx, &Self::indexed_agents())
     }
 
     /// Delete the index and build it again for every agent (`amux index rebuild`).
@@ -308,7 +302,7 @@ impl Client {
                 "the index is off (cacheDir: false or AGENT_MUX_NO_CACHE)",
             ));
         }
-        crate::index::rebuild(&ctx, agents::all(), &Self::indexed_agents(&ctx))
+        crate::index::rebuild(&ctx, agents::all(), &Self::indexed_agents())
             .map_err(Error::internal)?;
         Ok(self.index_status(env))
     }

@@ -151,7 +151,8 @@ fn run_on(
     let mut found: Vec<Found> = Vec::new();
     let mut scanned: Vec<&'static dyn Agent> = Vec::new();
     for &a in targets {
-        match a.search_support().and_then(|s| s.native_search(ctx, query)) {
+        let native = a.search_support().and_then(|s| s.native_search());
+        match native.map(|n| n.search(ctx, query)) {
             None => scanned.push(a),
             // A native engine reports no coverage: its hits count as holding every term.
             Some(Ok(hits)) => found.extend(join_native(a, hits, summaries_of, early, terms)),
@@ -394,11 +395,11 @@ fn with_native_snippets(query: &Query, found: Vec<Found>) -> Vec<SessionSummary>
         out.push(*summary);
     }
     for (a, rows) in pending {
-        let Some(support) = a.search_support() else {
+        let Some(native) = a.search_support().and_then(|s| s.native_search()) else {
             continue;
         };
         let (at, rows): (Vec<usize>, Vec<StoreRow>) = rows.into_iter().unzip();
-        for (i, snippet) in at.into_iter().zip(support.native_snippets(query, &rows)) {
+        for (i, snippet) in at.into_iter().zip(native.snippets(query, &rows)) {
             out[i].snippet = snippet;
         }
     }

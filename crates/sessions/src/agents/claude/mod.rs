@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use crate::agents::{existing_dirs, Agent, Mode, SearchSupport, Source};
+use crate::agents::adapter::{existing_dirs, Agent, Mode, SearchSupport, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::ids::is_safe_native_id;

@@ -22,8 +22,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 
+use crate::agents::adapter::Mode;
 use crate::agents::transcript::Transcript;
-use crate::agents::Mode;
 use crate::error::{Error, Result};
 use crate::model::{
     add_usage_at, parse_time_str, truncate_title, Message, Raw, Request, Role, Session,

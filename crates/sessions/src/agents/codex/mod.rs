@@ -8,7 +8,7 @@
 //! file stem for files not named like rollouts, so `get` finds a file by name alone.
 use std::path::{Path, PathBuf};
 
-use crate::agents::{existing_dirs, Agent, Mode, Source};
+use crate::agents::adapter::{existing_dirs, Agent, Mode, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::ids::is_safe_native_id;

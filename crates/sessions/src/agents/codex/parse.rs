@@ -24,8 +24,8 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
 
+use crate::agents::adapter::Mode;
 use crate::agents::transcript::Transcript;
-use crate::agents::Mode;
 use crate::error::{Error, Result};
 use crate::model::{
     add_usage_at, parse_time_str, truncate_title, Message, ModelUsage, Raw, Role, Session,

@@ -24,7 +24,7 @@ use crate::model::{
 use crate::read::jsonl;
 
 use super::workspace::Workspace;
-use crate::agents::Mode;
+use crate::agents::adapter::Mode;
 
 pub fn parse_events(path: &Path, mode: Mode, fallback_id: &str, ws: &Workspace) -> Result<Session> {
     let mut b = Builder::new(mode);

@@ -12,7 +12,7 @@ use crate::model::{
 use crate::read::{fs::read_capped, jsonl};
 
 use super::events::text;
-use crate::agents::Mode;
+use crate::agents::adapter::Mode;
 
 const MAX_DOC: u64 = 512 * 1024 * 1024;
 

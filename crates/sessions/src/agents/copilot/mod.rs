@@ -11,7 +11,7 @@ mod workspace;
 
 use std::path::{Path, PathBuf};
 
-use crate::agents::{existing_dirs, Agent, Mode, Source};
+use crate::agents::adapter::{existing_dirs, Agent, Mode, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary, Timestamp};

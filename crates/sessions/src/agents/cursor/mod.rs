@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::agents::{existing_dirs, Agent, Mode, SearchSupport, Source};
+use crate::agents::adapter::{existing_dirs, Agent, Mode, SearchSupport, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{

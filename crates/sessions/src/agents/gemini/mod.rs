@@ -9,8 +9,8 @@ mod parse;
 
 use std::path::{Path, PathBuf};
 
-use crate::agents::Mode;
-use crate::agents::{existing_dirs, Agent, Source};
+use crate::agents::adapter::Mode;
+use crate::agents::adapter::{existing_dirs, Agent, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary, Timestamp};

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::agents::Mode;
+use crate::agents::adapter::Mode;
 use crate::error::{Error, Result};
 use crate::model::{
     parse_timestamp, truncate_title, Message, Raw, Role, Session, SessionSummary, Timestamp,

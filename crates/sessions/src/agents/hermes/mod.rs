@@ -7,7 +7,7 @@
 //! a tokenizer we do not have.
 use std::path::{Path, PathBuf};
 
-use crate::agents::{existing_dirs, Agent, Mode, SearchSupport, Source};
+use crate::agents::adapter::{existing_dirs, Agent, Mode, NativeSearch, SearchSupport, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary};
@@ -115,15 +115,22 @@ impl Agent for Hermes {
     }
 }
 
-/// Hermes' own FTS5 tables answer searches (three-path dispatch, lineage roots), over the same
-/// databases `sources` lists: the root's and every profile's.
+/// Hermes' own FTS5 tables answer its part of every search.
 impl SearchSupport for Hermes {
-    fn native_search(&self, ctx: &Context, query: &Query) -> Option<Result<Vec<NativeHit>>> {
+    fn native_search(&self) -> Option<&dyn NativeSearch> {
+        Some(self)
+    }
+}
+
+/// Three-path dispatch and lineage roots, over the same databases `sources` lists: the root's and
+/// every profile's.
+impl NativeSearch for Hermes {
+    fn search(&self, ctx: &Context, query: &Query) -> Result<Vec<NativeHit>> {
         let dbs: Vec<PathBuf> = databases(ctx).into_iter().filter(|p| p.is_file()).collect();
-        Some(search::native_search(&dbs, query))
+        search::native_search(&dbs, query)
     }
 
-    fn native_snippets(&self, query: &Query, rows: &[StoreRow]) -> Vec<Option<String>> {
+    fn snippets(&self, query: &Query, rows: &[StoreRow]) -> Vec<Option<String>> {
         search::native_snippets(query, rows)
     }
 }

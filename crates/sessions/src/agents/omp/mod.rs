@@ -10,8 +10,8 @@
 //! following them would list Pi's sessions twice.
 use std::path::{Path, PathBuf};
 
+use crate::agents::adapter::{existing_dirs, Agent, Mode, Source};
 use crate::agents::pi_family::{self, session_files, Built};
-use crate::agents::{existing_dirs, Agent, Mode, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{count_turns, merge_usage, Session, SessionSummary};

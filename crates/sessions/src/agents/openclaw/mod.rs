@@ -11,8 +11,10 @@
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
+use crate::agents::adapter::{
+    existing_dirs, Agent, Fingerprint, ManySessions, Mode, SearchSupport, Source,
+};
 use crate::agents::pi_family;
-use crate::agents::{existing_dirs, Agent, Fingerprint, ManySessions, Mode, SearchSupport, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{ModelUsage, Session, SessionSummary, Tokens};

@@ -3,7 +3,9 @@
 //! Sub-agent sessions are sessions of their own whose `parent_id` becomes `forkedFrom`.
 use std::path::{Path, PathBuf};
 
-use crate::agents::{existing_dirs, Agent, Fingerprint, ManySessions, Mode, SearchSupport, Source};
+use crate::agents::adapter::{
+    existing_dirs, Agent, Fingerprint, ManySessions, Mode, SearchSupport, Source,
+};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary};

@@ -7,8 +7,8 @@
 use serde_json::Value;
 use std::path::PathBuf;
 
+use crate::agents::adapter::{existing_dirs, Agent, Mode, Source};
 use crate::agents::pi_family::{self, session_files};
-use crate::agents::{existing_dirs, Agent, Mode, Source};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary};
