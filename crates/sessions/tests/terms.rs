@@ -1,4 +1,4 @@
-//! The index answers one-word queries from stored counts (`search::terms`) without reading
+//! The index answers one-word queries from stored counts (`query::terms`) without reading
 //! sessions. Those counts must be what the search's own analysis finds for every word, in every
 //! field, with the same field lengths: checked here word by word, on the demo home and on every
 //! real capture, against the exhaustive analysis.
@@ -11,8 +11,8 @@ use agent_mux_sessions::index::codec;
 use agent_mux_sessions::index::delta::{delta, Reread};
 use agent_mux_sessions::model::Session;
 use agent_mux_sessions::query::prefilter::Prefilter;
+use agent_mux_sessions::query::terms::term_stats;
 use agent_mux_sessions::search::score::{analyse, Matcher};
-use agent_mux_sessions::search::terms::term_stats;
 use agent_mux_sessions::search::Query;
 
 /// Compare the counts with the analysis for a spread of the session's own words, their

@@ -11,8 +11,8 @@ use crate::model::{
     CostRecord, Message, ModelUsage, Request, Role, SessionSummary, Timestamp, Tokens, ToolCall,
     ToolResult, UsageSlice,
 };
-use crate::search::score::{searched_text, FIELDS};
-use crate::search::terms::TermCount;
+use crate::query::fields::{searched_text, FIELDS};
+use crate::query::terms::TermCount;
 
 #[derive(Default)]
 pub struct Writer(pub Vec<u8>);
@@ -63,7 +63,7 @@ impl Writer {
         self.i64(t.timestamp());
         self.u64(t.timestamp_subsec_nanos() as u64);
     }
-    /// A tool's input or output, as its searched text (`score::searched_text`).
+    /// A tool's input or output, as its searched text (`fields::searched_text`).
     fn tool_value(&mut self, v: &Value) {
         match searched_text(v) {
             Value::String(s) => self.opt(Some(s.as_str()), Writer::str),

@@ -7,8 +7,8 @@ use std::collections::HashSet;
 
 use super::codec::{self, Corrupt};
 use crate::model::Session;
-use crate::search::score::{answered_ids, FIELDS};
-use crate::search::terms::{TermCount, TermStats};
+use crate::query::fields::{answered_ids, FIELDS};
+use crate::query::terms::{TermCount, TermStats};
 
 /// A session as read now, in the form the index stores: its messages encoded and packed (the
 /// reader threads pack, and a batch held in memory is the size the index stores), and its title.
@@ -147,7 +147,7 @@ impl Delta {
 mod tests {
     use super::*;
     use crate::model::{Message, Role, SessionSummary, ToolCall, ToolResult};
-    use crate::search::terms::term_stats;
+    use crate::query::terms::term_stats;
     use serde_json::json;
 
     fn text(role: Role, t: &str) -> Message {

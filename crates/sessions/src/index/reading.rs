@@ -10,7 +10,7 @@ use super::rows::TermRun;
 use crate::agents::{Agent, Fingerprint, ManySessions, Source};
 use crate::context::Context;
 use crate::model::{Session, SessionSummary};
-use crate::search::terms::{term_stats, TermStats};
+use crate::query::terms::{term_stats, TermStats};
 
 /// Which part of a source a call needs up to date.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use super::codec;
 use super::delta::{delta, Reread};
 use super::term_insert::insert_terms;
-use crate::search::terms::{TermCount, Terms};
+use crate::query::terms::{TermCount, Terms};
 
 const INSERT_TERM: &str = "INSERT INTO term(seg, token, doc, counts) VALUES (?1, ?2, ?3, ?4)";
 

@@ -1,5 +1,5 @@
 //! Search from the index. Every token (and CJK character) of every session is kept with its
-//! counts per field (`search::terms`), so:
+//! counts per field (`query::terms`), so:
 //! - a query of single words (with OR, NOT and prefixes) is answered from those counts alone:
 //!   which sessions match, how many times, their scores. Sessions are read only for the results
 //!   returned (their snippets) and, for words side by side, for those that may make the cut;
@@ -18,12 +18,13 @@ use super::codec;
 use super::store::Fault;
 use super::sync::Synced;
 use crate::model::{Session, SessionSummary};
+use crate::query::fields::FIELDS;
 use crate::query::parse::{Expr, Leaf, Query};
 use crate::query::prefilter::Prefilter;
+use crate::query::terms::TermCount;
 use crate::query::text::is_cjk;
 use crate::search::scan::{rank, Examined, FileHit, ReadSession};
-use crate::search::score::{adjacency_leaf, analyse, Matcher, Stats, FIELDS};
-use crate::search::terms::TermCount;
+use crate::search::score::{adjacency_leaf, analyse, Matcher, Stats};
 use crate::search::{take_in_order, Completed, PendingSummary};
 
 /// The sources a search covers, in the scan's order (largest first, so that of two equal hits

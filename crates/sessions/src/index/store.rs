@@ -88,7 +88,7 @@ CREATE TABLE IF NOT EXISTS body(
     messages BLOB NOT NULL,
     vocabulary BLOB NOT NULL
 );
--- every token (and CJK character) of every doc, with its counts per field (search::terms), in
+-- every token (and CJK character) of every doc, with its counts per field (query::terms), in
 -- segments: a build appends whole segments in key order instead of inserting all over one
 -- table (sync::Segments)
 CREATE TABLE IF NOT EXISTS term(

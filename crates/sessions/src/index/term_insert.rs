@@ -10,7 +10,7 @@ use rusqlite::Connection;
 use std::ffi::{c_int, CStr};
 
 use super::codec;
-use crate::search::terms::TermCount;
+use crate::query::terms::TermCount;
 
 /// Rows per statement (the standalone insert: 64 as fast as 256, both far ahead of 1).
 const ROWS: usize = 64;

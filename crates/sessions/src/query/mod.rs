@@ -7,9 +7,11 @@ use std::path::PathBuf;
 
 pub mod byte_filter;
 pub mod caseless;
+pub mod fields;
 pub mod parse;
 pub mod prefilter;
 pub mod snippet;
+pub mod terms;
 pub mod text;
 
 pub use byte_filter::{ByteFilter, SessionMasks};

@@ -20,7 +20,6 @@ use crate::options::{SearchQuery, SearchSort};
 pub mod corpus;
 pub mod scan;
 pub mod score;
-pub mod terms;
 
 #[cfg(test)]
 mod tests;

@@ -3,8 +3,6 @@
 //! frequency over the whole search, computed per field and weighted by where the hit is
 //! (`Field`), phrases weighted by their length, an implicit-AND query's words found side by side
 //! rewarded. The engine then blends in recency (`recency`) and ranks by coverage (`Stats::terms`).
-use serde_json::Value;
-
 use rayon::prelude::*;
 use std::collections::HashSet;
 
@@ -13,40 +11,16 @@ use crate::query::parse::{Expr, Leaf, Query};
 use crate::query::prefilter::Prefilter;
 use crate::query::snippet;
 
-use crate::model::{Message, Role, Session, Timestamp};
+use crate::model::{Message, Session, Timestamp};
+use crate::query::fields::{answered, for_each_field, Field, FieldCounts, FIELDS};
 use crate::query::text::{folds_differently, is_token_char, Folded};
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 const ADJACENT_BONUS: f64 = 0.5;
 
-/// Where a text sits in a session. A hit weighs by its field, and term frequency saturates per
-/// field, so a log that repeats a word a thousand times counts for less than a conversation
-/// about it. Earlier fields are also preferred for snippets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Field {
-    Title,
-    /// What the user typed and the assistant wrote.
-    Conversation,
-    /// The model's thinking, and system or injected text.
-    Thinking,
-    /// Tool names and inputs (commands, file paths, edits).
-    ToolInput,
-    /// Tool outputs (logs, file contents, command output).
-    ToolOutput,
-}
-
-pub const FIELDS: usize = 5;
-
+/// A field's weight is the ranking's: it stays with the scoring.
 impl Field {
-    pub const ALL: [Field; FIELDS] = [
-        Field::Title,
-        Field::Conversation,
-        Field::Thinking,
-        Field::ToolInput,
-        Field::ToolOutput,
-    ];
-
     /// The weight of a fully saturated hit here, relative to the conversation's (README, search).
     pub fn weight(self) -> f64 {
         match self {
@@ -57,19 +31,7 @@ impl Field {
             Field::ToolOutput => 0.2,
         }
     }
-
-    /// The field of a message's `content`.
-    fn of_content(role: Role) -> Field {
-        match role {
-            Role::User | Role::Assistant => Field::Conversation,
-            Role::System => Field::Thinking,
-            Role::Tool => Field::ToolOutput,
-        }
-    }
 }
-
-/// Occurrences of one leaf, per field (indexed by `Field as usize`).
-pub type FieldCounts = [u32; FIELDS];
 
 /// What one session holds for the query, before corpus statistics are known. Everything here
 /// comes from the session model, so the index can keep it and score again.
@@ -178,100 +140,6 @@ fn occurrences(leaf: &Leaf, f: &Folded) -> Vec<(usize, usize)> {
             }
             out
         }
-    }
-}
-
-/// How a text relates to the one read before it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Copy {
-    /// A text of its own.
-    New,
-    /// Another rendering of the previous text (a tool message's output, whose content the
-    /// agent also filled with it): only what it holds beyond that text counts.
-    OfPrevious,
-}
-
-impl Copy {
-    /// What a text counts of `n` (bytes, occurrences) when the text before it had `seen`: a
-    /// copy counts only what it holds beyond the text it copies.
-    pub(super) fn beyond(self, n: u64, seen: u64) -> u64 {
-        match self {
-            Copy::New => n,
-            Copy::OfPrevious => n.saturating_sub(seen),
-        }
-    }
-}
-
-/// Every searchable text of a session after its title, in order, with its field: message
-/// content, thinking, tool names and inputs, outputs. Each text is read once: a call's output
-/// that a tool message of the session also carries (`answered`) is read there, and a tool
-/// message's output is read as a copy of its content. Tool texts are assembled in `scratch`.
-pub(super) fn for_each_field(
-    messages: &[Message],
-    answered: &HashSet<&str>,
-    scratch: &mut String,
-    f: &mut dyn FnMut(Field, &str, Copy),
-) {
-    for m in messages {
-        if !m.content.is_empty() {
-            f(Field::of_content(m.role), &m.content, Copy::New);
-        }
-        if let Some(t) = m.thinking.as_deref().filter(|t| !t.is_empty()) {
-            f(Field::Thinking, t, Copy::New);
-        }
-        for c in &m.tool_calls {
-            scratch.clear();
-            scratch.push_str(&c.tool_name);
-            push_strings(&c.input, scratch);
-            f(Field::ToolInput, scratch, Copy::New);
-            if let Some(o) = c
-                .output
-                .as_ref()
-                .filter(|_| !answered.contains(&*c.tool_call_id))
-            {
-                scratch.clear();
-                push_strings(o, scratch);
-                f(Field::ToolOutput, scratch, Copy::New);
-            }
-        }
-        if let Some(r) = &m.tool_result {
-            scratch.clear();
-            scratch.push_str(&r.tool_name);
-            push_strings(&r.output, scratch);
-            // Content first: the previous text is this message's own content, if any.
-            let alone = m.content.is_empty() || m.thinking.is_some() || !m.tool_calls.is_empty();
-            let copy = if alone { Copy::New } else { Copy::OfPrevious };
-            f(Field::ToolOutput, scratch, copy);
-        }
-    }
-}
-
-/// A tool's input or output as search reads it, and nothing else: its string values and numbers
-/// in one string (`Null` when it has none), which `push_strings` reads as it reads `v`. The
-/// index stores this rather than the JSON, so that completing a hit parses no JSON.
-pub fn searched_text(v: &Value) -> Value {
-    let mut text = String::new();
-    push_strings(v, &mut text);
-    match text.strip_prefix(' ') {
-        Some(rest) => Value::String(rest.to_string()),
-        None => Value::Null,
-    }
-}
-
-/// The string values (and numbers) of a JSON value, space-separated; keys are structure, not text.
-fn push_strings(v: &Value, out: &mut String) {
-    match v {
-        Value::String(s) => {
-            out.push(' ');
-            out.push_str(s);
-        }
-        Value::Number(n) => {
-            out.push(' ');
-            out.push_str(&n.to_string());
-        }
-        Value::Array(a) => a.iter().for_each(|v| push_strings(v, out)),
-        Value::Object(m) => m.values().for_each(|v| push_strings(v, out)),
-        _ => {}
     }
 }
 
@@ -699,23 +567,6 @@ pub fn analyse(m: &Matcher, s: &Session) -> Stats {
     st
 }
 
-/// The ids of calls whose output a tool message of the session carries (read there, not twice).
-pub(super) fn answered(messages: &[Message]) -> HashSet<&str> {
-    answered_ids(
-        messages
-            .iter()
-            .filter_map(|m| m.tool_result.as_ref())
-            .map(|r| r.tool_call_id.as_str()),
-    )
-}
-
-/// The calls answered by tool results with these call ids (`answered`, for callers that read
-/// the ids without the messages).
-pub fn answered_ids<'a>(ids: impl Iterator<Item = &'a str>) -> HashSet<&'a str> {
-    ids.filter(|id| !id.is_empty()) // an unnamed result cannot stand for any one call
-        .collect()
-}
-
 /// Folded ranges to sorted, merged ranges of the original text.
 fn to_original(f: &Folded, original: &str, hits: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
     let mapped = hits
@@ -977,24 +828,5 @@ mod tests {
             },
         );
         assert_eq!(outputs, [" zebra", "bash lynx", "bash okapi"]);
-    }
-
-    #[test]
-    fn a_tool_value_reads_as_its_searched_text_does() {
-        let values = [
-            serde_json::json!({"command": "ls -la", "n": 3, "f": 0.5, "deep": [{"a": " x "}, true, null]}),
-            serde_json::json!({}),
-            serde_json::json!(null),
-            serde_json::json!(""),
-            serde_json::json!(["", " lead", 1e300, -7]),
-            serde_json::json!("plain"),
-        ];
-        for v in values {
-            let (mut want, mut got) = (String::new(), String::new());
-            push_strings(&v, &mut want);
-            push_strings(&searched_text(&v), &mut got);
-            assert_eq!(got, want, "{v}");
-        }
-        assert_eq!(searched_text(&serde_json::json!({"k": true})), Value::Null);
     }
 }

@@ -1,14 +1,14 @@
 //! A session's statistics for every one-word query at once: what the index keeps so that a
 //! search of words needs no session read to know which sessions match and how they score.
 //!
-//! Counted exactly as `score::analyse` counts a one-word leaf (the same texts, fields, folding
+//! Counted exactly as search's analysis (`search::score::analyse`) counts a one-word leaf (the same texts, fields, folding
 //! and copies), so `Stats` assembled from these equal the analysis's, whatever the word.
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::HashSet;
 
-use super::score::{answered, for_each_field, Copy, Field, FieldCounts, FIELDS};
+use super::fields::{answered, for_each_field, Field, FieldCounts, TextKind, FIELDS};
+use super::text::{is_cjk, Folded};
 use crate::model::{Message, Session};
-use crate::query::text::{is_cjk, Folded};
 
 /// How one token occurs in a session.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -64,12 +64,12 @@ impl TermStats {
                 let len = text.len() as u64;
                 self.lengths[k] += copy.beyond(len, previous_text.len() as u64);
                 let folded = match copy {
-                    Copy::New => {
+                    TextKind::Own => {
                         let f = Folded::new(text);
                         self.add_text(k, &f);
                         Some(f)
                     }
-                    Copy::OfPrevious => {
+                    TextKind::CopyOfPrevious => {
                         let before = previous.get_or_insert_with(|| Folded::new(&previous_text));
                         match copy_head(text, &previous_text) {
                             Some(head) => {
@@ -104,7 +104,7 @@ impl TermStats {
         for (t, n) in counts(&f) {
             let c = entry(&mut self.terms, t);
             let s = seen.get(t).copied().unwrap_or(0);
-            c.tf[k] += Copy::OfPrevious.beyond(n as u64, s as u64) as u32;
+            c.tf[k] += TextKind::CopyOfPrevious.beyond(n as u64, s as u64) as u32;
             c.body += n;
         }
         f
