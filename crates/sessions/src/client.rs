@@ -16,6 +16,7 @@ use crate::model::{Session, SessionSummary};
 use crate::options::{
     BlocksOptions, CostOptions, ExportFormat, ListOptions, ListSort, ReportOptions, SearchQuery,
 };
+use crate::selection;
 use crate::window::{MessageWindow, WindowOptions};
 
 #[derive(Default)]
@@ -94,7 +95,7 @@ impl Client {
         opts: &ListOptions,
     ) -> Vec<SessionSummary> {
         let summaries = || targets.iter().flat_map(|a| self.summaries_of(ctx, *a));
-        if list::priced_before_cut(&opts.filters, opts.sort == ListSort::Cost) {
+        if selection::priced_before_cut(&opts.filters, opts.sort == ListSort::Cost) {
             let mut v: Vec<SessionSummary> = summaries().collect();
             cost::apply_to_summaries(ctx, &mut v);
             return list::apply(v, opts);

@@ -18,6 +18,7 @@ pub mod options;
 pub mod query;
 pub mod read;
 pub mod search;
+pub mod selection;
 pub mod tsv;
 pub mod window;
 

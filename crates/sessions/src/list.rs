@@ -1,7 +1,6 @@
 //! Listing: every source of an agent summarised in parallel through a per-client cache keyed by
 //! path + size + mtime, then filtered, sorted and cut.
 use rayon::prelude::*;
-use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -9,9 +8,10 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use crate::agents::{Agent, Source};
 use crate::context::Context;
 use crate::model::SessionSummary;
-use crate::options::{Direction, Filters, ListOptions, ListSort};
+use crate::options::{Direction, ListOptions, ListSort};
 use crate::read::fs::Stamp;
 use crate::read::page_cache::install_for;
+use crate::selection;
 
 type CacheKey = (&'static str, PathBuf);
 type Summaries = Arc<Vec<SessionSummary>>;
@@ -148,82 +148,14 @@ pub fn dedupe_by_id(mut v: Vec<SessionSummary>) -> Vec<SessionSummary> {
     v
 }
 
-/// Does a (priced, tagged) summary pass the filters? Dates bound `createdAt`; `model` matches the
-/// primary model or any model the session used; `tags` is an OR match.
-pub fn matches(s: &SessionSummary, f: &Filters) -> bool {
-    if f.since.is_some_and(|t| s.created_at < t) || f.until.is_some_and(|t| s.created_at > t) {
-        return false;
-    }
-    if let Some(m) = &f.model {
-        let used = s.model.as_deref() == Some(m.as_str()) || s.usage.iter().any(|u| &u.model == m);
-        if !used {
-            return false;
-        }
-    }
-    if let Some(tags) = &f.tags {
-        if !tags.is_empty() && !tags.iter().any(|t| s.tags.contains(t)) {
-            return false;
-        }
-    }
-    if let Some(cwd) = &f.cwd {
-        let want = cwd.trim_end_matches(['/', '\\']);
-        if s.cwd.as_deref().map(|c| c.trim_end_matches(['/', '\\'])) != Some(want) {
-            return false;
-        }
-    }
-    true
-}
-
-/// Whether prices and run-index tags (`cost::apply_to_summaries`) must be known before the
-/// cut: to sort by cost, or to filter by tag.
-pub fn priced_before_cut(f: &Filters, by_cost: bool) -> bool {
-    by_cost || filters_by_tag(f)
-}
-
-/// Whether a tag filter is given (an empty list of tags filters nothing, as in `matches`).
-fn filters_by_tag(f: &Filters) -> bool {
-    f.tags.as_ref().is_some_and(|t| !t.is_empty())
-}
-
-/// Whether `matches` looks at more of a summary than its dates.
-pub fn looks_past_dates(f: &Filters) -> bool {
-    let Filters {
-        since: _,
-        until: _,
-        model,
-        tags: _,
-        cwd,
-    } = f;
-    model.is_some() || filters_by_tag(f) || cwd.is_some()
-}
-
-fn cost_of(s: &SessionSummary) -> f64 {
-    s.cost.as_ref().map(|c| c.total_usd).unwrap_or(0.0)
-}
-
-/// Sort by the chosen field (date = `updatedAt`, the last activity); ties by unified id so the
-/// order is the same on every call.
+/// Sort as `list()` orders its sessions (`selection::list_order`).
 pub fn sort(v: &mut [SessionSummary], sort: ListSort, dir: Direction) {
-    v.sort_by(|a, b| {
-        let primary = match sort {
-            ListSort::Date => a.updated_at.cmp(&b.updated_at),
-            ListSort::Cost => cost_of(a)
-                .partial_cmp(&cost_of(b))
-                .unwrap_or(Ordering::Equal),
-            ListSort::Turns => a.turn_count.cmp(&b.turn_count),
-        };
-        let primary = if dir == Direction::Desc {
-            primary.reverse()
-        } else {
-            primary
-        };
-        primary.then_with(|| a.unified_id.cmp(&b.unified_id))
-    });
+    v.sort_by(|a, b| selection::list_order(a, b, sort, dir));
 }
 
 /// Filter, sort and cut priced summaries as `list()` returns them.
 pub fn apply(mut v: Vec<SessionSummary>, opts: &ListOptions) -> Vec<SessionSummary> {
-    v.retain(|s| matches(s, &opts.filters));
+    v.retain(|s| selection::matches(s, &opts.filters));
     sort(&mut v, opts.sort, opts.direction);
     v.truncate(opts.limit);
     v

@@ -520,7 +520,7 @@ fn summaries_get_tags_run_counts_and_costs() {
     };
     let hits: Vec<_> = v
         .iter()
-        .filter(|s| agent_mux_sessions::list::matches(s, &f))
+        .filter(|s| agent_mux_sessions::selection::matches(s, &f))
         .map(|s| s.session_id.as_str())
         .collect();
     assert_eq!(hits, vec!["s4"]);

@@ -16,6 +16,8 @@ const LAYERS: &[&[&str]] = &[
     &["agents"],
     // The engines' inputs, validated from the binding's JSON: below the engines that take them.
     &["options"],
+    // Which sessions a call keeps and in what order: below every engine that filters or sorts.
+    &["selection"],
     &[
         "list", "search", "cost", "export", "diff", "index", "tsv", "window",
     ],

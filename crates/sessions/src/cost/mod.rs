@@ -34,11 +34,11 @@ use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::context::Context;
-use crate::list;
 use crate::model::{
     CostRecord, Message, Request, Session, SessionSummary, Timestamp, TokenUsage, Tokens,
 };
 use crate::options::{CostOptions, Filters, GroupBy, Period};
+use crate::selection;
 
 pub mod blocks;
 pub mod day;
@@ -440,7 +440,7 @@ pub fn total_cost(
 
     for (s, p) in summaries.iter().zip(&priced) {
         let other_agent = opts.agent.as_ref().is_some_and(|a| &s.agent != a);
-        if other_agent || !list::matches(s, &opts.filters) {
+        if other_agent || !selection::matches(s, &opts.filters) {
             continue;
         }
         unpriced.extend(p.unpriced.iter().cloned());

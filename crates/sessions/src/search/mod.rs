@@ -13,9 +13,9 @@ use std::collections::{HashMap, HashSet};
 
 use crate::agents::Agent;
 use crate::context::Context;
-use crate::list;
 use crate::model::{SessionSummary, Timestamp};
 use crate::options::{SearchQuery, SearchSort};
+use crate::selection::{self, cost_usd};
 
 pub mod corpus;
 pub mod scan;
@@ -61,7 +61,7 @@ pub type SummariesOf<'a> = dyn Fn(&dyn Agent, &HashSet<&str>) -> Vec<SessionSumm
 pub enum PendingSummary {
     Whole,
     /// Its ids and dates only (`SessionSummary::new`): enough to rank it when nothing before
-    /// the cut looks further (`list::looks_past_dates`, no early pricing).
+    /// the cut looks further (`selection::looks_past_dates`, no early pricing).
     Head,
 }
 
@@ -139,10 +139,10 @@ fn run_on(
     files: &dyn Files,
 ) -> Option<Vec<SessionSummary>> {
     // Only the results returned are priced, unless the cut needs prices.
-    let price_early = list::priced_before_cut(&q.filters, q.sort == SearchSort::Cost);
+    let price_early = selection::priced_before_cut(&q.filters, q.sort == SearchSort::Cost);
     let no_price = |_: &mut [SessionSummary]| {};
     let early: &dyn Fn(&mut [SessionSummary]) = if price_early { price } else { &no_price };
-    let pending = match price_early || list::looks_past_dates(&q.filters) {
+    let pending = match price_early || selection::looks_past_dates(&q.filters) {
         true => PendingSummary::Whole,
         false => PendingSummary::Head,
     };
@@ -184,7 +184,7 @@ fn run_on(
             pending,
         });
     }
-    found.retain(|f| list::matches(&f.summary, &q.filters));
+    found.retain(|f| selection::matches(&f.summary, &q.filters));
     // Of a session found twice the better score is kept: know both.
     let mut copies: rustc_hash::FxHashMap<&str, usize> = Default::default();
     for f in &found {
@@ -299,7 +299,7 @@ fn settle(
             let primary = match q.sort {
                 SearchSort::Relevance => relevance(b, fb.score).total_cmp(&relevance(a, fa.score)),
                 SearchSort::Date => fb.summary.updated_at.cmp(&fa.summary.updated_at),
-                SearchSort::Cost => cost(&fb.summary).total_cmp(&cost(&fa.summary)),
+                SearchSort::Cost => cost_usd(&fb.summary).total_cmp(&cost_usd(&fa.summary)),
             };
             primary.then_with(|| relevance(b, fb.score).total_cmp(&relevance(a, fa.score)))
         });
@@ -316,7 +316,7 @@ fn settle(
                         relevance(i, f.most()) >= relevance(last, l.score) - SLACK
                     }
                     SearchSort::Date => f.summary.updated_at >= l.summary.updated_at,
-                    SearchSort::Cost => cost(&f.summary) >= cost(&l.summary),
+                    SearchSort::Cost => cost_usd(&f.summary) >= cost_usd(&l.summary),
                 }
             })
             .collect();
@@ -491,34 +491,13 @@ fn finish(mut found: Vec<Found>, recency: &[f64], q: &SearchQuery) -> Vec<Found>
     // The order ends on the unified id, unique here: the first `limit` of it are found without
     // sorting the rest.
     let mut order: Vec<usize> = (0..found.len()).collect();
-    let by = |&a: &usize, &b: &usize| compare(&found[a].summary, &found[b].summary, q.sort);
+    let by = |&a: &usize, &b: &usize| {
+        selection::search_order(&found[a].summary, &found[b].summary, q.sort)
+    };
     if order.len() > q.limit {
         order.select_nth_unstable_by(q.limit, by);
         order.truncate(q.limit);
     }
     order.sort_unstable_by(by);
     take_in_order(found, order)
-}
-
-fn cost(s: &SessionSummary) -> f64 {
-    s.cost.as_ref().map(|c| c.total_usd).unwrap_or(0.0)
-}
-
-/// Relevance: best first, newer first on ties. Date: newest activity first. Cost: dearest first.
-/// Every order ends on the unified id, so it is the same on every call.
-pub fn sort(v: &mut [SessionSummary], by: SearchSort) {
-    v.sort_by(|a, b| compare(a, b, by));
-}
-
-fn compare(a: &SessionSummary, b: &SessionSummary, by: SearchSort) -> std::cmp::Ordering {
-    let score = |s: &SessionSummary| s.relevance_score.unwrap_or(0.0);
-    let primary = match by {
-        SearchSort::Relevance => score(b).total_cmp(&score(a)),
-        SearchSort::Date => b.updated_at.cmp(&a.updated_at),
-        SearchSort::Cost => cost(b).total_cmp(&cost(a)),
-    };
-    primary
-        .then_with(|| score(b).total_cmp(&score(a)))
-        .then_with(|| b.updated_at.cmp(&a.updated_at))
-        .then_with(|| a.unified_id.cmp(&b.unified_id))
 }
