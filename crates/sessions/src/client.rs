@@ -11,27 +11,19 @@ use crate::cost::{self, CostSummary};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::ids::is_safe_native_id;
-use crate::list::{self, SummaryCache};
+use crate::list;
 use crate::model::{Session, SessionSummary};
 use crate::options::{
     BlocksOptions, CostOptions, ExportFormat, ListOptions, ListSort, ReportOptions, SearchQuery,
 };
 use crate::selection;
+use crate::storage::{without_requests, Status, Storage, SummaryCache};
 use crate::window::{MessageWindow, WindowOptions};
 
 #[derive(Default)]
 pub struct Client {
     options: Arc<ClientOptions>,
-    cache: SummaryCache,
-}
-
-/// Summaries as list and search return them: each request (`SessionSummary::requests`) is for
-/// the cost engine only, and the index does not decode them for a listing either.
-fn without_requests(mut v: Vec<SessionSummary>) -> Vec<SessionSummary> {
-    for s in &mut v {
-        s.requests = Vec::new();
-    }
-    v
+    storage: Storage,
 }
 
 fn agent(name: &str) -> Result<&'static dyn Agent> {
@@ -42,7 +34,7 @@ impl Client {
     pub fn new(options: ClientOptions) -> Self {
         Client {
             options: Arc::new(options),
-            cache: SummaryCache::default(),
+            storage: Storage::default(),
         }
     }
 
@@ -50,25 +42,14 @@ impl Client {
         Context::new(env, self.options.clone())
     }
 
+    /// The summaries this client read from the agents' sources, and the sources it skipped.
     pub fn cache(&self) -> &SummaryCache {
-        &self.cache
-    }
-
-    /// Unpriced summaries of every session of `agent`: from the persistent index when there is
-    /// one (issue #16), else read through the client's cache.
-    fn summaries_of(&self, ctx: &Context, agent: &dyn Agent) -> Vec<SessionSummary> {
-        match crate::index::summaries(ctx, agent) {
-            Some((v, skipped)) => {
-                self.cache.note_skipped(skipped);
-                list::dedupe_by_id(v)
-            }
-            None => without_requests(self.cache.all_summaries(ctx, agent)),
-        }
+        self.storage.cache()
     }
 
     /// Every session of `agent`, priced and tagged, unfiltered.
     pub fn all_summaries(&self, ctx: &Context, agent: &dyn Agent) -> Vec<SessionSummary> {
-        let mut v = self.summaries_of(ctx, agent);
+        let mut v = self.storage.summaries(ctx, agent);
         cost::apply_to_summaries(ctx, &mut v);
         v
     }
@@ -94,7 +75,7 @@ impl Client {
         targets: &[&'static dyn Agent],
         opts: &ListOptions,
     ) -> Vec<SessionSummary> {
-        let summaries = || targets.iter().flat_map(|a| self.summaries_of(ctx, *a));
+        let summaries = || targets.iter().flat_map(|a| self.storage.summaries(ctx, *a));
         if selection::priced_before_cut(&opts.filters, opts.sort == ListSort::Cost) {
             let mut v: Vec<SessionSummary> = summaries().collect();
             cost::apply_to_summaries(ctx, &mut v);
@@ -162,18 +143,8 @@ impl Client {
             },
             None => agents::all().to_vec(),
         };
-        let summaries_of = |a: &dyn Agent, ids: &std::collections::HashSet<&str>| {
-            if crate::index::dir::resolve(&ctx).is_some() {
-                let mut v = self.summaries_of(&ctx, a);
-                v.retain(|s| ids.contains(s.session_id.as_str()));
-                return v;
-            }
-            without_requests(self.cache.summaries_with_ids(&ctx, a, ids))
-        };
         let price = |v: &mut [SessionSummary]| cost::apply_to_summaries(&ctx, v);
-        // The persistent index (issue #16) finds the same hits as the scan, when it can be used.
-        let files = crate::index::IndexedFiles::new();
-        let hits = crate::search::run(&ctx, &targets, q, &summaries_of, &price, &files);
+        let hits = crate::search::run(&ctx, &self.storage, &targets, q, &price);
         Ok(without_requests(hits))
     }
 
@@ -219,14 +190,7 @@ impl Client {
                     replays.keep(s).into_iter().for_each(&mut *take)
                 }
             };
-            match crate::index::each_summary(ctx, *a, 2, &mut f) {
-                Some(skipped) => self.cache.note_skipped(skipped),
-                None => {
-                    let v = self.cache.all_summaries(ctx, *a);
-                    v.iter().for_each(|s| f(0, s.clone()));
-                    v.into_iter().for_each(|s| f(1, s));
-                }
-            }
+            self.storage.each_summary(ctx, *a, 2, &mut f);
         }
     }
 
@@ -280,36 +244,18 @@ impl Client {
         crate::diff::diff(&sa, &sb)
     }
 
-    /// The agents whose search the index serves: those without a search engine of their own.
-    fn indexed_agents() -> Vec<&'static dyn Agent> {
-        agents::all()
-            .iter()
-            .copied()
-            .filter(|a| a.search_support().and_then(|s| s.native_search()).is_none())
-            .collect()
-    }
-
     /// The persistent index's directory, size and freshness (`amux index status`).
-    pub fn index_status(&self, env: Env) -> crate::index::Status {
-        let ctx = self.context(env);
-        crate::index::status(&ctx, &Self::indexed_agents())
+    pub fn index_status(&self, env: Env) -> Status {
+        self.storage.index_status(&self.context(env))
     }
 
     /// Delete the index and build it again for every agent (`amux index rebuild`).
-    pub fn index_rebuild(&self, env: Env) -> Result<crate::index::Status> {
-        let ctx = self.context(env.clone());
-        if crate::index::dir::resolve(&ctx).is_none() {
-            return Err(Error::validation(
-                "the index is off (cacheDir: false or AGENT_MUX_NO_CACHE)",
-            ));
-        }
-        crate::index::rebuild(&ctx, agents::all(), &Self::indexed_agents())
-            .map_err(Error::internal)?;
-        Ok(self.index_status(env))
+    pub fn index_rebuild(&self, env: Env) -> Result<Status> {
+        self.storage.rebuild_index(&self.context(env))
     }
 
     /// Delete the index (`amux index clear`); false when it is off.
     pub fn index_clear(&self, env: Env) -> Result<bool> {
-        crate::index::clear(&self.context(env)).map_err(|e| Error::internal(e.to_string()))
+        self.storage.clear_index(&self.context(env))
     }
 }

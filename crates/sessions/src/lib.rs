@@ -19,6 +19,7 @@ pub mod query;
 pub mod read;
 pub mod search;
 pub mod selection;
+pub mod storage;
 pub mod tsv;
 pub mod window;
 

@@ -16,10 +16,14 @@ const LAYERS: &[&[&str]] = &[
     &["agents"],
     // The engines' inputs, validated from the binding's JSON: below the engines that take them.
     &["options"],
+    // The persistent index, then the one storage layer that answers from it or from the agents:
+    // beneath the engines, which never name the index.
+    &["index"],
+    &["storage"],
     // Which sessions a call keeps and in what order: below every engine that filters or sorts.
     &["selection"],
     &[
-        "list", "search", "cost", "export", "diff", "index", "tsv", "window",
+        "list", "search", "cost", "export", "diff", "tsv", "window",
     ],
     &["client"],
 ];

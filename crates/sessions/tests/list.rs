@@ -4,9 +4,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use agent_mux_sessions::agents::{Agent, Mode, Source};
-use agent_mux_sessions::list::{self, SummaryCache};
+use agent_mux_sessions::list;
 use agent_mux_sessions::model::{CostRecord, ModelUsage};
 use agent_mux_sessions::options::{Direction, Filters, ListOptions, ListSort};
+use agent_mux_sessions::storage::SummaryCache;
 use agent_mux_sessions::{ClientOptions, Context, Env, Error, Result, Session, SessionSummary};
 use chrono::{TimeZone, Utc};
 

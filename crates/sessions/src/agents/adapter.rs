@@ -117,6 +117,11 @@ pub trait Agent: Send + Sync {
         None
     }
 
+    /// The agent's own search engine, when its `SearchSupport` has one.
+    fn native_search(&self) -> Option<&dyn NativeSearch> {
+        self.search_support()?.native_search()
+    }
+
     /// Reading a store of many sessions session by session. `None` (the default): a source is
     /// always read whole.
     fn many_sessions(&self) -> Option<&dyn ManySessions> {

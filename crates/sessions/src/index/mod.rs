@@ -1,6 +1,6 @@
-//! The persistent index (issue #16): what `list`, `totalCost` and `search` need, kept in our cache
-//! directory and brought up to date by every call that uses it, so a new process answers without
-//! reading every store again, and never differently from a full read.
+//! The persistent index: what `list`, `totalCost` and `search` need, kept in our cache directory
+//! and brought up to date by every call that uses it, so a new process answers without reading
+//! every store again, and never differently from a full read.
 //!
 //! - `dir`: where it lives; `store`: the SQLite file (WAL, busy timeout, format check);
 //! - `sync`: compares each source with what was recorded, re-reads the changed, drops the gone;
@@ -8,36 +8,33 @@
 //! - `codec`: the stored summaries, messages and counts;
 //! - `delta`: what a session read again changes in its stored counts;
 //! - `rows`: a session's rows (doc, body, counts in the segmented term table);
-//! - `search`: sessions and their statistics from the counts of every token, then the search
-//!   engine's own scoring.
+//! - `lookup`: what a search asks of it (`TermLookup`), from one snapshot.
 //!
-//! A layer above the agents and beside the engines: it uses only the `Agent` trait and the
-//! search engine's scoring, and no agent knows it exists. Every fault (no directory, a full
-//! disk, a damaged or foreign file, another process holding it too long) makes the caller read
-//! the stores as if there were no index; a damaged file is removed so the next call rebuilds it.
+//! Part of the storage layer, beneath the engines: it uses only the `Agent` trait and what
+//! `query` counts, and no agent knows it exists. Every fault (no directory, a full disk, a
+//! damaged or foreign file, another process holding it too long) is reported as `None` or a
+//! `Fault`, and the storage layer then reads the stores as if there were no index; a damaged file
+//! is removed so the next call rebuilds it.
 use rusqlite::Connection;
 use rustc_hash::FxHashMap as HashMap;
-use std::cell::RefCell;
 use std::path::PathBuf;
 
 use crate::agents::{Agent, Source};
 use crate::context::Context;
 use crate::model::SessionSummary;
-use crate::query::Query;
-use crate::search::scan::{self, FileHit};
-use crate::search::{Completed, Files, PendingSummary};
 use rayon::prelude::*;
 
 pub mod codec;
 pub mod delta;
 pub mod dir;
+pub mod lookup;
 mod reading;
 mod rows;
-pub mod search;
 pub mod store;
 pub mod sync;
 mod term_insert;
 
+pub use lookup::Snapshot;
 use store::Fault;
 use sync::Part;
 
@@ -47,20 +44,22 @@ fn open(ctx: &Context) -> Option<(PathBuf, Connection)> {
     let dir = dir::resolve(ctx)?;
     match store::open(&dir) {
         Ok(conn) => Some((dir, conn)),
-        Err(fault) => settle(&dir, Err(fault)),
+        Err(fault) => usable(&dir, Err(fault)),
     }
 }
 
-/// What a fault means: a damaged or foreign index is removed, so the next call builds it afresh.
-fn settle<T>(dir: &std::path::Path, result: Result<T, Fault>) -> Option<T> {
-    match result {
-        Ok(v) => Some(v),
-        Err(Fault::Broken(_)) => {
-            let _ = store::remove(dir);
-            None
-        }
-        Err(Fault::Unusable(_)) => None,
+/// The value, or `None` after a fault (`removed_if_broken`).
+fn usable<T>(dir: &std::path::Path, result: Result<T, Fault>) -> Option<T> {
+    removed_if_broken(dir, result).ok()
+}
+
+/// A damaged or foreign index is removed as soon as a fault shows it, so the next call builds it
+/// afresh; any other fault leaves it as it is.
+fn removed_if_broken<T>(dir: &std::path::Path, result: Result<T, Fault>) -> Result<T, Fault> {
+    if let Err(Fault::Broken(_)) = &result {
+        let _ = store::remove(dir);
     }
+    result
 }
 
 /// Run `f` on the index of this call's cache directory; `None` when there is none or it cannot
@@ -72,80 +71,35 @@ fn with_index<T>(ctx: &Context, f: impl FnOnce(&Connection) -> Result<T, Fault>)
     if result.is_ok() {
         store::to_wal(&conn);
     }
-    settle(&dir, result)
+    usable(&dir, result)
 }
 
-/// The search engine's files from the index brought up to date, or from the scan when the index
-/// is off or cannot be used. Hits found from the index's counts are completed from the same
-/// snapshot of it.
-pub struct IndexedFiles {
-    /// The index a search read, in a read transaction, for completing its pending hits.
-    snapshot: RefCell<Option<(PathBuf, Connection)>>,
-}
-
-impl IndexedFiles {
-    pub fn new() -> IndexedFiles {
-        IndexedFiles {
-            snapshot: RefCell::new(None),
+/// The searchable documents of `agents` brought up to date and read from one snapshot; `None`
+/// when the index is off or cannot be used.
+pub fn snapshot(ctx: &Context, agents: &[&'static dyn Agent]) -> Option<Snapshot> {
+    let (dir, conn) = open(ctx)?;
+    let synced = (|| {
+        // Every agent's sources listed at once (stat calls, mostly waiting), then synced.
+        let listed: Vec<Vec<Source>> = agents.par_iter().map(|a| a.sources(ctx)).collect();
+        let mut synced = Vec::new();
+        for (a, listed) in agents.iter().zip(listed) {
+            synced.extend(sync::sync_sources(&conn, ctx, *a, listed, Part::Documents)?);
         }
-    }
+        store::to_wal(&conn);
+        // One snapshot for every lookup of the search, whatever other processes write.
+        conn.execute_batch("BEGIN")?;
+        Ok(synced)
+    })();
+    let synced = usable(&dir, synced)?;
+    Some(Snapshot::new(dir, conn, synced))
 }
 
-impl Default for IndexedFiles {
-    fn default() -> Self {
-        Self::new()
-    }
+/// The unpriced summaries of every session of an agent (as `SummaryCache::all_summaries` reads
+/// them, before de-duplication) and the sources that could not be read.
+pub struct Listing {
+    pub summaries: Vec<SessionSummary>,
+    pub skipped: Vec<(PathBuf, String)>,
 }
-
-impl Files for IndexedFiles {
-    fn hits(
-        &self,
-        ctx: &Context,
-        agents: &[&'static dyn Agent],
-        q: &Query,
-        pending: PendingSummary,
-    ) -> Vec<FileHit> {
-        if agents.is_empty() {
-            return Vec::new();
-        }
-        let Some((dir, conn)) = open(ctx) else {
-            return scan::scan(ctx, agents, q);
-        };
-        let found = (|| {
-            // Every agent's sources listed at once (stat calls, mostly waiting), then synced.
-            let listed: Vec<Vec<Source>> = agents.par_iter().map(|a| a.sources(ctx)).collect();
-            let mut sources = Vec::new();
-            for (a, listed) in agents.iter().zip(listed) {
-                sources.extend(sync::sync_sources(&conn, ctx, *a, listed, Part::Documents)?);
-            }
-            store::to_wal(&conn);
-            // One snapshot for the hits and their completion, whatever other processes write.
-            conn.execute_batch("BEGIN")?;
-            search::search(&conn, sources, q, pending)
-        })();
-        match settle(&dir, found) {
-            Some(hits) => {
-                *self.snapshot.borrow_mut() = Some((dir, conn));
-                hits
-            }
-            None => scan::scan(ctx, agents, q),
-        }
-    }
-
-    fn complete(&self, q: &Query, keys: &[u64]) -> Option<Vec<Completed>> {
-        if keys.is_empty() {
-            return Some(Vec::new());
-        }
-        let snapshot = self.snapshot.borrow();
-        let (dir, conn) = snapshot.as_ref()?;
-        settle(dir, search::complete(conn, q, keys))
-    }
-}
-
-/// Unpriced summaries of every session of `agent` (as `SummaryCache::all_summaries` gives them,
-/// before de-duplication) and the sources that could not be read; `None` when the index is off
-/// or unusable.
-pub type Summaries = (Vec<SessionSummary>, Vec<(PathBuf, String)>);
 
 /// Every summary of `agent` (with its `requests`), `passes` times over in the same order, passed
 /// to `f` with the pass's number: for a caller that must see them all before it can use any,
@@ -199,8 +153,8 @@ pub fn each_summary(
     })
 }
 
-/// `Summaries` of `agent`, each without its `requests` (a listing does not decode them).
-pub fn summaries(ctx: &Context, agent: &dyn Agent) -> Option<Summaries> {
+/// The `Listing` of `agent`; `None` when the index is off or unusable.
+pub fn summaries(ctx: &Context, agent: &dyn Agent) -> Option<Listing> {
     with_index(ctx, |conn| {
         let sources = sync::sync(conn, ctx, agent, Part::Summaries)?;
         let mut st = conn.prepare_cached(
@@ -218,9 +172,8 @@ pub fn summaries(ctx: &Context, agent: &dyn Agent) -> Option<Summaries> {
             stored.insert(r.get::<_, i64>(0)?, read);
         }
         // In the agent's order of sources, as the cache reads them (which copy of a session
-        // found twice is kept may depend on it).
-        // Room for every summary at once, not grown by doubling: 3-9% fewer page faults for a
-        // list of 3,750 sessions.
+        // found twice is kept may depend on it). Room for every summary at once, not grown by
+        // doubling: fewer page faults for a list of thousands of sessions.
         let count = stored
             .values()
             .map(|r| r.as_ref().map_or(0, Vec::len))
@@ -233,7 +186,10 @@ pub fn summaries(ctx: &Context, agent: &dyn Agent) -> Option<Summaries> {
                 None => {}
             }
         }
-        Ok((out, skipped))
+        Ok(Listing {
+            summaries: out,
+            skipped,
+        })
     })
 }
 

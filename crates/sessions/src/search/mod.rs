@@ -1,14 +1,18 @@
-//! Cross-agent full-text search (spec 6.3): one query language, one scoring function, no index.
+//! Cross-agent full-text search (spec 6.3): one query language, one scoring function, whichever
+//! way the hits are found.
 //!
-//! - `query`: Hermes' query language and sanitiser; `text`: folding and tokens.
-//! - `prefilter`: raw-byte test that drops files which cannot match, before any JSON parsing.
-//! - `byte_filter`: the prefilter as database adapters use it, session by session.
-//! - `scan`: every candidate source of the file-based agents, in parallel.
-//! - `score`: matching one session, BM25-style scoring, snippets (`snippet`).
+//! - An agent with a search engine of its own (`NativeSearch`: Hermes' FTS5) answers its part,
+//!   joined to its summaries from the storage layer.
+//! - The other agents' hits come from the documents the storage layer hands out (`Documents`):
+//!   the index's term lookup (`indexed`) or the agents' sources, scanned (`scan`), both behind
+//!   `hits::HitSource` and both ranked by `rank` with the statistics of `score` and `corpus`.
+//! - Then every hit is filtered, de-duplicated, ranked by coverage, score and recency, and cut;
+//!   a hit the index found from counts alone is completed (snippet, side-by-side count) only
+//!   where the cut needs it.
 //!
-//! The query language, prefilter and snippets live in `crate::query`, below the agents, so an
-//! agent can answer part of a search itself (`Agent::search_support`: Hermes' FTS5, the
-//! databases' raw-text filter) without importing this engine.
+//! The query language, prefilter, fields and snippets live in `crate::query`, below the agents,
+//! so an agent can answer part of a search itself (`Agent::search_support`) without importing
+//! this engine.
 use std::collections::{HashMap, HashSet};
 
 use crate::agents::Agent;
@@ -16,13 +20,20 @@ use crate::context::Context;
 use crate::model::{SessionSummary, Timestamp};
 use crate::options::{SearchQuery, SearchSort};
 use crate::selection::{self, cost_usd};
+use crate::storage::{Documents, Fault, Storage};
 
 pub mod corpus;
+pub mod hits;
+pub mod indexed;
+pub mod rank;
 pub mod scan;
 pub mod score;
 
 #[cfg(test)]
 mod tests;
+
+use hits::{HitSource, Pending, PendingSummary};
+use rank::take_in_order;
 
 pub use crate::query::{ByteFilter, NativeHit, Query, StoreRow};
 
@@ -38,7 +49,7 @@ struct Found {
     score: f64,
     terms: usize,
     snippet_from: Option<SnippetFrom>,
-    pending: Option<scan::Pending>,
+    pending: Option<Pending>,
 }
 
 impl Found {
@@ -53,70 +64,15 @@ impl Found {
     }
 }
 
-/// An agent's summaries (unpriced, as `list` reads them) of the sessions with the given ids.
-pub type SummariesOf<'a> = dyn Fn(&dyn Agent, &HashSet<&str>) -> Vec<SessionSummary> + Sync + 'a;
-
-/// What the summary of a hit left pending holds until the hit is completed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PendingSummary {
-    Whole,
-    /// Its ids and dates only (`SessionSummary::new`): enough to rank it when nothing before
-    /// the cut looks further (`selection::looks_past_dates`, no early pricing).
-    Head,
-}
-
-/// A pending hit completed: the side-by-side count, the snippet, and the whole summary.
-pub struct Completed {
-    pub adjacent: u32,
-    pub snippet: Option<String>,
-    pub summary: SessionSummary,
-}
-
-/// Where the hits of the agents without a search of their own come from: the scan, or the
-/// index, which may leave hits pending (`scan::Pending`) and completes those a result needs.
-pub trait Files {
-    fn hits(
-        &self,
-        ctx: &Context,
-        agents: &[&'static dyn Agent],
-        q: &Query,
-        pending: PendingSummary,
-    ) -> Vec<scan::FileHit>;
-
-    /// The sessions of pending hits completed, by key, in order; `None` when they cannot be
-    /// read any more (the search then scans instead).
-    fn complete(&self, q: &Query, keys: &[u64]) -> Option<Vec<Completed>>;
-}
-
-/// The scan: every hit complete.
-pub struct Scan;
-
-impl Files for Scan {
-    fn hits(
-        &self,
-        ctx: &Context,
-        agents: &[&'static dyn Agent],
-        q: &Query,
-        _: PendingSummary,
-    ) -> Vec<scan::FileHit> {
-        scan::scan(ctx, agents, q)
-    }
-
-    fn complete(&self, _: &Query, keys: &[u64]) -> Option<Vec<Completed>> {
-        keys.is_empty().then(Vec::new)
-    }
-}
-
-/// Run `q` over `targets`. `summaries_of` reports natively searched sessions (only the hits are
-/// copied and priced, not a whole store); `price` prices and tags summaries; `files` finds the
-/// hits of the agents without a native search.
+/// Run `q` over `targets`. `storage` gives the summaries of natively found sessions (only the
+/// hits are copied and priced, not a whole store) and the documents the other agents' hits are
+/// found in; `price` prices and tags summaries.
 pub fn run(
     ctx: &Context,
+    storage: &Storage,
     targets: &[&'static dyn Agent],
     q: &SearchQuery,
-    summaries_of: &SummariesOf,
     price: &dyn Fn(&mut [SessionSummary]),
-    files: &dyn Files,
 ) -> Vec<SessionSummary> {
     let Some(query) = Query::parse(&q.text) else {
         return Vec::new();
@@ -124,20 +80,35 @@ pub fn run(
     if q.limit == 0 {
         return Vec::new();
     }
-    let search = |files: &dyn Files| run_on(ctx, targets, q, &query, summaries_of, price, files);
-    // Pending hits whose sessions went unreadable: the scan has none.
-    search(files).unwrap_or_else(|| search(&Scan).unwrap_or_default())
+    let (native, documented): (Vec<&'static dyn Agent>, Vec<&'static dyn Agent>) =
+        targets.iter().partition(|a| a.native_search().is_some());
+    // The storage layer's documents, best first: a fault in the index sends the search on to
+    // the agents' own.
+    for documents in storage.documents(ctx, &documented) {
+        let hits: &dyn HitSource = match &documents {
+            Documents::Indexed(lookup) => &indexed::Indexed {
+                lookup: lookup.as_ref(),
+            },
+            Documents::Agents(agents) => &scan::Scan { ctx, agents },
+        };
+        if let Ok(found) = run_on(ctx, storage, &native, hits, q, &query, price) {
+            return found;
+        }
+    }
+    Vec::new()
 }
 
+/// `run` with the other agents' hits found by `hit_source`; `Err` when the index it reads
+/// failed midway.
 fn run_on(
     ctx: &Context,
-    targets: &[&'static dyn Agent],
+    storage: &Storage,
+    native: &[&'static dyn Agent],
+    hit_source: &dyn HitSource,
     q: &SearchQuery,
     query: &Query,
-    summaries_of: &SummariesOf,
     price: &dyn Fn(&mut [SessionSummary]),
-    files: &dyn Files,
-) -> Option<Vec<SessionSummary>> {
+) -> Result<Vec<SessionSummary>, Fault> {
     // Only the results returned are priced, unless the cut needs prices.
     let price_early = selection::priced_before_cut(&q.filters, q.sort == SearchSort::Cost);
     let no_price = |_: &mut [SessionSummary]| {};
@@ -148,19 +119,19 @@ fn run_on(
     };
     let terms = query.positive.iter().filter(|&&p| p).count();
     let mut found: Vec<Found> = Vec::new();
-    let mut scanned: Vec<&'static dyn Agent> = Vec::new();
-    for &a in targets {
-        let native = a.search_support().and_then(|s| s.native_search());
-        match native.map(|n| n.search(ctx, query)) {
-            None => scanned.push(a),
+    for &a in native {
+        let Some(engine) = a.native_search() else {
+            continue;
+        };
+        // An unreadable store is skipped, as list skips it.
+        if let Ok(hits) = engine.search(ctx, query) {
             // A native engine reports no coverage: its hits count as holding every term.
-            Some(Ok(hits)) => found.extend(join_native(a, hits, summaries_of, early, terms)),
-            // An unreadable store is skipped, as list skips it.
-            Some(Err(_)) => {}
+            let summaries_of = |ids: &HashSet<&str>| storage.summaries_with_ids(ctx, a, ids);
+            found.extend(join_native(a, hits, &summaries_of, early, terms));
         }
     }
-    let (summaries, hits): (Vec<Box<SessionSummary>>, Vec<_>) = files
-        .hits(ctx, &scanned, query, pending)
+    let (summaries, hits): (Vec<Box<SessionSummary>>, Vec<_>) = hit_source
+        .hits(query, pending)?
         .into_iter()
         .map(|h| (h.summary, (h.score, h.terms, h.pending)))
         .unzip();
@@ -193,42 +164,44 @@ fn run_on(
     let twice: Vec<usize> = (0..found.len())
         .filter(|&i| found[i].uncertain() && copies[found[i].summary.unified_id.as_str()] > 1)
         .collect();
-    complete(&mut found, &twice, query, files, pending)?;
+    complete_hits(&mut found, &twice, query, hit_source, pending)?;
     let mut found = dedupe(found);
     let recency = recencies(&found, ctx.env.now());
-    settle(&mut found, &recency, q, query, files, pending)?;
+    complete_deciding(&mut found, &recency, q, query, hit_source, pending)?;
     let mut found = finish(found, &recency, q);
     let left: Vec<usize> = (0..found.len())
         .filter(|&i| found[i].pending.is_some())
         .collect();
     debug_assert!(left.iter().all(|&i| !found[i].uncertain()));
-    complete(&mut found, &left, query, files, pending)?;
+    complete_hits(&mut found, &left, query, hit_source, pending)?;
     let mut out = with_native_snippets(query, found);
     if !price_early {
         price(&mut out);
     }
-    Some(out)
+    Ok(out)
 }
 
 /// Complete the pending hits at `at`: their exact score, their snippet, and (from a head) their
 /// summary.
-fn complete(
+fn complete_hits(
     found: &mut [Found],
     at: &[usize],
     query: &Query,
-    files: &dyn Files,
+    hit_source: &dyn HitSource,
     pending: PendingSummary,
-) -> Option<()> {
+) -> Result<(), Fault> {
     if at.is_empty() {
-        return Some(());
+        return Ok(());
     }
     let keys: Vec<u64> = at
         .iter()
         .filter_map(|&i| found[i].pending.map(|p| p.key))
         .collect();
-    let done = files.complete(query, &keys)?;
+    let done = hit_source.complete_pending(query, &keys)?;
     if done.len() != at.len() {
-        return None;
+        return Err(Fault::Unusable(
+            "pending hits were not all completed".into(),
+        ));
     }
     for (&i, done) in at.iter().zip(done) {
         let f = &mut found[i];
@@ -244,7 +217,7 @@ fn complete(
         }
         f.summary.snippet = done.snippet;
     }
-    Some(())
+    Ok(())
 }
 
 /// Leeway for float rounding when comparing a bound with a score, and for relevances that
@@ -254,16 +227,16 @@ const SLACK: f64 = 1e-8;
 /// Complete the pending hits whose scores decide the results: the best scores (every relevance
 /// is scaled by them), then those that may make the cut. Every other hit's score stays a lower
 /// bound, which ranks it where its exact score would, below the cut.
-fn settle(
+fn complete_deciding(
     found: &mut [Found],
     recency: &[f64],
     q: &SearchQuery,
     query: &Query,
-    files: &dyn Files,
+    hit_source: &dyn HitSource,
     pending: PendingSummary,
-) -> Option<()> {
+) -> Result<(), Fault> {
     if !found.iter().any(Found::uncertain) {
-        return Some(());
+        return Ok(());
     }
     loop {
         // The best weighted score, overall and among the hits of most terms.
@@ -288,7 +261,7 @@ fn settle(
         if need.is_empty() {
             break;
         }
-        complete(found, &need, query, files, pending)?;
+        complete_hits(found, &need, query, hit_source, pending)?;
     }
     loop {
         let scale = Scale::of(found, recency);
@@ -321,9 +294,9 @@ fn settle(
             })
             .collect();
         if need.is_empty() {
-            return Some(());
+            return Ok(());
         }
-        complete(found, &need, query, files, pending)?;
+        complete_hits(found, &need, query, hit_source, pending)?;
     }
 }
 
@@ -394,7 +367,7 @@ fn with_native_snippets(query: &Query, found: Vec<Found>) -> Vec<SessionSummary>
         out.push(*summary);
     }
     for (a, rows) in pending {
-        let Some(native) = a.search_support().and_then(|s| s.native_search()) else {
+        let Some(native) = a.native_search() else {
             continue;
         };
         let (at, rows): (Vec<usize>, Vec<StoreRow>) = rows.into_iter().unzip();
@@ -408,7 +381,7 @@ fn with_native_snippets(query: &Query, found: Vec<Found>) -> Vec<SessionSummary>
 fn join_native(
     a: &'static dyn Agent,
     hits: Vec<NativeHit>,
-    summaries_of: &SummariesOf,
+    summaries_of: &dyn Fn(&HashSet<&str>) -> Vec<SessionSummary>,
     price: &dyn Fn(&mut [SessionSummary]),
     terms: usize,
 ) -> Vec<Found> {
@@ -419,7 +392,7 @@ fn join_native(
         .iter()
         .flat_map(|h| h.session_ids.iter().map(String::as_str))
         .collect();
-    let mut some = summaries_of(a, &ids);
+    let mut some = summaries_of(&ids);
     price(&mut some);
     let by_id: HashMap<&str, &SessionSummary> =
         some.iter().map(|s| (s.session_id.as_str(), s)).collect();
@@ -453,17 +426,6 @@ fn dedupe(v: Vec<Found>) -> Vec<Found> {
     });
     order.dedup_by(|later, first| v[*later].summary.unified_id == v[*first].summary.unified_id);
     take_in_order(v, order)
-}
-
-/// The items of `v` at `order`'s positions (each at most once), in that order. Sorting
-/// positions and moving each item once beats sorting the items themselves when they are large
-/// (a summary is hundreds of bytes, and a word in every session makes thousands of results).
-pub fn take_in_order<T>(v: Vec<T>, order: impl IntoIterator<Item = usize>) -> Vec<T> {
-    let mut slots: Vec<Option<T>> = v.into_iter().map(Some).collect();
-    order
-        .into_iter()
-        .map(|i| slots[i].take().expect("each position taken once"))
-        .collect()
 }
 
 /// Each result's recency factor at `now` (when not known: the newest result's time).

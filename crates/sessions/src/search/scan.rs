@@ -1,42 +1,33 @@
-//! The file engine: every source of every file-based agent, in parallel. A source whose raw bytes
-//! cannot match is dropped without parsing; the others are parsed by their adapter and matched.
+//! The scan: every source of the agents searched, read through them in parallel. A source whose
+//! raw bytes cannot match is dropped without parsing; the others are parsed by their adapter and
+//! matched.
 use rayon::prelude::*;
 
-use super::score::{analyse, Bonus, Corpus, Matcher, Stats};
+use super::hits::{CompletedHit, Hit, HitSource, PendingSummary};
+use super::rank::{rank, Examined, ReadSession};
+use super::score::{analyse, Matcher};
 use crate::agents::{Agent, Source};
 use crate::context::Context;
-use crate::model::SessionSummary;
 use crate::query::byte_filter::ByteFilter;
 use crate::query::parse::Query;
 use crate::query::prefilter::{Mask, Prefilter};
 use crate::read::page_cache::install_for;
+use crate::storage::Fault;
 
-/// A matching session with its text score before normalisation and how many of the query's
-/// terms it holds (`Stats::terms`).
-pub struct FileHit {
-    /// Boxed: a broad query's thousands of hits are moved several times on their way to the
-    /// ranking, and a summary is most of a hit's size.
-    pub summary: Box<SessionSummary>,
-    pub score: f64,
-    pub terms: usize,
-    /// `None` when the hit is complete. Otherwise it was found from statistics alone (the
-    /// index): its snippet is still to be made, and `score` leaves out the side-by-side bonus.
-    pub pending: Option<Pending>,
+/// The agents' own sources, read: every hit complete.
+pub struct Scan<'a> {
+    pub ctx: &'a Context,
+    pub agents: &'a [&'static dyn Agent],
 }
 
-/// What a hit found from statistics alone still needs: its session (by the engine's key) read.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Pending {
-    pub key: u64,
-    /// The side-by-side bonus left out of the score, and the most side-by-side occurrences the
-    /// session can hold; `None` when there is none to add.
-    pub bonus: Option<(Bonus, u32)>,
-}
+impl HitSource for Scan<'_> {
+    fn hits(&self, q: &Query, _: PendingSummary) -> Result<Vec<Hit>, Fault> {
+        Ok(scan(self.ctx, self.agents, q))
+    }
 
-impl Pending {
-    /// The most the bonus left out can add to the score.
-    pub fn most(&self) -> f64 {
-        self.bonus.map_or(0.0, |(b, most)| b.value(most))
+    /// The scan leaves no hit pending: there is nothing to complete.
+    fn complete_pending(&self, _: &Query, _: &[u64]) -> Result<Vec<CompletedHit>, Fault> {
+        Ok(Vec::new())
     }
 }
 
@@ -97,14 +88,14 @@ fn examine(ctx: &Context, a: &dyn Agent, src: &Source, m: &Matcher) -> Outcome {
                 summary.unified_id = crate::ids::unified_id(a.name(), &summary.session_id);
                 summary
             });
-            ReadSession::complete(st, hit)
+            ReadSession::analysed(st, hit)
         })
         .collect();
     Outcome::Parsed(v, filter.into_dropped())
 }
 
 /// Search the sources of `agents`.
-pub fn scan(ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<FileHit> {
+fn scan(ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<Hit> {
     let pf = Prefilter::new(q);
     let matcher = Matcher::new(q, &pf);
     let mut work: Vec<(&'static dyn Agent, Source)> = agents
@@ -130,68 +121,4 @@ pub fn scan(ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<File
         },
     });
     rank(q, examined)
-}
-
-/// One searched source as ranking sees it: how many sessions it holds, and the statistics of
-/// those that were read, with the summaries of those that match.
-pub struct Examined {
-    pub sessions: usize,
-    pub read: Vec<ReadSession>,
-}
-
-/// A session that was read (or whose statistics the index holds).
-pub struct ReadSession {
-    pub stats: Stats,
-    /// The summary, when the session matches (boxed, as in `FileHit`).
-    pub hit: Option<Box<SessionSummary>>,
-    /// Set when the statistics lack the side-by-side count and the snippet: the session's key,
-    /// and the most side-by-side occurrences it can hold.
-    pub later: Option<(u64, u32)>,
-}
-
-impl ReadSession {
-    pub fn complete(stats: Stats, hit: Option<Box<SessionSummary>>) -> ReadSession {
-        ReadSession {
-            stats,
-            hit,
-            later: None,
-        }
-    }
-}
-
-/// Score the matching sessions of every searched source against statistics of them all (the
-/// scan and the index both end here, so they rank alike).
-pub fn rank(q: &Query, examined: impl Iterator<Item = Examined>) -> Vec<FileHit> {
-    let mut corpus = Corpus::for_query(q);
-    let mut matched = Vec::new();
-    for e in examined {
-        corpus.add_source(e.sessions);
-        for r in e.read {
-            corpus.add_session(q, &r.stats);
-            if let Some(summary) = r.hit {
-                matched.push((r.stats, summary, r.later));
-            }
-        }
-    }
-    matched
-        .into_iter()
-        .map(|(st, mut summary, later)| {
-            summary.match_count = Some(st.match_count(q));
-            summary.snippet = st.snippet.clone();
-            let (score, pending) = match later {
-                None => (corpus.score(q, &st), None),
-                Some((key, most)) => {
-                    let (base, bonus) = corpus.score_parts(q, &st);
-                    let bonus = bonus.filter(|_| most > 0).map(|b| (b, most));
-                    (base, Some(Pending { key, bonus }))
-                }
-            };
-            FileHit {
-                score,
-                terms: st.terms(q),
-                summary,
-                pending,
-            }
-        })
-        .collect()
 }

@@ -109,9 +109,9 @@ impl Home {
             .map(|a| *a as &'static dyn Agent)
             .filter(|a| q.agent.as_deref().is_none_or(|n| n == a.name()))
             .collect();
-        let priced = |_: &dyn Agent, _: &std::collections::HashSet<&str>| Vec::new();
         let price = |_: &mut [SessionSummary]| {};
-        run(&ctx, &targets, q, &priced, &price, &super::Scan)
+        // A context without a cache directory: the storage layer reads the agents.
+        run(&ctx, &Storage::default(), &targets, q, &price)
     }
     fn search(&self, text: &str) -> Vec<String> {
         self.search_q(&SearchQuery::new(text))

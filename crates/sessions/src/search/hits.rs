@@ -1,0 +1,63 @@
+//! The two ways of finding the hits of the agents without a search engine of their own, behind
+//! one trait: the scan reads the agents' sources (`scan::Scan`), the index looks up the sessions
+//! that hold the query's terms (`indexed::Indexed`). Both end in the same ranking (`rank`), so
+//! they find the same hits with the same scores.
+use super::score::Bonus;
+use crate::model::SessionSummary;
+use crate::query::Query;
+use crate::storage::Fault;
+
+/// One way of finding hits.
+pub trait HitSource {
+    /// Every matching session, scored against the statistics of every session searched. A hit
+    /// may be left pending (`Hit::pending`), its summary as deep as `summary` asks.
+    fn hits(&self, q: &Query, summary: PendingSummary) -> Result<Vec<Hit>, Fault>;
+
+    /// The pending hits with these keys completed, in order.
+    fn complete_pending(&self, q: &Query, keys: &[u64]) -> Result<Vec<CompletedHit>, Fault>;
+}
+
+/// A matching session with its text score before normalisation and how many of the query's
+/// terms it holds (`Stats::terms`).
+pub struct Hit {
+    /// Boxed: a broad query's thousands of hits are moved several times on their way to the
+    /// ranking, and a summary is most of a hit's size.
+    pub summary: Box<SessionSummary>,
+    pub score: f64,
+    pub terms: usize,
+    /// `None` when the hit is complete. Otherwise it was found from statistics alone (the
+    /// index): its snippet is still to be made, and `score` leaves out the side-by-side bonus.
+    pub pending: Option<Pending>,
+}
+
+/// What a hit found from statistics alone still needs: its session (by the source's key) read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pending {
+    pub key: u64,
+    /// The side-by-side bonus left out of the score, and the most side-by-side occurrences the
+    /// session can hold; `None` when there is none to add.
+    pub bonus: Option<(Bonus, u32)>,
+}
+
+impl Pending {
+    /// The most the bonus left out can add to the score.
+    pub fn most(&self) -> f64 {
+        self.bonus.map_or(0.0, |(b, most)| b.value(most))
+    }
+}
+
+/// What the summary of a hit left pending holds until the hit is completed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PendingSummary {
+    Whole,
+    /// Its ids and dates only (`SessionSummary::new`): enough to rank it when nothing before
+    /// the cut looks further (`selection::looks_past_dates`, no early pricing).
+    Head,
+}
+
+/// A pending hit completed: the side-by-side count, the snippet, and the whole summary.
+pub struct CompletedHit {
+    pub adjacent: u32,
+    pub snippet: Option<String>,
+    pub summary: SessionSummary,
+}

@@ -1,0 +1,83 @@
+//! Ranking, where both ways of finding hits end: the statistics of every session examined are
+//! summed into the corpus statistics (`Corpus`), and each matching session is scored against
+//! them, so the scan and the index rank alike.
+use super::hits::{Hit, Pending};
+use super::score::{Corpus, Stats};
+use crate::model::SessionSummary;
+use crate::query::Query;
+
+/// One searched source as ranking sees it: how many sessions it holds, and the statistics of
+/// those that were read, with the summaries of those that match.
+pub struct Examined {
+    pub sessions: usize,
+    pub read: Vec<ReadSession>,
+}
+
+/// A session that was read (or whose statistics the index holds).
+pub struct ReadSession {
+    pub stats: Stats,
+    /// The summary, when the session matches (boxed, as in `Hit`).
+    pub hit: Option<Box<SessionSummary>>,
+    /// Set when the statistics lack the side-by-side count and the snippet: the session's key,
+    /// and the most side-by-side occurrences it can hold.
+    pub later: Option<(u64, u32)>,
+}
+
+impl ReadSession {
+    /// A session analysed whole: nothing left for later.
+    pub fn analysed(stats: Stats, hit: Option<Box<SessionSummary>>) -> ReadSession {
+        ReadSession {
+            stats,
+            hit,
+            later: None,
+        }
+    }
+}
+
+/// Score the matching sessions of every searched source against statistics of them all (the
+/// scan and the index both end here, so they rank alike).
+pub fn rank(q: &Query, examined: impl Iterator<Item = Examined>) -> Vec<Hit> {
+    let mut corpus = Corpus::for_query(q);
+    let mut matched = Vec::new();
+    for e in examined {
+        corpus.add_source(e.sessions);
+        for r in e.read {
+            corpus.add_session(q, &r.stats);
+            if let Some(summary) = r.hit {
+                matched.push((r.stats, summary, r.later));
+            }
+        }
+    }
+    matched
+        .into_iter()
+        .map(|(st, mut summary, later)| {
+            summary.match_count = Some(st.match_count(q));
+            summary.snippet = st.snippet.clone();
+            let (score, pending) = match later {
+                None => (corpus.score(q, &st), None),
+                Some((key, most)) => {
+                    let (base, bonus) = corpus.score_parts(q, &st);
+                    let bonus = bonus.filter(|_| most > 0).map(|b| (b, most));
+                    (base, Some(Pending { key, bonus }))
+                }
+            };
+            Hit {
+                score,
+                terms: st.terms(q),
+                summary,
+                pending,
+            }
+        })
+        .collect()
+}
+
+/// The items of `v` at `order`'s positions (each at most once), in that order. Sorting
+/// positions and moving each item once beats sorting the items themselves when they are large
+/// (a summary is hundreds of bytes, and a word in every session makes thousands of results).
+pub fn take_in_order<T>(v: Vec<T>, order: impl IntoIterator<Item = usize>) -> Vec<T> {
+    let mut slots: Vec<Option<T>> = v.into_iter().map(Some).collect();
+    order
+        .into_iter()
+        .map(|i| slots[i].take().expect("each position taken once"))
+        .collect()
+}

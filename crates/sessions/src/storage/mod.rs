@@ -1,0 +1,158 @@
+//! The one storage layer beneath the engines. It answers two questions, from the persistent
+//! index when it can be used and from the agents otherwise:
+//! - the summaries of an agent's sessions (`Storage::summaries`): the index's, else the agent's
+//!   sources read through the client's `SummaryCache`;
+//! - the sessions that hold given terms (`Storage::documents`): the index's `TermLookup` over one
+//!   snapshot, else the agents themselves, whose sources the search engine scans.
+//!
+//! Every fall back from the index to the agents is decided here: an index that is off, cannot be
+//! opened or brought up to date, or fails midway through a search (then the search is offered
+//! the agents' documents next). The engines never choose between them.
+use std::collections::HashSet;
+
+use crate::agents::{self, Agent};
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::index;
+use crate::model::SessionSummary;
+
+pub mod cache;
+
+pub use crate::index::lookup::{DocId, SourceId, StoredDoc, TermLookup, WordCounts};
+pub use crate::index::store::Fault;
+pub use crate::index::Status;
+pub use cache::{dedupe_by_id, SummaryCache};
+
+/// Where a search finds the sessions of the agents without a search engine of their own.
+pub enum Documents<'a> {
+    /// The index, brought up to date with the stores: the sessions that hold given terms are
+    /// looked up.
+    Indexed(Box<dyn TermLookup>),
+    /// The agents' own sources, to be read.
+    Agents(&'a [&'static dyn Agent]),
+}
+
+/// What a client keeps between calls: the summaries it read from the agents.
+#[derive(Default)]
+pub struct Storage {
+    cache: SummaryCache,
+}
+
+impl Storage {
+    pub fn cache(&self) -> &SummaryCache {
+        &self.cache
+    }
+
+    /// Unpriced summaries of every session of `agent`, one per session id.
+    pub fn summaries(&self, ctx: &Context, agent: &dyn Agent) -> Vec<SessionSummary> {
+        match index::summaries(ctx, agent) {
+            Some(listing) => {
+                self.cache.note_skipped(listing.skipped);
+                dedupe_by_id(listing.summaries)
+            }
+            None => without_requests(self.cache.all_summaries(ctx, agent)),
+        }
+    }
+
+    /// Every summary of `agent` with its `requests`, `passes` times over in the same order,
+    /// passed to `f` with the pass's number: for a caller that must see them all before it can
+    /// use any. From the index without holding them all, else read through the cache.
+    pub fn each_summary(
+        &self,
+        ctx: &Context,
+        agent: &dyn Agent,
+        passes: usize,
+        f: &mut dyn FnMut(usize, SessionSummary),
+    ) {
+        match index::each_summary(ctx, agent, passes, f) {
+            Some(skipped) => self.cache.note_skipped(skipped),
+            None => {
+                let v = self.cache.all_summaries(ctx, agent);
+                for pass in 0..passes.saturating_sub(1) {
+                    v.iter().for_each(|s| f(pass, s.clone()));
+                }
+                if passes > 0 {
+                    v.into_iter().for_each(|s| f(passes - 1, s));
+                }
+            }
+        }
+    }
+
+    /// The same for the sessions whose id is in `ids` only (the hits of an agent's own search,
+    /// in a store of tens of thousands of sessions).
+    pub fn summaries_with_ids(
+        &self,
+        ctx: &Context,
+        agent: &dyn Agent,
+        ids: &HashSet<&str>,
+    ) -> Vec<SessionSummary> {
+        match index::summaries(ctx, agent) {
+            Some(listing) => {
+                self.cache.note_skipped(listing.skipped);
+                let mut v = dedupe_by_id(listing.summaries);
+                v.retain(|s| ids.contains(s.session_id.as_str()));
+                v
+            }
+            None => without_requests(self.cache.summaries_with_ids(ctx, agent, ids)),
+        }
+    }
+
+    /// The documents a search of `agents` can read, best first: the index's when it can be
+    /// used, then the agents' own. A search answers from the first that does not fail: a fault
+    /// in the index (reported as it is met, a damaged index removed) sends it to the agents'.
+    pub fn documents<'a>(
+        &self,
+        ctx: &Context,
+        agents: &'a [&'static dyn Agent],
+    ) -> impl Iterator<Item = Documents<'a>> {
+        // No agent to read: the index is not even opened.
+        let indexed = match agents.is_empty() {
+            true => None,
+            false => index::snapshot(ctx, agents),
+        };
+        indexed
+            .map(|s| Documents::Indexed(Box::new(s)))
+            .into_iter()
+            .chain(std::iter::once(Documents::Agents(agents)))
+    }
+
+    /// The index's directory, size and freshness (`amux index status`).
+    pub fn index_status(&self, ctx: &Context) -> Status {
+        index::status(ctx, &searched_from_documents())
+    }
+
+    /// Delete the index and build it again for every agent (`amux index rebuild`).
+    pub fn rebuild_index(&self, ctx: &Context) -> Result<Status> {
+        if index::dir::resolve(ctx).is_none() {
+            return Err(Error::validation(
+                "the index is off (cacheDir: false or AGENT_MUX_NO_CACHE)",
+            ));
+        }
+        index::rebuild(ctx, agents::all(), &searched_from_documents()).map_err(Error::internal)?;
+        Ok(self.index_status(ctx))
+    }
+
+    /// Delete the index (`amux index clear`); false when it is off.
+    pub fn clear_index(&self, ctx: &Context) -> Result<bool> {
+        index::clear(ctx).map_err(|e| Error::internal(e.to_string()))
+    }
+}
+
+/// Summaries as list and search return them: each request (`SessionSummary::requests`) is for
+/// the cost engine only, and the index does not decode them for a listing either.
+pub fn without_requests(mut v: Vec<SessionSummary>) -> Vec<SessionSummary> {
+    for s in &mut v {
+        s.requests = Vec::new();
+    }
+    v
+}
+
+/// The agents whose search reads documents (the index's or their own): those without a search
+/// engine of their own.
+fn searched_from_documents() -> Vec<&'static dyn Agent> {
+    agents::all()
+        .iter()
+        .copied()
+        .filter(|a| a.native_search().is_none())
+        .collect()
+}
