@@ -112,7 +112,7 @@ impl Client {
         session_id: &str,
         opts: &WindowOptions,
     ) -> Result<MessageWindow> {
-        let session = self.load(env, agent_name, session_id, Mode::MessagesWithoutRaw)?;
+        let session = self.load(env, agent_name, session_id, Mode::Messages)?;
         Ok(crate::window::select(session, opts))
     }
 

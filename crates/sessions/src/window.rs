@@ -96,7 +96,7 @@ fn count(m: &Map<String, Value>, key: &str, default: usize) -> Result<usize> {
     }
 }
 
-/// The window `opts` asks for out of `session`, read as search reads it (`Mode::MessagesWithoutRaw`:
+/// The window `opts` asks for out of `session`, read as search reads it (`Mode::Messages`:
 /// no `raw`, a call's output may be left to the tool message that answers it; the calls returned
 /// get theirs back). A query with nothing left to search after sanitising has no hits, so
 /// nothing is kept around it.

@@ -19,13 +19,14 @@ pub enum Mode {
     /// The summary only: no message content.
     #[default]
     Summary,
-    /// Messages as search reads them: no `raw`, and a call's output may be left to the tool
-    /// message that carries it (search reads it once, there).
-    MessagesWithoutRaw,
+    /// The messages as search reads them: a call's output may be left to the tool message that
+    /// carries it (search reads it once, there); no `raw`.
+    Messages,
     /// Everything `get` returns, `raw` included.
     Full,
-    /// Everything `get` returns but `raw`: an export that does not write it.
-    AllButRaw,
+    /// The messages as a reader reads them, each call with its output (an export that writes no
+    /// `raw`).
+    Readable,
     /// Everything `get` returns, each tool output held once: a call answered by a tool message
     /// is marked (`ToolCall::output_at_result`) instead of holding a copy of that message's output.
     /// For a consumer that links the two itself (the JS builder); `Session::link_call_outputs`
@@ -44,7 +45,7 @@ impl Mode {
 
     /// Whether a tool call carries its output too, not only the tool message that answers it.
     pub fn call_outputs(self) -> bool {
-        matches!(self, Mode::Full | Mode::AllButRaw)
+        matches!(self, Mode::Full | Mode::Readable)
     }
 }
 

@@ -25,13 +25,13 @@ pub fn export(session: Session, format: ExportFormat) -> Result<String> {
 }
 
 /// How much of the session `format` writes: only `json` has `raw`, and `markdown` prints a tool's
-/// output once, at the message that answers the call (`Mode::MessagesWithoutRaw` may leave it
-/// out of the call), so each loads no more than it writes.
+/// output once, at the message that answers the call (`Mode::Messages` may leave it out of the
+/// call), so each loads no more than it writes.
 pub fn load_mode(format: ExportFormat) -> Mode {
     match format {
         ExportFormat::Json => Mode::Full,
-        ExportFormat::Jsonl => Mode::AllButRaw,
-        ExportFormat::Markdown => Mode::MessagesWithoutRaw,
+        ExportFormat::Jsonl => Mode::Readable,
+        ExportFormat::Markdown => Mode::Messages,
     }
 }
 

@@ -98,12 +98,13 @@ impl Body {
 
 /// What reading one source gave, and the fingerprints of its sessions when its agent reads it
 /// session by session (taken before its sessions were read).
-pub(super) struct Read {
-    pub(super) got: Got,
+pub(super) struct SourceRead {
+    pub(super) content: Content,
     pub(super) prints: Option<Vec<(String, Fingerprint)>>,
 }
 
-pub(super) enum Got {
+/// The part of a source that was read.
+pub(super) enum Content {
     /// Every session's summary, or why the source could not be read.
     Summaries(Result<Vec<SessionSummary>, String>),
     /// The documents of the sessions read (`None`: the source could not be read), and the ids
@@ -114,27 +115,27 @@ pub(super) enum Got {
     },
 }
 
-/// What the index holds of a source of many sessions that it read before: the fingerprints of
-/// its sessions then, and for summaries the summaries read then.
-pub(super) struct Held {
+/// What the index kept of its earlier read of a source of many sessions: the fingerprints of its
+/// sessions then, and for summaries the summaries read then.
+pub(super) struct EarlierRead {
     prints: HashMap<String, Fingerprint>,
     summaries: HashMap<String, SessionSummary>,
 }
 
-impl Held {
+impl EarlierRead {
     fn unchanged(&self, id: &str, now: Fingerprint) -> bool {
         self.prints.get(id) == Some(&now)
     }
 }
 
-/// What the index holds of `src` for `part`, when it holds fingerprints for it. One that does
-/// not decode is as none: the source is read whole.
-pub(super) fn held(
+/// What the index kept of its earlier read of `part` of `src`, when it kept fingerprints. One
+/// that does not decode is as none: the source is read whole.
+pub(super) fn earlier_read(
     tx: &Connection,
     a: &dyn Agent,
     src: &Source,
     part: Part,
-) -> rusqlite::Result<Option<Held>> {
+) -> rusqlite::Result<Option<EarlierRead>> {
     // The summaries read then, for summaries only (a search does not read the blob).
     let summaries = match part {
         Part::Summaries => "summaries",
@@ -157,7 +158,7 @@ pub(super) fn held(
         })
         .optional()?
         .flatten();
-    Ok(decoded.map(|(prints, summaries)| Held {
+    Ok(decoded.map(|(prints, summaries)| EarlierRead {
         prints: prints.into_iter().collect(),
         summaries: summaries
             .into_iter()
@@ -166,20 +167,23 @@ pub(super) fn held(
     }))
 }
 
-/// Read `part` of `src`; `recorded`: the index holds what an earlier read of it gave (`held`,
-/// when it holds its sessions' fingerprints). Of a store read session by session, only the
+/// Read `part` of `src`; `recorded`: the index holds what an earlier read of it gave (`earlier`,
+/// when it kept its sessions' fingerprints). Of a store read session by session, only the
 /// sessions whose fingerprint changed are read.
-pub(super) fn read(
+pub(super) fn read_source(
     ctx: &Context,
     a: &dyn Agent,
     src: &Source,
     part: Part,
     recorded: bool,
-    held: Option<&Held>,
-) -> Read {
+    earlier: Option<&EarlierRead>,
+) -> SourceRead {
     let Some(m) = a.many_sessions() else {
-        let got = read_whole(ctx, a, src, part, recorded);
-        return Read { got, prints: None };
+        let content = read_whole(ctx, a, src, part, recorded);
+        return SourceRead {
+            content,
+            prints: None,
+        };
     };
     // Taken before the sessions are read: a session that changes in between is read again next
     // time, never stored as unchanged.
@@ -187,18 +191,18 @@ pub(super) fn read(
         Some(Ok(p)) if unique_ids(&p) => Some(p),
         _ => None,
     };
-    let got = match (&prints, held) {
-        (Some(p), Some(h)) if p.iter().any(|(id, f)| h.unchanged(id, *f)) => {
-            read_changed(ctx, m, src, part, p, h)
+    let content = match (&prints, earlier) {
+        (Some(p), Some(e)) if p.iter().any(|(id, f)| e.unchanged(id, *f)) => {
+            read_changed(ctx, m, src, part, p, e)
         }
         _ => read_whole(ctx, a, src, part, recorded),
     };
     // What could not be read is read whole next time.
-    let prints = match &got {
-        Got::Summaries(Err(_)) | Got::Documents { docs: None, .. } => None,
+    let prints = match &content {
+        Content::Summaries(Err(_)) | Content::Documents { docs: None, .. } => None,
         _ => prints,
     };
-    Read { got, prints }
+    SourceRead { content, prints }
 }
 
 /// Every id once: the index keeps one document per id of such a store.
@@ -208,10 +212,10 @@ fn unique_ids(prints: &[(String, Fingerprint)]) -> bool {
     ids.windows(2).all(|w| w[0] != w[1])
 }
 
-fn read_whole(ctx: &Context, a: &dyn Agent, src: &Source, part: Part, recorded: bool) -> Got {
+fn read_whole(ctx: &Context, a: &dyn Agent, src: &Source, part: Part, recorded: bool) -> Content {
     match part {
-        Part::Summaries => Got::Summaries(a.summaries(ctx, src).map_err(|e| e.message)),
-        Part::Documents => Got::Documents {
+        Part::Summaries => Content::Summaries(a.summaries(ctx, src).map_err(|e| e.message)),
+        Part::Documents => Content::Documents {
             docs: a
                 .load_source(ctx, src)
                 .ok()
@@ -229,16 +233,16 @@ fn read_changed(
     src: &Source,
     part: Part,
     prints: &[(String, Fingerprint)],
-    held: &Held,
-) -> Got {
+    earlier: &EarlierRead,
+) -> Content {
     let changed: Vec<&str> = prints
         .iter()
-        .filter(|(id, f)| !held.unchanged(id, *f))
+        .filter(|(id, f)| !earlier.unchanged(id, *f))
         .map(|(id, _)| id.as_str())
         .collect();
     let changed = changed.as_slice();
     match part {
-        Part::Summaries => Got::Summaries(
+        Part::Summaries => Content::Summaries(
             m.summaries_of(ctx, src, changed)
                 .map(|fresh| {
                     let mut fresh: HashMap<String, SessionSummary> = fresh
@@ -247,8 +251,8 @@ fn read_changed(
                         .collect();
                     prints
                         .iter()
-                        .filter_map(|(id, f)| match held.unchanged(id, *f) {
-                            true => held.summaries.get(id).cloned(),
+                        .filter_map(|(id, f)| match earlier.unchanged(id, *f) {
+                            true => earlier.summaries.get(id).cloned(),
                             false => fresh.remove(id),
                         })
                         .collect()
@@ -256,15 +260,15 @@ fn read_changed(
                 .map_err(|e| e.message),
         ),
         Part::Documents => match m.sessions_of(ctx, src, changed) {
-            Ok(sessions) => Got::Documents {
+            Ok(sessions) => Content::Documents {
                 docs: Some(docs(&sessions, true)),
                 kept: prints
                     .iter()
-                    .filter(|(id, f)| held.unchanged(id, *f))
+                    .filter(|(id, f)| earlier.unchanged(id, *f))
                     .map(|(id, _)| id.clone())
                     .collect(),
             },
-            Err(_) => Got::Documents {
+            Err(_) => Content::Documents {
                 docs: None,
                 kept: Vec::new(),
             },

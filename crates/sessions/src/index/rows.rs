@@ -175,21 +175,21 @@ impl Segments {
         self.runs.push((doc, terms));
     }
 
-    /// How many counts are held.
-    fn held(&self) -> usize {
+    /// How many counts wait to be inserted.
+    fn waiting(&self) -> usize {
         self.runs.iter().map(|(_, r)| r.len()).sum()
     }
 
     /// Is the segment full with what is held?
     pub(super) fn full(&self) -> bool {
-        self.filled + self.held() >= segment_terms()
+        self.filled + self.waiting() >= segment_terms()
     }
 
     /// Insert the held counts in key order (token, then doc), so the insert walks the segment
     /// once; a full segment is followed by a new one.
     pub(super) fn flush(&mut self, tx: &Connection) -> rusqlite::Result<()> {
-        let held = self.held();
-        if held == 0 {
+        let waiting = self.waiting();
+        if waiting == 0 {
             return Ok(());
         }
         // A build inserts millions of rows: `insert_terms` does it many to a statement.
@@ -197,9 +197,9 @@ impl Segments {
         tx.execute(
             "INSERT INTO segment(id, terms) VALUES (?1, ?2)
              ON CONFLICT(id) DO UPDATE SET terms = terms + excluded.terms",
-            params![self.seg, held as i64],
+            params![self.seg, waiting as i64],
         )?;
-        self.filled += held;
+        self.filled += waiting;
         self.runs.clear();
         if self.filled >= segment_terms() {
             (self.seg, self.filled) = (self.seg + 1, 0);

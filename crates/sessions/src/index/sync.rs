@@ -9,7 +9,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::codec::{self, Writer};
 pub use super::reading::Part;
-use super::reading::{held, path_bytes, read, Body, Got, Read};
+use super::reading::{earlier_read, path_bytes, read_source, Body, Content, SourceRead};
 pub use super::rows::set_segment_terms;
 use super::rows::{self, Segments};
 use super::store::Fault;
@@ -203,29 +203,30 @@ fn write_stale(
     immediate(conn, |tx| {
         let mut done = 0u64;
         let mut terms = Segments::open(tx)?;
-        // What the index holds of the stale sources that are read session by session.
-        let mut holds = Vec::with_capacity(stale.len());
+        // What the index kept of its earlier reads of the stale sources read session by session.
+        let mut earlier = Vec::with_capacity(stale.len());
         for st in stale {
             let many = st.recorded && a.many_sessions().is_some();
-            holds.push(match many {
-                true => held(tx, a, &sources[st.at], part)?,
+            earlier.push(match many {
+                true => earlier_read(tx, a, &sources[st.at], part)?,
                 false => None,
             });
         }
-        let holds = &holds;
+        let earlier = &earlier;
         // The next batch is read (on the thread pool) while this one is written: reading takes
         // every core, writing one.
         std::thread::scope(|scope| {
             let (send, batches) = std::sync::mpsc::sync_channel(1);
             scope.spawn(move || {
-                for (batch, holds) in stale.chunks(BATCH).zip(holds.chunks(BATCH)) {
+                for (batch, earlier) in stale.chunks(BATCH).zip(earlier.chunks(BATCH)) {
                     let paths = batch.iter().map(|st| sources[st.at].path.as_path());
-                    let reads: Vec<Read> = install_for(paths, || {
+                    let reads: Vec<SourceRead> = install_for(paths, || {
                         batch
                             .par_iter()
-                            .zip(holds)
-                            .map(|(st, h)| {
-                                read(ctx, a, &sources[st.at], part, st.recorded, h.as_ref())
+                            .zip(earlier)
+                            .map(|(st, e)| {
+                                let src = &sources[st.at];
+                                read_source(ctx, a, src, part, st.recorded, e.as_ref())
                             })
                             .collect()
                     });
@@ -301,13 +302,13 @@ fn write(
     agent: &str,
     src: &Source,
     k: &[u8],
-    r: Read,
+    r: SourceRead,
     terms: &mut Segments,
 ) -> rusqlite::Result<(i64, usize)> {
     let id = source_id(tx, agent, src)?;
     let prints = r.prints.as_deref().map(codec::fingerprints);
-    match r.got {
-        Got::Summaries(res) => {
+    match r.content {
+        Content::Summaries(res) => {
             let (blob, err) = match res {
                 Ok(v) => (Some(codec::summaries(&v)), None),
                 Err(e) => (None, Some(e)),
@@ -319,7 +320,7 @@ fn write(
             )?;
             Ok((id, 0))
         }
-        Got::Documents { docs, kept } => {
+        Content::Documents { docs, kept } => {
             let docs = docs.unwrap_or_default();
             // A session read before keeps its doc; the others are dropped or added.
             // (A store may hold one id twice: each copy has its doc.)

@@ -50,7 +50,7 @@ impl Agent for Claude {
     }
 
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {
-        Ok(vec![load_path(&source.path, Mode::MessagesWithoutRaw)?])
+        Ok(vec![load_path(&source.path, Mode::Messages)?])
     }
 
     fn search_support(&self) -> Option<&dyn SearchSupport> {

@@ -328,14 +328,14 @@ pub(super) fn read(path: &Path, subagents: &[std::path::PathBuf], mode: Mode) ->
     )
 }
 
-/// `Mode::MessagesWithoutRaw`, leaving out tool outputs for which `needle_free` holds.
+/// `Mode::Messages`, leaving out tool outputs for which `needle_free` holds.
 pub(super) fn read_for_search(
     path: &Path,
     subagents: &[std::path::PathBuf],
     needle_free: &dyn Fn(&str) -> bool,
 ) -> Result<Parsed> {
     let st = State {
-        mode: Mode::MessagesWithoutRaw,
+        mode: Mode::Messages,
         needle_free: Some(needle_free),
         ..Default::default()
     };

@@ -58,12 +58,9 @@ impl Agent for Codex {
 
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {
         let id = session_id(&source.path);
-        Ok(vec![parse::read(
-            &source.path,
-            &id,
-            Mode::MessagesWithoutRaw,
-        )?
-        .into_session()])
+        Ok(vec![
+            parse::read(&source.path, &id, Mode::Messages)?.into_session()
+        ])
     }
 }
 

@@ -46,7 +46,7 @@ impl Agent for Copilot {
     }
 
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {
-        Ok(vec![parse(&source.path, Mode::MessagesWithoutRaw)?])
+        Ok(vec![parse(&source.path, Mode::Messages)?])
     }
 }
 

@@ -47,7 +47,7 @@ impl Agent for Gemini {
     }
 
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {
-        Ok(vec![parse_file(&source.path, Mode::MessagesWithoutRaw)?])
+        Ok(vec![parse_file(&source.path, Mode::Messages)?])
     }
 }
 
