@@ -8,8 +8,9 @@ use std::sync::{Arc, Mutex};
 
 use agent_mux_sessions::context::{Progress, ProgressFn};
 use agent_mux_sessions::model::{Session, SessionSummary};
-use agent_mux_sessions::{ids, options, tsv};
+use agent_mux_sessions::{ids, tsv};
 use agent_mux_sessions::{Client, Env, Error as CoreError, Result as CoreResult};
+use agent_mux_wire as wire;
 use napi::bindgen_prelude::*;
 use napi::{JsString, JsValue};
 use napi_derive::napi;
@@ -42,15 +43,15 @@ fn field<'a>(v: &'a Value, key: &str) -> &'a Value {
 /// The sessions `{agent, options}` asks `list` for.
 fn list_of(client: &Client, env: Env, args: &str) -> CoreResult<Vec<SessionSummary>> {
     let v = parse_args(args)?;
-    let agent = options::string_arg(field(&v, "agent"), "agent")?;
-    let opts = options::list_options(field(&v, "options"))?;
+    let agent = wire::string_arg(field(&v, "agent"), "agent")?;
+    let opts = wire::list_options(field(&v, "options"))?;
     client.list(env, &agent, &opts)
 }
 
 /// The sessions `{options}` asks `listAll` for.
 fn list_all_of(client: &Client, env: Env, args: &str) -> CoreResult<Vec<SessionSummary>> {
     let v = parse_args(args)?;
-    client.list_all(env, &options::list_options(field(&v, "options"))?)
+    client.list_all(env, &wire::list_options(field(&v, "options"))?)
 }
 
 /// JSON text for the JS layer to parse, in ASCII: characters past it are written as `\u` escapes.
@@ -191,7 +192,7 @@ impl NativeClient {
     #[napi(constructor)]
     pub fn new(options: String) -> napi::Result<Self> {
         let mut opts = parse_args(&options)
-            .and_then(|v| options::client_options(&v))
+            .and_then(|v| wire::client_options(&v))
             .map_err(to_napi)?;
         let progress: Arc<Mutex<(u64, Option<Progress>)>> = Arc::default();
         let slot = progress.clone();
@@ -278,8 +279,8 @@ impl NativeClient {
         let (client, env) = (self.inner.clone(), Env::from_process());
         Job::new(move || {
             let v = parse_args(&args)?;
-            let agent = options::string_arg(field(&v, "agent"), "agent")?;
-            let id = options::string_arg(field(&v, "sessionId"), "sessionId")?;
+            let agent = wire::string_arg(field(&v, "agent"), "agent")?;
+            let id = wire::string_arg(field(&v, "sessionId"), "sessionId")?;
             client.get_outputs_once(env, &agent, &id)
         })
     }
@@ -290,7 +291,7 @@ impl NativeClient {
         let (client, env) = (self.inner.clone(), Env::from_process());
         Job::new(move || {
             let v = parse_args(&args)?;
-            let q = options::search_query(field(&v, "query"))?;
+            let q = wire::search_query(field(&v, "query"))?;
             json(&client.search(env, &q)?)
         })
     }
@@ -301,7 +302,7 @@ impl NativeClient {
         let (client, env) = (self.inner.clone(), Env::from_process());
         Job::new(move || {
             let v = parse_args(&args)?;
-            let opts = options::cost_options(field(&v, "options"))?;
+            let opts = wire::cost_options(field(&v, "options"))?;
             json(&client.total_cost(env, &opts)?)
         })
     }
@@ -312,7 +313,7 @@ impl NativeClient {
         let (client, env) = (self.inner.clone(), Env::from_process());
         Job::new(move || {
             let v = parse_args(&args)?;
-            let opts = options::report_options(field(&v, "report"), field(&v, "options"))?;
+            let opts = wire::report_options(field(&v, "report"), field(&v, "options"))?;
             json(&client.cost_report(env, &opts)?)
         })
     }
@@ -323,7 +324,7 @@ impl NativeClient {
         let (client, env) = (self.inner.clone(), Env::from_process());
         Job::new(move || {
             let v = parse_args(&args)?;
-            let opts = options::blocks_options(field(&v, "options"))?;
+            let opts = wire::blocks_options(field(&v, "options"))?;
             json(&client.cost_blocks(env, &opts)?)
         })
     }
@@ -334,7 +335,7 @@ impl NativeClient {
         let (client, env) = (self.inner.clone(), Env::from_process());
         Job::new(move || {
             let v = parse_args(&args)?;
-            let opts = options::report_options(field(&v, "report"), field(&v, "options"))?;
+            let opts = wire::report_options(field(&v, "report"), field(&v, "options"))?;
             let breakdown = field(&v, "breakdown").as_bool().unwrap_or(false);
             Ok(tsv::cost_report(
                 &client.cost_report(env, &opts)?,
@@ -349,7 +350,7 @@ impl NativeClient {
         let (client, env) = (self.inner.clone(), Env::from_process());
         Job::new(move || {
             let v = parse_args(&args)?;
-            let opts = options::report_options(field(&v, "report"), field(&v, "options"))?;
+            let opts = wire::report_options(field(&v, "report"), field(&v, "options"))?;
             pretty(&client.cost_report(env, &opts)?)
         })
     }
@@ -360,7 +361,7 @@ impl NativeClient {
         let (client, env) = (self.inner.clone(), Env::from_process());
         Job::new(move || {
             let v = parse_args(&args)?;
-            let opts = options::blocks_options(field(&v, "options"))?;
+            let opts = wire::blocks_options(field(&v, "options"))?;
             pretty(&client.cost_blocks(env, &opts)?)
         })
     }
@@ -371,7 +372,7 @@ impl NativeClient {
         let (client, env) = (self.inner.clone(), Env::from_process());
         Job::new(move || {
             let v = parse_args(&args)?;
-            let opts = options::blocks_options(field(&v, "options"))?;
+            let opts = wire::blocks_options(field(&v, "options"))?;
             Ok(tsv::cost_blocks(&client.cost_blocks(env, &opts)?))
         })
     }
@@ -382,9 +383,9 @@ impl NativeClient {
         let (client, env) = (self.inner.clone(), Env::from_process());
         Job::new(move || {
             let v = parse_args(&args)?;
-            let agent = options::string_arg(field(&v, "agent"), "agent")?;
-            let id = options::string_arg(field(&v, "sessionId"), "sessionId")?;
-            let format = options::export_format(field(&v, "format"))?;
+            let agent = wire::string_arg(field(&v, "agent"), "agent")?;
+            let id = wire::string_arg(field(&v, "sessionId"), "sessionId")?;
+            let format = wire::export_format(field(&v, "format"))?;
             let out = client.export(env, &agent, &id, format);
             // The session, dropped, leaves the process before its text is copied into JS.
             agent_mux_sessions::memory::release_freed();
@@ -406,8 +407,8 @@ impl NativeClient {
                     )));
                 }
                 Ok((
-                    options::string_arg(field(s, "agent"), &format!("{k}.agent"))?,
-                    options::string_arg(field(s, "sessionId"), &format!("{k}.sessionId"))?,
+                    wire::string_arg(field(s, "agent"), &format!("{k}.agent"))?,
+                    wire::string_arg(field(s, "sessionId"), &format!("{k}.sessionId"))?,
                 ))
             };
             let (a, b) = (side("a")?, side("b")?);

@@ -1,5 +1,6 @@
 //! `window`: a window of one session's messages (`agent_mux_sessions::window`), as JSON text.
-use agent_mux_sessions::{options, window, Env};
+use agent_mux_sessions::Env;
+use agent_mux_wire as wire;
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
 
@@ -13,9 +14,9 @@ impl NativeClient {
         let (client, env) = (self.inner.clone(), Env::from_process());
         Job::new(move || {
             let v = parse_args(&args)?;
-            let agent = options::string_arg(field(&v, "agent"), "agent")?;
-            let id = options::string_arg(field(&v, "sessionId"), "sessionId")?;
-            let opts = window::window_options(field(&v, "options"))?;
+            let agent = wire::string_arg(field(&v, "agent"), "agent")?;
+            let id = wire::string_arg(field(&v, "sessionId"), "sessionId")?;
+            let opts = wire::window_options(field(&v, "options"))?;
             let out = json(&client.window(env, &agent, &id, &opts)?);
             // The session, dropped, leaves the process before its window is copied into JS.
             agent_mux_sessions::memory::release_freed();

@@ -4,7 +4,7 @@
 //! resident set before and the peak after, from /proc/self/status (Linux).
 use agent_mux_sessions::export::export;
 use agent_mux_sessions::model::{Message, Role, Session, SessionSummary, ToolCall};
-use agent_mux_sessions::options::export_format;
+use agent_mux_wire::export_format;
 use serde_json::json;
 
 fn status_kb(field: &str) -> u64 {

@@ -5,14 +5,15 @@ use std::sync::Arc;
 
 use crate::env::Env;
 
-/// Client options that matter to the session API (validated by `options::client_options`).
+/// Client options that matter to the session API (the binding makes them: `agent-mux-wire`).
 #[derive(Debug, Clone, Default)]
 pub struct ClientOptions {
     /// `ClientOptions.configDir`: where the run index lives (absolute path).
     pub config_dir: Option<PathBuf>,
     /// `ClientOptions.sessionDirs`: per-agent store override (absolute paths).
     pub session_dirs: BTreeMap<String, PathBuf>,
-    /// `ClientOptions.pricing`: per-model price overrides, as given (validated by `options::price_overrides`).
+    /// `ClientOptions.pricing`: per-model price overrides, as given (their rules are
+    /// `cost::prices::price_overrides`, checked when the client is made).
     pub pricing: Option<serde_json::Value>,
     /// The spec's run defaults, validated and kept. This package starts no runs, so nothing here
     /// reads them.

@@ -3,9 +3,7 @@
 //! `amux mcp`, a page of `amux ui`) takes only what it shows, and a query's hits are found by the
 //! search engine's own matcher, not by the caller.
 use serde::Serialize;
-use serde_json::{Map, Value};
 
-use crate::error::{Error, Result};
 use crate::model::{MarkedCalls, Message, Session, SessionSummary};
 use crate::query::prefilter::Prefilter;
 use crate::search::score::{message_hits, Matcher};
@@ -60,40 +58,6 @@ pub struct MessageWindow {
     pub hits: Option<Vec<MessageHit>>,
     /// The messages kept, in order.
     pub messages: Vec<WindowMessage>,
-}
-
-/// `{around?, context?, from?, limit?}` as the binding passes them (absent or null: defaults).
-pub fn window_options(v: &Value) -> Result<WindowOptions> {
-    let m = match v {
-        Value::Null => return Ok(WindowOptions::default()),
-        Value::Object(m) => m,
-        _ => return Err(Error::validation("options must be an object")),
-    };
-    let around = match m.get("around") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(_) => return Err(Error::validation("around must be a string")),
-    };
-    let d = WindowOptions::default();
-    Ok(WindowOptions {
-        around,
-        context: count(m, "context", d.context)?,
-        from: count(m, "from", d.from)?,
-        limit: count(m, "limit", d.limit)?,
-    })
-}
-
-/// A whole number >= 0; larger than any index is as good as infinite.
-fn count(m: &Map<String, Value>, key: &str, default: usize) -> Result<usize> {
-    let bad = || Error::validation(format!("{key} must be a non-negative integer"));
-    match m.get(key) {
-        None | Some(Value::Null) => Ok(default),
-        Some(Value::Number(n)) => match n.as_f64() {
-            Some(x) if x >= 0.0 && x.fract() == 0.0 => Ok(x.min(u32::MAX as f64) as usize),
-            _ => Err(bad()),
-        },
-        Some(_) => Err(bad()),
-    }
 }
 
 /// The window `opts` asks for out of `session`, read as search reads it (`Mode::Messages`:
@@ -177,6 +141,7 @@ mod tests {
     use super::*;
     use crate::model::Role;
     use chrono::TimeZone;
+    use serde_json::Value;
 
     fn session(texts: &[&str]) -> Session {
         let t = chrono::Utc.timestamp_opt(1_700_000_000, 0).unwrap();
@@ -296,28 +261,5 @@ mod tests {
             call(&select(s, &only_call)),
             Some(Value::String("own".into()))
         );
-    }
-
-    #[test]
-    fn options_are_checked() {
-        let v = serde_json::json!({"around": "a", "context": 0, "from": 3, "limit": 10});
-        let o = window_options(&v).unwrap();
-        assert_eq!((o.context, o.from, o.limit), (0, 3, 10));
-        assert_eq!(
-            window_options(&Value::Null).unwrap(),
-            WindowOptions::default()
-        );
-        for bad in [
-            serde_json::json!({"around": 3}),
-            serde_json::json!({"context": -1}),
-            serde_json::json!({"from": 1.5}),
-            serde_json::json!({"limit": "9"}),
-            serde_json::json!([]),
-        ] {
-            assert_eq!(
-                window_options(&bad).unwrap_err().code,
-                crate::error::ErrorCode::ValidationError
-            );
-        }
     }
 }

@@ -4,8 +4,8 @@ mod common;
 
 use agent_mux_sessions::agents::{copilot::Copilot, Agent, Mode, Source};
 use agent_mux_sessions::model::{parse_time_str, to_iso, Tokens};
-use agent_mux_sessions::options::list_options;
 use agent_mux_sessions::{Client, ClientOptions, ErrorCode, Role, Session};
+use agent_mux_wire::list_options;
 use common::*;
 use serde_json::{json, Value};
 use std::path::Path;

@@ -11,8 +11,9 @@ use agent_mux_sessions::model::{
     add_total, add_usage, add_usage_at, merge_usage, parse_time_str, Message, ModelUsage, Role,
     Session, Tokens,
 };
-use agent_mux_sessions::options::{self, CostOptions, Filters, GroupBy};
+use agent_mux_sessions::options::{CostOptions, Filters, GroupBy};
 use agent_mux_sessions::{ClientOptions, Context, Env, ErrorCode, SessionSummary};
+use agent_mux_wire as options;
 use serde_json::json;
 
 fn tok(input: u64, output: u64, cache_read: u64, cache_write: u64, reasoning: u64) -> Tokens {

@@ -12,9 +12,10 @@ use agent_mux_sessions::cost::blocks::Blocks;
 use agent_mux_sessions::cost::report::Report;
 use agent_mux_sessions::model::parse_time_str;
 use agent_mux_sessions::options::{
-    cost_options, BlocksOptions, Bound, Direction, Grouping, Period, ReportOptions, TokenLimit,
+    BlocksOptions, Bound, Direction, Grouping, Period, ReportOptions, TokenLimit,
 };
 use agent_mux_sessions::{Client, ClientOptions, Env};
+use agent_mux_wire::cost_options;
 use chrono::Weekday;
 use serde_json::json;
 

@@ -7,8 +7,9 @@ mod sample;
 use agent_mux_sessions::agents;
 use agent_mux_sessions::export::{export, load_mode};
 use agent_mux_sessions::model::{Role, Session};
-use agent_mux_sessions::options::{export_format, ExportFormat};
+use agent_mux_sessions::options::ExportFormat;
 use agent_mux_sessions::{Client, Env, ErrorCode};
+use agent_mux_wire::export_format;
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
 use serde_json::Value;
 

@@ -4,8 +4,8 @@ mod common;
 
 use agent_mux_sessions::agents::{gemini::Gemini, Agent, Mode, Source};
 use agent_mux_sessions::model::to_iso;
-use agent_mux_sessions::options::list_options;
 use agent_mux_sessions::{Client, ClientOptions, ErrorCode, Role, Session};
+use agent_mux_wire::list_options;
 use common::*;
 use serde_json::json;
 use std::path::Path;

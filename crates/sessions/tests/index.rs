@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use agent_mux_sessions::context::CacheSetting;
-use agent_mux_sessions::options::{cost_options, list_options, search_query};
 use agent_mux_sessions::{Client, ClientOptions, Env};
+use agent_mux_wire::{cost_options, list_options, search_query};
 use serde_json::{json, Value};
 
 use common::{copy_dir, snapshot};

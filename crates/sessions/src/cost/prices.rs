@@ -6,9 +6,8 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::{Tokens, LONG_PROMPT_BANDS};
-use crate::options::price_overrides;
 
 const PER_MTOK: f64 = 1_000_000.0;
 
@@ -327,8 +326,59 @@ impl Prices {
     }
 }
 
-/// `ClientOptions.pricing` as prices by normalised model name (its rules are checked in
-/// `options::price_overrides`).
+/// One model's entry of `ClientOptions.pricing`, USD per million tokens.
+pub struct PriceOverride {
+    pub model: String,
+    pub input: f64,
+    pub output: f64,
+    pub cache_read: Option<f64>,
+    pub cache_write: Option<f64>,
+}
+
+/// Validate `ClientOptions.pricing`: `{ [model]: { input, output, cacheRead?, cacheWrite? } }`,
+/// USD per million tokens, every value a finite non-negative number.
+pub fn price_overrides(v: &Value) -> Result<Vec<PriceOverride>> {
+    let bad = |why: String| Error::validation(format!("pricing: {why}"));
+    let map = v
+        .as_object()
+        .ok_or_else(|| bad("must be an object".into()))?;
+    let mut out = Vec::new();
+    for (model, entry) in map {
+        let fields = entry
+            .as_object()
+            .ok_or_else(|| bad(format!("'{model}' must be an object")))?;
+        let (mut input, mut output, mut cache_read, mut cache_write) = (None, None, None, None);
+        for (key, val) in fields {
+            let slot = match key.as_str() {
+                "input" => &mut input,
+                "output" => &mut output,
+                "cacheRead" => &mut cache_read,
+                "cacheWrite" => &mut cache_write,
+                _ => return Err(bad(format!("'{model}': unknown field '{key}'"))),
+            };
+            let x = val.as_f64().filter(|x| x.is_finite() && *x >= 0.0);
+            *slot = Some(x.ok_or_else(|| {
+                bad(format!(
+                    "'{model}'.{key} must be a non-negative number (USD per million tokens)"
+                ))
+            })?);
+        }
+        let (Some(input), Some(output)) = (input, output) else {
+            return Err(bad(format!("'{model}' needs both input and output")));
+        };
+        out.push(PriceOverride {
+            model: model.clone(),
+            input,
+            output,
+            cache_read,
+            cache_write,
+        });
+    }
+    Ok(out)
+}
+
+/// `ClientOptions.pricing` as prices by normalised model name (its rules are checked by
+/// `price_overrides`).
 pub fn parse_overrides(v: &Value) -> Result<HashMap<String, Price>> {
     Ok(price_overrides(v)?
         .into_iter()
