@@ -26,6 +26,11 @@ export declare class NativeClient {
   list(args: string): Promise<string>
   /** `{agent, options}` → the same sessions as tab-separated lines (`tsv::session_list`). */
   listTsv(args: string): Promise<string>
+  /**
+   * JSON rows (arrays of strings, numbers and nulls) → tab-separated lines (`tsv::rows`): the
+   * one place the CLI's piped output is written.
+   */
+  tsvRows(rows: string): string
   /** `{options}` → JSON `SessionSummary[]` of every agent (`Client::list_all`). */
   listAll(args: string): Promise<string>
   /** `{options}` → the same sessions as tab-separated lines, the unified id first. */

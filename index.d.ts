@@ -325,6 +325,12 @@ export interface TsvOutput {
   cost(report: 'daily' | 'weekly' | 'monthly' | 'sessions', options?: CostReportOptions & { breakdown?: boolean }): Promise<string>
   /** Billing blocks: id, start, end, last request (ISO 8601), 'active' | 'gap' | '', requests, tokens, cost, models. */
   blocks(options?: CostBlocksOptions): Promise<string>
+  /**
+   * Any rows by the same rules, one line each, ending in `\n` ('' for none): a Date as ISO 8601,
+   * a number to a millionth, `null`, `undefined` and non-finite numbers as empty fields, tabs and
+   * line breaks inside a string as spaces. Throws `VALIDATION_ERROR` for any other value.
+   */
+  rows(rows: ReadonlyArray<ReadonlyArray<string | number | boolean | Date | null | undefined>>): string
 }
 
 /** Beyond the spec: which of a session's messages `MessageReader.window` returns. */

@@ -263,13 +263,20 @@ function createClient(options) {
     blocks: (options) => call(native, 'costBlocks', { options }, reviveBlocks, onProgress),
   })
   // Lines for scripts, written natively: a list of thousands of sessions prints faster than it
-  // turns into objects.
+  // turns into objects, and any other rows follow the same rules (JSON makes a Date its ISO string).
   const tsv = Object.freeze({
     list: (agent, options) => call(native, 'listTsv', { agent, options }, null, onProgress),
     listAll: (options) => call(native, 'listAllTsv', { options }, null, onProgress),
     cost: (report, options) =>
       call(native, 'costReportTsv', { report, options, breakdown: Boolean(options?.breakdown) }, null, onProgress),
     blocks: (options) => call(native, 'costBlocksTsv', { options }, null, onProgress),
+    rows: (rows) => {
+      try {
+        return native.tsvRows(JSON.stringify(rows ?? null))
+      } catch (err) {
+        throw fromNative(err)
+      }
+    },
   })
   // A window of one session's messages: around a query's hits, or a run from an index.
   const messages = Object.freeze({

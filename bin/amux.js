@@ -11,8 +11,8 @@
 //
 // Output contract: results on stdout. On a terminal they are drawn for a person (tables that fit
 // the width, short ids, colour, a pager for long transcripts); piped, they are for scripts (one
-// tab-separated line per row, values in full, no header or footer: bin/lib/tsv.js, and the API's
-// `tsv.list` for session lists); with --json, the API's result as JSON and nothing else.
+// tab-separated line per row, values in full, no header or footer, written by the API's `tsv`:
+// bin/lib/tsv.js gives it the rows); with --json, the API's result as JSON and nothing else.
 // Progress, notes on a pipe, and errors go to stderr.
 // Exit status: 0 success (also "nothing matched"); 1 the call failed, with one line
 // `amux: <CODE>: <message>`; 2 the command line was wrong (unknown command, option, agent or

@@ -255,6 +255,16 @@ impl NativeClient {
         Job::new(move || Ok(tsv::session_list(&list_of(&client, env, &args)?)))
     }
 
+    /// JSON rows (arrays of strings, numbers and nulls) → tab-separated lines (`tsv::rows`): the
+    /// one place the CLI's piped output is written.
+    #[napi]
+    pub fn tsv_rows(&self, rows: String) -> napi::Result<String> {
+        parse_args(&rows)
+            .and_then(|v| wire::tsv_rows(&v))
+            .map(|r| tsv::rows(&r))
+            .map_err(to_napi)
+    }
+
     /// `{options}` → JSON `SessionSummary[]` of every agent (`Client::list_all`).
     #[napi]
     pub fn list_all(&self, args: String) -> AsyncTask<TextJob> {

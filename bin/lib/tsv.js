@@ -2,29 +2,21 @@
 // Output for scripts, used when stdout is not a terminal (as `gh` does): one line per row, fields
 // separated by tabs, every value in full (full ids, ISO 8601 dates, plain numbers), no header, no
 // footer, no colour, so `cut -f`, `sort` and `wc -l` work. Each function returns the text for
-// stdout ('' when there are no rows). The fields are the table's columns, in the table's order.
-// Session lists are written by the native side in the same form (`createClient().tsv.list`).
+// stdout ('' when there are no rows). The fields are the table's columns, in the table's order;
+// the API's `tsv.rows` writes them, by the rules its session lists follow (`tsv.list`).
 
-// A tab or line break inside a value would split its row or field; a space keeps the text.
-const field = (value) => (value === undefined || value === null ? '' : String(value).replace(/[\t\r\n]/g, ' '))
+const { client } = require('./api.js')
 
-// Dollars and scores to a millionth: past that a float only adds noise (0.09886935000000001).
-const number = (n) => (Number.isFinite(n) ? String(Number(n.toFixed(6))) : '')
-
-const iso = (date) => (date instanceof Date ? date.toISOString() : '')
-
-const lines = (rows) => rows.map((row) => `${row.map(field).join('\t')}\n`).join('')
+const lines = (rows) => client().tsv.rows(rows)
 
 /** agent:id, updated, score, cost (USD), title, snippet (hits marked >>>like this<<<). */
 function searchResults(sessions) {
-  return lines(
-    sessions.map((s) => [s.unifiedId, iso(s.updatedAt), number(s.relevanceScore), number(s.cost?.totalUsd), s.title, s.snippet]),
-  )
+  return lines(sessions.map((s) => [s.unifiedId, s.updatedAt, s.relevanceScore, s.cost?.totalUsd, s.title, s.snippet]))
 }
 
 /** group (the API's key: '' for untagged or no model), sessions, input, output, thinking, cached, cost; then TOTAL. */
 function costReport(summary, groups) {
-  const row = (key, c) => [key, c.sessionCount, c.inputTokens, c.outputTokens, c.thinkingTokens, c.cachedTokens, number(c.totalUsd)]
+  const row = (key, c) => [key, c.sessionCount, c.inputTokens, c.outputTokens, c.thinkingTokens, c.cachedTokens, c.totalUsd]
   return lines([...groups.map((g) => row(g.key, g)), row('TOTAL', summary)])
 }
 

@@ -1,7 +1,8 @@
-//! Tab-separated lines for scripts: what `amux sessions list` prints to a pipe or a file, one line
-//! per session, no header, values in full. Written here rather than in JS because a list can be
-//! every session of a store: parsing it into thousands of JS objects only to print six fields of
-//! each cost more than the whole native list.
+//! Tab-separated lines for scripts: what `amux` prints to a pipe or a file, one line per row, no
+//! header, values in full. The rules live here alone: session lists and cost reports are written
+//! from the engines' results (a list can be every session of a store, and turning it into
+//! thousands of JS objects only to print six fields of each cost more than the whole native
+//! list); every other piped output hands its rows to `rows`.
 use crate::cost::blocks::Blocks;
 use crate::cost::report::{Report, Totals};
 use crate::export::json::js_number;
@@ -32,13 +33,7 @@ fn lines(sessions: &[SessionSummary], id: impl Fn(&SessionSummary) -> &str) -> S
             cost.as_deref().unwrap_or(""),
             &s.title,
         ];
-        for (i, field) in fields.into_iter().enumerate() {
-            if i > 0 {
-                out.push('\t');
-            }
-            push_field(&mut out, field);
-        }
-        out.push('\n');
+        push_line(&mut out, fields);
     }
     out
 }
@@ -95,16 +90,12 @@ fn usage_line(out: &mut String, head: &[&str], u: &Totals, models: &str) {
         u.cache_read_tokens,
         u.total_tokens,
     ];
-    let fields = (head.iter().map(|h| h.to_string()))
-        .chain(numbers.iter().map(u64::to_string))
-        .chain([to_millionth(u.total_cost), models.to_string()]);
-    for (i, field) in fields.enumerate() {
-        if i > 0 {
-            out.push('\t');
-        }
-        push_field(out, &field);
-    }
-    out.push('\n');
+    let numbers = numbers.map(|n| n.to_string());
+    let cost = to_millionth(u.total_cost);
+    let fields = (head.iter().copied())
+        .chain(numbers.iter().map(String::as_str))
+        .chain([cost.as_str(), models]);
+    push_line(out, fields);
 }
 
 /// Billing blocks (`amux cost blocks` to a pipe): id, start, end, last request (ISO 8601),
@@ -130,15 +121,52 @@ pub fn cost_blocks(blocks: &Blocks) -> String {
             to_millionth(b.cost_usd),
             b.models.join(","),
         ];
-        for (i, field) in fields.iter().enumerate() {
-            if i > 0 {
-                out.push('\t');
-            }
-            push_field(&mut out, field);
-        }
-        out.push('\n');
+        push_line(&mut out, fields.iter().map(String::as_str));
     }
     out
+}
+
+/// One value of a row given by the caller.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    /// An absent value: an empty field.
+    Empty,
+    Text(String),
+    /// Written to a millionth (whole numbers as they are).
+    Number(f64),
+}
+
+/// Each row on a line of its own, its cells in order ('' for no rows).
+pub fn rows(rows: &[Vec<Cell>]) -> String {
+    let mut out = String::new();
+    for row in rows {
+        let numbers: Vec<String> = row
+            .iter()
+            .map(|c| match c {
+                Cell::Number(n) => to_millionth(*n),
+                _ => String::new(),
+            })
+            .collect();
+        push_line(
+            &mut out,
+            row.iter().zip(&numbers).map(|(c, n)| match c {
+                Cell::Empty => "",
+                Cell::Text(t) => t.as_str(),
+                Cell::Number(_) => n.as_str(),
+            }),
+        );
+    }
+    out
+}
+
+fn push_line<'a>(out: &mut String, fields: impl IntoIterator<Item = &'a str>) {
+    for (i, field) in fields.into_iter().enumerate() {
+        if i > 0 {
+            out.push('\t');
+        }
+        push_field(out, field);
+    }
+    out.push('\n');
 }
 
 /// A tab or line break inside a value would split its field or line; a space keeps the text.
@@ -153,8 +181,8 @@ fn push_field(out: &mut String, value: &str) {
     }));
 }
 
-/// A number to a millionth, as JS writes `String(Number(n.toFixed(6)))` (the CLI's other piped
-/// forms round so): dollars past that are float noise (0.09886935000000001). '' when not finite.
+/// A number to a millionth, as JS writes `String(Number(n.toFixed(6)))`: dollars and scores past
+/// that are float noise (0.09886935000000001). '' when not finite.
 fn to_millionth(n: f64) -> String {
     if !n.is_finite() {
         return String::new();
@@ -244,11 +272,27 @@ mod tests {
              b2\t2025-01-01T02:53:20.123Z\t15\t\t\tcafé 東京\n"
         );
         assert_eq!(session_list(&[]), "");
+        assert_eq!(rows(&[]), "");
         let mixed = [a.clone(), SessionSummary::new("codex", "c3", at, at)];
         assert_eq!(
             session_list_unified(&mixed),
             "claude:a1\t2025-01-01T02:53:20.123Z\t3\tclaude-sonnet-4-5\t0.004\ttab here  and a newline\n\
              codex:c3\t2025-01-01T02:53:20.123Z\t0\t\t\t\n"
         );
+    }
+
+    #[test]
+    fn rows_follow_the_same_rules() {
+        let r = [
+            vec![
+                Cell::Text("a\tb\nc".into()),
+                Cell::Number(0.1 + 0.2),
+                Cell::Number(1234567.0),
+                Cell::Empty,
+                Cell::Number(f64::NAN),
+            ],
+            vec![Cell::Text("TOTAL".into())],
+        ];
+        assert_eq!(rows(&r), "a b c\t0.3\t1234567\t\t\nTOTAL\n");
     }
 }

@@ -17,6 +17,7 @@ use agent_mux_sessions::options::{
     GroupBy, Grouping, ListOptions, ListSort, Period, ReportOptions, SearchQuery, SearchSort,
     TokenLimit, MAX_LIMIT,
 };
+use agent_mux_sessions::tsv::Cell;
 use agent_mux_sessions::window::WindowOptions;
 
 fn obj<'a>(v: &'a Value, what: &str) -> Result<Option<&'a Map<String, Value>>> {
@@ -548,6 +549,36 @@ fn count(m: &Map<String, Value>, key: &str, default: usize) -> Result<usize> {
     }
 }
 
+/// `tsv.rows`: an array of rows, each an array of strings, numbers and nulls (`JSON.stringify`
+/// has made a `Date` its ISO string, and `undefined`, `NaN` and `Infinity` null); a boolean is
+/// written as its word.
+pub fn tsv_rows(v: &Value) -> Result<Vec<Vec<Cell>>> {
+    let bad =
+        |what: String| Error::validation(format!("{what} must be a string, number, Date or null"));
+    let Value::Array(rows) = v else {
+        return Err(Error::validation("rows must be an array of arrays"));
+    };
+    rows.iter()
+        .enumerate()
+        .map(|(i, row)| {
+            let Value::Array(cells) = row else {
+                return Err(Error::validation(format!("rows[{i}] must be an array")));
+            };
+            cells
+                .iter()
+                .enumerate()
+                .map(|(j, c)| match c {
+                    Value::Null => Ok(Cell::Empty),
+                    Value::String(s) => Ok(Cell::Text(s.clone())),
+                    Value::Number(n) => Ok(n.as_f64().map_or(Cell::Empty, Cell::Number)),
+                    Value::Bool(b) => Ok(Cell::Text(b.to_string())),
+                    _ => Err(bad(format!("rows[{i}][{j}]"))),
+                })
+                .collect()
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -696,6 +727,26 @@ mod tests {
                 window_options(&bad).unwrap_err().code,
                 ErrorCode::ValidationError
             );
+        }
+    }
+
+    #[test]
+    fn tsv_rows_are_typed() {
+        let r = tsv_rows(&json!([["a", 1.5, null, true], []])).unwrap();
+        assert_eq!(
+            r,
+            vec![
+                vec![
+                    Cell::Text("a".into()),
+                    Cell::Number(1.5),
+                    Cell::Empty,
+                    Cell::Text("true".into())
+                ],
+                vec![]
+            ]
+        );
+        for bad in [json!({}), json!(["a"]), json!([[{"x": 1}]]), json!([[[1]]])] {
+            assert_eq!(tsv_rows(&bad).unwrap_err().code, ErrorCode::ValidationError);
         }
     }
 }
