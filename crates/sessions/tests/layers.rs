@@ -1,7 +1,9 @@
 //! The crate's layers point one way: every `crate::<module>` a source file names is in its own
 //! layer or one below. A file that reaches up (an agent naming the search engine, `ids` naming
 //! the adapters) fails here with the line that does it. Engines know no agent: no engine file
-//! names an adapter's module or branches on an agent's name.
+//! names an adapter's module or branches on an agent's name. Only the storage layer opens the
+//! index, the index borrows nothing from the search engine, and inside `agents/` the adapters
+//! and their trait never name the registry that lists them.
 use std::path::{Path, PathBuf};
 
 use agent_mux_sessions::ids::AGENT_NAMES;
@@ -14,7 +16,7 @@ const LAYERS: &[&[&str]] = &[
     &["read"],
     &["query"],
     &["agents"],
-    // The engines' inputs, validated from the binding's JSON: below the engines that take them.
+    // The engines' inputs, plain Rust values (the binding makes them): below the engines.
     &["options"],
     // The persistent index, then the one storage layer that answers from it or from the agents:
     // beneath the engines, which never name the index.
@@ -178,4 +180,169 @@ fn an_agent_named_in_an_engine_is_caught() {
     );
     assert_eq!(names_an_agent("for a in agents::all() {"), None);
     assert_eq!(names_an_agent("let pi = 3.14; // \"pipe\""), None);
+}
+
+/// The code of a file above its unit tests.
+fn code_of(text: &str) -> &str {
+    text.split("#[cfg(test)]").next().unwrap()
+}
+
+/// `file`'s path under `src/`, with `/` between its parts.
+fn rel(src: &Path, file: &Path) -> String {
+    let parts: Vec<_> = file
+        .strip_prefix(src)
+        .unwrap()
+        .iter()
+        .map(|c| c.to_string_lossy().into_owned())
+        .collect();
+    parts.join("/")
+}
+
+#[test]
+fn the_storage_layer_stands_between_the_index_and_the_engines() {
+    let at = |m: &str| layer_of(m).unwrap();
+    assert!(at("index") < at("storage"));
+    for engine in engines() {
+        assert!(at("storage") < at(engine), "{engine} below storage");
+        assert!(at("selection") < at(engine), "{engine} below selection");
+    }
+    // Everything else reaches the index through the storage layer, which holds every fall back
+    // from it to the agents.
+    let (src, files) = source_files();
+    let mut opened = Vec::new();
+    for f in &files {
+        let module = module_of(&src, f);
+        if module == "index" || module == "storage" {
+            continue;
+        }
+        let text = std::fs::read_to_string(f).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            if named_modules(line).contains(&"index") {
+                opened.push(format!("{}:{}: {}", rel(&src, f), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        opened.is_empty(),
+        "the index named outside the storage layer:\n{}",
+        opened.join("\n")
+    );
+}
+
+#[test]
+fn no_index_file_names_the_search_engine() {
+    let (src, files) = source_files();
+    let mut read = 0;
+    let mut named = Vec::new();
+    for f in files.iter().filter(|f| module_of(&src, f) == "index") {
+        read += 1;
+        let text = std::fs::read_to_string(f).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            if line.contains("crate::search") {
+                named.push(format!("{}:{}: {}", rel(&src, f), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(read >= 5, "only {read} index files read");
+    assert!(
+        named.is_empty(),
+        "the index names search:\n{}",
+        named.join("\n")
+    );
+}
+
+/// The names `agents/` holds: its files and folders, each a module.
+fn agent_modules(src: &Path) -> Vec<String> {
+    std::fs::read_dir(src.join("agents"))
+        .unwrap()
+        .map(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            name.trim_end_matches(".rs").to_string()
+        })
+        .filter(|m| m != "mod")
+        .collect()
+}
+
+/// A line of a file under `agents/` (not the registry itself) that reaches the registry: a
+/// `crate::agents::<item>` that is no module of `agents/`, or a `super::` out of its folder.
+fn reaches_the_registry(line: &str, modules: &[String], top_level: bool) -> bool {
+    let through_path = line.match_indices("crate::agents").any(|(i, _)| {
+        let rest = &line[i + "crate::agents".len()..];
+        let Some(rest) = rest.strip_prefix("::") else {
+            return true; // `crate::agents` itself, or `crate::agents;`
+        };
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        !modules.iter().any(|m| m == &rest[..end])
+    });
+    let out_of_folder = line.contains("super::super") || (top_level && line.contains("super::"));
+    through_path || out_of_folder
+}
+
+#[test]
+fn the_registry_stands_apart_from_the_trait() {
+    let (src, files) = source_files();
+    let modules = agent_modules(&src);
+    assert!(modules.iter().any(|m| m == "adapter"), "{modules:?}");
+    let mut up = Vec::new();
+    let mut read = 0;
+    for f in files.iter().filter(|f| module_of(&src, f) == "agents") {
+        let path = rel(&src, f);
+        if path == "agents/mod.rs" {
+            continue;
+        }
+        read += 1;
+        let top_level = path.matches('/').count() == 1;
+        let text = std::fs::read_to_string(f).unwrap();
+        for (n, line) in code_of(&text).lines().enumerate() {
+            if reaches_the_registry(line, &modules, top_level) {
+                up.push(format!("{path}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(read >= 20, "only {read} agent files read");
+    assert!(
+        up.is_empty(),
+        "agent files that name the registry:\n{}",
+        up.join("\n")
+    );
+}
+
+#[test]
+fn a_reach_into_the_registry_is_caught() {
+    let modules = vec!["adapter".to_string(), "pi_family".to_string()];
+    assert!(!reaches_the_registry(
+        "use crate::agents::adapter::{Agent, Mode};",
+        &modules,
+        false
+    ));
+    assert!(reaches_the_registry(
+        "use crate::agents::Agent;",
+        &modules,
+        false
+    ));
+    assert!(reaches_the_registry(
+        "crate::agents::find(name)",
+        &modules,
+        false
+    ));
+    assert!(reaches_the_registry(
+        "use super::super::all;",
+        &modules,
+        false
+    ));
+    assert!(reaches_the_registry("use super::Agent;", &modules, true));
+    assert!(!reaches_the_registry("use super::parse;", &modules, false));
+}
+
+#[test]
+fn the_core_asks_for_an_agents_search_instead_of_probing_it() {
+    // The client once told which agents the index serves by searching each for this word.
+    let probe = concat!("agentmux", "indexprobe");
+    let (src, files) = source_files();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        assert!(!text.contains(probe), "{} names {probe}", rel(&src, f));
+    }
 }
