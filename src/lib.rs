@@ -54,9 +54,6 @@ fn list_all_of(client: &Client, env: Env, args: &str) -> CoreResult<Vec<SessionS
     client.list_all(env, &wire::list_options(field(&v, "options"))?)
 }
 
-/// JSON text for the JS layer to parse, in ASCII: characters past it are written as `\u` escapes.
-/// V8 makes a string from ASCII bytes several times faster than from UTF-8 with other characters
-/// in it (7.5 -> 2 ms for a listing of 3,750 sessions), and JSON.parse reads the same values.
 /// `v` as `JSON.stringify(v, null, 2)` writes it (numbers as JS prints them).
 fn pretty<T: serde::Serialize>(v: &T) -> CoreResult<String> {
     let mut out = Vec::new();
@@ -65,6 +62,9 @@ fn pretty<T: serde::Serialize>(v: &T) -> CoreResult<String> {
     String::from_utf8(out).map_err(|e| CoreError::internal(e.to_string()))
 }
 
+/// JSON text for the JS layer to parse, in ASCII: characters past it are written as `\u` escapes.
+/// V8 makes a string from ASCII bytes several times faster than from UTF-8 with other characters
+/// in it, and JSON.parse reads the same values.
 fn json<T: serde::Serialize>(v: &T) -> CoreResult<String> {
     let mut out = Vec::with_capacity(4096);
     let mut ser = serde_json::Serializer::with_formatter(&mut out, AsciiOnly);
@@ -181,7 +181,7 @@ impl Task for SessionJob {
 #[napi]
 pub struct NativeClient {
     inner: Arc<Client>,
-    /// The index's latest progress report, numbered, for the JS layer to poll (issue #16): JS
+    /// The index's latest progress report, numbered, for the JS layer to poll: JS
     /// callbacks are never called from worker threads.
     progress: Arc<Mutex<(u64, Option<Progress>)>>,
 }

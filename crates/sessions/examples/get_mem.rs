@@ -1,5 +1,5 @@
 //! Peak memory of `get` on a large session in the core: the load, then one JSON string (what the
-//! binding sent before it built JS objects directly, issue 18; the load is still its floor).
+//! binding sent before it built JS objects directly; the load is still its floor).
 //! `cargo run --release -p agent-mux-sessions --example get_mem -- <home> <agent> <id>`
 //! `GET_MEM_TO_STRING=1` serialises with `serde_json::to_string` instead, for comparison.
 //! Prints the resident set after loading and the peak (VmHWM) after serialising, from

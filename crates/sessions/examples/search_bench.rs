@@ -1,7 +1,7 @@
 //! Search benchmark stub: generate a home of Claude-like JSONL files (deterministic), then time the
 //! engine's raw-byte candidate pass (all files in parallel) against `rg -i -F -l <word>` over the
 //! same directory. Usage: `cargo run --release -p agent-mux-sessions --example search_bench --
-//! <dir> [megabytes] [word]`. The full generator (all ten agents) lives with issue 9.
+//! <dir> [megabytes] [word]`. The full generator (all ten agents) is `scripts/gen_home.py`.
 use rayon::prelude::*;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -123,8 +123,8 @@ pub fn open(dir: &Path) -> Result<Connection, Fault> {
     }
     // A new file's first build writes the whole index. In rollback-journal mode a page added
     // past the file's old end needs no copy in the journal, so each page is written once; WAL
-    // writes it twice (the log, then the checkpoint): 787 MB written against 416 MB for the
-    // 1.1 GB bench home. `to_wal` switches the file once built.
+    // writes it twice (the log, then the checkpoint), nearly doubling what a build writes.
+    // `to_wal` switches the file once built.
     let journal = if version == 0 { "DELETE" } else { "WAL" };
     conn.pragma_update(None, "journal_mode", journal)?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;

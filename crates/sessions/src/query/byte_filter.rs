@@ -39,7 +39,7 @@ impl<'a> ByteFilter<'a> {
     }
 
     /// Every needle seen: nothing more to learn from further rows.
-    pub fn complete(&self, mask: Mask) -> bool {
+    pub fn all_needles_seen(&self, mask: Mask) -> bool {
         mask == self.pf.all()
     }
 
@@ -82,7 +82,7 @@ impl<'f, 'a> SessionMasks<'f, 'a> {
     pub fn wants(&self, id: &str) -> bool {
         self.masks
             .get(id)
-            .is_some_and(|m| !self.filter.complete(*m))
+            .is_some_and(|m| !self.filter.all_needles_seen(*m))
     }
 
     /// Adds the needles in one of `id`'s raw values.

@@ -143,8 +143,8 @@ fn occurrences(leaf: &Leaf, f: &Folded) -> Vec<(usize, usize)> {
     }
 }
 
-/// A hit: byte range and the leaf it is of.
-type Hit = (usize, usize, usize);
+/// A place a term occurs in a text: its byte range and the query leaf it matches.
+type Occurrence = (usize, usize, usize);
 
 /// Snippet windows span at most this many bytes, first hit to last, so that a window fits in
 /// the snippet after its lead-in.
@@ -181,7 +181,7 @@ struct Passage {
 
 /// The densest window of a field's hits, sorted by start: most distinct leaves, then shortest,
 /// then first. Returns (distinct leaves, span, start).
-fn densest_window(hits: &[Hit], leaves: usize) -> (usize, usize, usize) {
+fn densest_window(hits: &[Occurrence], leaves: usize) -> (usize, usize, usize) {
     let mut count = vec![0u32; leaves];
     let mut distinct = 0;
     let mut first = 0;
@@ -304,7 +304,7 @@ struct Direct {
 }
 
 /// Per field: occurrences per leaf, hits (positive leaves), positive leaves hit.
-type FieldHits = (Vec<u32>, Vec<Hit>, usize);
+type FieldHits = (Vec<u32>, Vec<Occurrence>, usize);
 
 impl Direct {
     fn new(q: &Query) -> Option<Direct> {
@@ -737,7 +737,7 @@ mod tests {
         (tf, to_original(&f, text, ranges(&hits)), distinct)
     }
 
-    fn ranges(hits: &[Hit]) -> Vec<(usize, usize)> {
+    fn ranges(hits: &[Occurrence]) -> Vec<(usize, usize)> {
         hits.iter().map(|&(s, e, _)| (s, e)).collect()
     }
 

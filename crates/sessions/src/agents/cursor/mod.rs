@@ -339,7 +339,7 @@ impl SearchSupport for Cursor {
             Err(e) => return Some(Err(e)),
         };
         for side in source.side_files.iter().filter(|p| **p != wal_of(&db)) {
-            if filter.complete(mask) {
+            if filter.all_needles_seen(mask) {
                 break;
             }
             mask |= filter.scan_file(side);

@@ -87,7 +87,7 @@ fn byte_mask_of(conn: &Connection, filter: &crate::query::ByteFilter) -> rusqlit
         let mut stmt = conn.prepare("SELECT data FROM blobs")?;
         let mut rows = stmt.query([])?;
         while let Some(row) = rows.next()? {
-            if filter.complete(mask) {
+            if filter.all_needles_seen(mask) {
                 break;
             }
             if let rusqlite::types::ValueRef::Blob(b) | rusqlite::types::ValueRef::Text(b) =
