@@ -9,8 +9,9 @@ const format = require('../bin/lib/format.js')
 const render = require('../bin/lib/render.js')
 const args = require('../bin/lib/args.js')
 const tsv = require('../bin/lib/tsv.js')
-const ids = require('../bin/lib/ids.js')
-const { wordDiff, sideLine } = require('../bin/lib/words.js')
+const ids = require('../human/ids.js')
+const { recordedNoTokens } = require('../human/cost.js')
+const { wordDiff, sideLine } = require('../human/words.js')
 const { renderSession, markdownText, rowsTaken } = require('../bin/lib/transcript.js')
 const { withProgress } = require('../bin/lib/progress.js')
 
@@ -297,8 +298,8 @@ describe('cost report', () => {
       summary(2, { agent: 'cursor', cost: undefined, createdAt: new Date(2025, 5, 1, 23, 59), model: undefined, tags: [] }),
       summary(3, { agent: 'codex', cost: { totalUsd: 0, inputTokens: 0, outputTokens: 0 }, createdAt: new Date(2025, 5, 3, 1) }),
     ]
-    expect(blind.every(render.recordedNoTokens)).toBe(true)
-    expect(render.recordedNoTokens(summary(4))).toBe(false)
+    expect(blind.every(recordedNoTokens)).toBe(true)
+    expect(recordedNoTokens(summary(4))).toBe(false)
     const note = (groupBy) => render.costNotes({ ...report, unpricedModels: [] }, groupBy, blind)
     const head = 'note: no token counts were recorded for 3 sessions (cursor, codex)'
     const tail = ', so $0.00 there means unknown, not free'

@@ -5,7 +5,7 @@
 
 const { createClient, AgentMuxError, BUILT_IN_AGENTS } = require('../../index.js')
 const { report } = require('./progress.js')
-const ids = require('./ids.js')
+const ids = require('../../human/ids.js')
 
 let made
 /** The process's one client; the index reports its progress for the bar under a long call. */

@@ -4,35 +4,13 @@
 
 const { resolve } = require('node:path')
 const { InvalidArgumentError } = require('./cli.js')
+const { readDate, DATE_SPELLINGS } = require('../../human/dates.js')
 
-const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/
-const AGE = /^(\d+)(m|h|d|w)$/
-const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 }
-
-/**
- * A date for --since/--until: ISO 8601 (`2025-01-31`, `2025-01-31T09:30`, `2025-01-31T09:30:00Z`)
- * or an age (`30m`, `12h`, `7d`, `2w` = that long before now). Without an offset a date or time is
- * local, like the calendar days of `cost report --group-by day`; with `endOfDay` (for --until) a
- * bare date means the end of that day, so `--until 2025-01-31` includes the 31st.
- */
-function parseDate(value, { endOfDay = false, now = Date.now() } = {}) {
-  const text = String(value).trim()
-  const age = AGE.exec(text)
-  if (age) return new Date(now - Number(age[1]) * UNIT_MS[age[2]])
-  const iso = ISO.exec(text)
-  if (iso) {
-    const [, y, mo, d, h] = iso
-    const bare = h === undefined
-    const date = bare ? new Date(Number(y), Number(mo) - 1, Number(d)) : new Date(text.replace(' ', 'T'))
-    // Date rolls 2025-02-31 over into March; a person who typed it made a mistake.
-    const rolled = bare && (date.getMonth() + 1 !== Number(mo) || date.getDate() !== Number(d))
-    if (!Number.isNaN(date.getTime()) && !rolled) {
-      return bare && endOfDay ? new Date(Number(y), Number(mo) - 1, Number(d) + 1, 0, 0, 0, -1) : date
-    }
-  }
-  throw new InvalidArgumentError(
-    `Not a date: expected ISO 8601 (2025-01-31, 2025-01-31T09:30Z) or an age (30m, 12h, 7d, 2w)`,
-  )
+/** A date for --since/--until (see readDate): a bad one is a usage error naming the spellings. */
+function parseDate(value, options) {
+  const date = readDate(value, options)
+  if (!date) throw new InvalidArgumentError(`Not a date: expected ${DATE_SPELLINGS}`)
+  return date
 }
 
 const since = (value) => parseDate(value)

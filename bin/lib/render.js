@@ -3,7 +3,7 @@
 // stdout; `view` carries the terminal width, the painter and the clock.
 
 const { table, roomy, layout, bothDates, relativeDate, absoluteDate, usd, count, oneLine, highlight, bar, wrap } = require('./format.js')
-const { wordDiff, sideLine } = require('./words.js')
+const { wordDiff, sideLine } = require('../../human/words.js')
 
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 
@@ -88,8 +88,6 @@ function searchResults(text, sessions, view, ids = sessions.map((s) => s.unified
   }
   return `${fitted(draw, view)}${countLine(sessions.length, 'matching session', more)}`
 }
-
-const tokens = (c) => c.inputTokens + c.outputTokens + (c.thinkingTokens ?? 0) + (c.cachedTokens ?? 0)
 
 const GROUP_HEAD = { agent: 'AGENT', model: 'MODEL', day: 'DAY', tag: 'TAG', week: 'WEEK', month: 'MONTH', session: 'SESSION', project: 'PROJECT' }
 
@@ -183,9 +181,6 @@ function costNotes(summary, groupBy, blind) {
 /** Notes for a terminal: each wrapped at word boundaries to `width`, continuation lines indented. */
 const wrappedNotes = (notes, width) => notes.map((n) => `${wrap(n, width, '      ')}\n`).join('')
 
-/** A session that recorded no token counts: its cost is unknown rather than zero. */
-const recordedNoTokens = (s) => !s.cost || (s.cost.totalUsd === 0 && tokens(s.cost) === 0)
-
 // What a diff row says about one message: its text, else its tool calls or tool result.
 function gist(message) {
   if (!message) return ''
@@ -275,7 +270,6 @@ module.exports = {
   costGroups,
   costNotes,
   wrappedNotes,
-  recordedNoTokens,
   sessionDiff,
   gist,
   quoted,

@@ -6,7 +6,7 @@ const { defined, usageOf } = require('./options.js')
 const { client, knownAgent, upTo } = require('./api.js')
 const { view, print } = require('./output.js')
 const { withProgress } = require('./progress.js')
-const ids = require('./ids.js')
+const ids = require('../../human/ids.js')
 
 /** `kind`: 'daily', 'weekly', 'monthly' or 'sessions', as the API and ccusage name the report. */
 async function runReport(kind, o) {

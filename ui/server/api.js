@@ -4,8 +4,8 @@
 // keep their code, and nothing else a handler throws reaches the page but "internal error".
 
 const { AgentMuxError, BUILT_IN_AGENTS } = require('../../index.js')
-const { recordedNoTokens } = require('../../bin/lib/render.js')
-const ids = require('../../bin/lib/ids.js')
+const { recordedNoTokens } = require('../../human/cost.js')
+const ids = require('../../human/ids.js')
 const { version } = require('../../package.json')
 const { BadRequest, readParams, text, choice, agent, int, date, sessionRef } = require('./params.js')
 const { Transcripts, WINDOW_MESSAGES } = require('./transcripts.js')

@@ -3,7 +3,7 @@
 // parameter, or a value out of its range, is a 400 with a JSON error naming it.
 
 const { BUILT_IN_AGENTS } = require('../../index.js')
-const { parseDate } = require('../../bin/lib/args.js')
+const { readDate, DATE_SPELLINGS } = require('../../human/dates.js')
 
 class BadRequest extends Error {
   constructor(message) {
@@ -43,12 +43,9 @@ function int(min, max) {
 
 function date({ endOfDay = false } = {}) {
   return (value, key) => {
-    try {
-      return parseDate(text(40)(value, key), { endOfDay })
-    } catch (e) {
-      if (e instanceof BadRequest) throw e
-      throw new BadRequest(`${key} is not a date: expected ISO 8601 (2025-01-31, 2025-01-31T09:30Z) or an age (30m, 12h, 7d, 2w)`)
-    }
+    const date = readDate(text(40)(value, key), { endOfDay })
+    if (!date) throw new BadRequest(`${key} is not a date: expected ${DATE_SPELLINGS}`)
+    return date
   }
 }
 

@@ -7,6 +7,7 @@ const { client, knownAgent, ALL } = require('../../lib/api.js')
 const { view, print, printJson } = require('../../lib/output.js')
 const { withProgress } = require('../../lib/progress.js')
 const render = require('../../lib/render.js')
+const { recordedNoTokens } = require('../../../human/cost.js')
 const tsv = require('../../lib/tsv.js')
 const { BUILT_IN_AGENTS } = require('../../../index.js')
 
@@ -43,5 +44,5 @@ async function report(o) {
 // The matching sessions that recorded no token counts, for the report's note.
 async function sessionsWithoutTokens(api, agent, filters) {
   const lists = await Promise.all((agent ? [agent] : BUILT_IN_AGENTS).map((a) => api.list(a, { ...filters, limit: ALL })))
-  return lists.flat().filter(render.recordedNoTokens)
+  return lists.flat().filter(recordedNoTokens)
 }

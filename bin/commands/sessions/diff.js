@@ -2,7 +2,7 @@
 // amux sessions diff <a> <b>: two sessions, of the same agent or not, compared message by message.
 
 const { jsonOption } = require('../../lib/options.js')
-const { SPELLINGS } = require('../../lib/ids.js')
+const { SPELLINGS } = require('../../../human/ids.js')
 const { client, sessionsNamed } = require('../../lib/api.js')
 const { view, print, printJson } = require('../../lib/output.js')
 const { withProgress } = require('../../lib/progress.js')

@@ -2,7 +2,7 @@
 // amux sessions export <session>: one session written to stdout in an export format.
 
 const { Option } = require('../../lib/cli.js')
-const { SPELLINGS } = require('../../lib/ids.js')
+const { SPELLINGS } = require('../../../human/ids.js')
 const { client, sessionsNamed } = require('../../lib/api.js')
 const { print } = require('../../lib/output.js')
 const { withProgress } = require('../../lib/progress.js')

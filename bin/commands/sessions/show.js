@@ -3,7 +3,7 @@
 // when long), else its Markdown export.
 
 const { Option } = require('../../lib/cli.js')
-const { SPELLINGS } = require('../../lib/ids.js')
+const { SPELLINGS } = require('../../../human/ids.js')
 const { client, sessionsNamed } = require('../../lib/api.js')
 const { view, print } = require('../../lib/output.js')
 const { withProgress } = require('../../lib/progress.js')

@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks'
 import { api } from '../lib/api.js'
 import { Link, navigate } from '../lib/router.js'
 import { ErrorBox, Loading, useApi, sessionHref } from '../lib/parts.jsx'
-import { wordDiff } from '../../../bin/lib/words.js'
+import { wordDiff } from '../../../human/words.js'
 
 // Unchanged runs longer than this are folded, keeping CONTEXT messages at each end in sight.
 const FOLD_OVER = 5

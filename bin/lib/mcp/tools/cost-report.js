@@ -4,7 +4,8 @@
 
 const render = require('../../render.js')
 const { usd, count } = require('../../format.js')
-const { ALL } = require('../../ids.js')
+const { ALL } = require('../../../../human/ids.js')
+const { recordedNoTokens } = require('../../../../human/cost.js')
 const { z, agent, since, until, dates, defined } = require('../schemas.js')
 
 const description = `What past coding-agent sessions cost (USD) and how many tokens they used, grouped by agent, model or day (local calendar day of the session's start). Prices are the agents' own where recorded, else list prices. Notes say where $0 means unknown: agents that record no token counts, models with no known price.`
@@ -36,7 +37,7 @@ const output = z.object({
 async function withoutTokens(api, { agent, since, until }) {
   const options = defined({ since, until, limit: ALL })
   const sessions = await (agent ? api.list(agent, options) : api.listAll(options))
-  return sessions.filter(render.recordedNoTokens)
+  return sessions.filter(recordedNoTokens)
 }
 
 const pick = (c) => ({

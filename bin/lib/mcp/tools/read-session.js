@@ -5,7 +5,7 @@
 // what the page needs is read, and `around` leaves the rest in the core.
 
 const { AgentMuxError } = require('../../../../index.js')
-const ids = require('../../ids.js')
+const ids = require('../../../../human/ids.js')
 const text = require('../session-text.js')
 const { z } = require('../schemas.js')
 

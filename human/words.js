@@ -1,7 +1,7 @@
 'use strict'
-// Word-level difference of two one-line texts, for `sessions diff`: which words of A were removed
-// and which words of B were added, so a changed message shows what changed rather than two copies
-// of a line cut before the change.
+// Word-level difference of two one-line texts, for `sessions diff` and the UI's diff page: which
+// words of A were removed and which words of B were added, so a changed message shows what changed
+// rather than two copies of a line cut before the change.
 
 // Past this many word pairs the middle is taken as replaced whole: the table would cut it anyway.
 const MAX_CELLS = 250_000

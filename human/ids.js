@@ -1,9 +1,10 @@
 'use strict'
-// Session ids on the command line: reading what a person typed (`agent:id`, `agent id`, or a
-// prefix of the id), finding the one session it means, and the short ids tables show, so that any
-// id one command printed can be pasted into the next.
+// Session ids as a person types and reads them, in the CLI, the MCP server and the UI alike:
+// reading what was typed (`agent:id`, `agent id`, or a prefix of the id), finding the one session
+// it means, and the short ids tables show, so that any id one command printed can be pasted into
+// the next.
 
-const { AgentMuxError, BUILT_IN_AGENTS } = require('../../index.js')
+const { AgentMuxError, BUILT_IN_AGENTS } = require('../index.js')
 
 // The core clamps larger limits to this: "every session".
 const ALL = 1_000_000
