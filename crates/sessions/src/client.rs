@@ -6,7 +6,7 @@ use crate::agents::{self, Agent, Mode};
 use crate::context::{ClientOptions, Context};
 use crate::cost::blocks::{Blocks, BlocksBuilder};
 use crate::cost::dedupe::Replays;
-use crate::cost::report::{Report, ReportBuilder};
+use crate::cost::report::{Report, ReportBuilder, Sums};
 use crate::cost::{self, CostSummary};
 use crate::env::Env;
 use crate::error::{Error, Result};
@@ -196,6 +196,11 @@ impl Client {
 
     /// `cost.daily|weekly|monthly|sessions`: usage and cost by period or by session.
     pub fn cost_report(&self, env: Env, opts: &ReportOptions) -> Result<Report> {
+        Ok(self.cost_report_sums(env, opts)?.into_report())
+    }
+
+    /// `cost_report` with its rows not made yet: to serialise, one row at a time.
+    pub fn cost_report_sums(&self, env: Env, opts: &ReportOptions) -> Result<Sums> {
         let ctx = self.context(env);
         let targets: Vec<&dyn Agent> = match &opts.agent {
             Some(name) => vec![agent(name)?],
@@ -203,7 +208,7 @@ impl Client {
         };
         let mut report = ReportBuilder::new(&ctx, opts)?;
         self.each_costed(&ctx, &targets, &mut |_| {}, &mut |s| report.add(s));
-        Ok(report.finish())
+        Ok(report.sums())
     }
 
     /// `cost.blocks`: Claude Code's 5-hour billing blocks.

@@ -551,3 +551,33 @@ fn real_claude_captures_report_what_their_sessions_hold() {
         assert_eq!(row.usage.input_tokens, c.input_tokens);
     }
 }
+
+#[test]
+fn a_reports_sums_serialise_as_the_report_they_make() {
+    // The JSON the CLI prints is written from the sums, each row made as it is written; the API's
+    // objects come from the report made whole. Both must hold the same text, in every grouping
+    // and order, with a limit cutting the rows.
+    let home = common::demo_home();
+    let client = Client::new(ClientOptions::default());
+    for grouping in [
+        Grouping::Period(Period::Day),
+        Grouping::Period(Period::Week(Weekday::Mon)),
+        Grouping::Period(Period::Month),
+        Grouping::Session,
+    ] {
+        for (order, limit) in [(None, None), (Some(Direction::Asc), Some(2))] {
+            let mut opts = ReportOptions::new(grouping);
+            opts.order = order;
+            opts.limit = limit;
+            let sums = client.cost_report_sums(common::env(&home), &opts).unwrap();
+            let text = serde_json::to_string_pretty(&sums).unwrap();
+            let report = sums.into_report();
+            assert!(!report.rows.is_empty(), "{grouping:?}");
+            assert_eq!(text, serde_json::to_string_pretty(&report).unwrap());
+            assert_eq!(
+                report,
+                client.cost_report(common::env(&home), &opts).unwrap()
+            );
+        }
+    }
+}

@@ -11,7 +11,7 @@
 //! Token fields mean what ccusage's mean: `outputTokens` includes reasoning (we keep it apart as
 //! `thinkingTokens` too), `cacheCreationTokens` are prompt-cache writes, `cacheReadTokens` cache
 //! reads, `inputTokens` the rest of the prompt.
-use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::day::LocalDays;
@@ -131,12 +131,16 @@ pub struct Report {
 impl Report {
     /// The name of the rows' array, as ccusage names it.
     pub fn rows_name(&self) -> &'static str {
-        match self.grouping {
-            Grouping::Period(Period::Day) => "daily",
-            Grouping::Period(Period::Week(_)) => "weekly",
-            Grouping::Period(Period::Month) => "monthly",
-            Grouping::Session => "sessions",
-        }
+        rows_name(self.grouping)
+    }
+}
+
+fn rows_name(grouping: Grouping) -> &'static str {
+    match grouping {
+        Grouping::Period(Period::Day) => "daily",
+        Grouping::Period(Period::Week(_)) => "weekly",
+        Grouping::Period(Period::Month) => "monthly",
+        Grouping::Session => "sessions",
     }
 }
 
@@ -148,6 +152,56 @@ impl Serialize for Report {
         m.serialize_entry("unpricedModels", &self.unpriced_models)?;
         m.serialize_entry("sessionsWithoutUsage", &self.sessions_without_usage)?;
         m.end()
+    }
+}
+
+/// A finished report whose rows are still the sums they are made from. It serialises as its
+/// `Report` does, each row made as it is written and let go, so that a report of thousands of
+/// sessions is never held as rows and as text at once.
+pub struct Sums {
+    grouping: Grouping,
+    rows: Vec<(String, Acc)>,
+    totals: Totals,
+    unpriced_models: Vec<AgentModel>,
+    sessions_without_usage: BTreeMap<String, u64>,
+}
+
+impl Sums {
+    pub fn into_report(self) -> Report {
+        let grouping = self.grouping;
+        Report {
+            grouping,
+            rows: (self.rows.into_iter())
+                .map(|(key, acc)| acc.into_row(key, grouping))
+                .collect(),
+            totals: self.totals,
+            unpriced_models: self.unpriced_models,
+            sessions_without_usage: self.sessions_without_usage,
+        }
+    }
+}
+
+impl Serialize for Sums {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry(rows_name(self.grouping), &RowsOf(self.grouping, &self.rows))?;
+        m.serialize_entry("totals", &self.totals)?;
+        m.serialize_entry("unpricedModels", &self.unpriced_models)?;
+        m.serialize_entry("sessionsWithoutUsage", &self.sessions_without_usage)?;
+        m.end()
+    }
+}
+
+/// Sums serialised as the rows they make, one at a time.
+struct RowsOf<'a>(Grouping, &'a [(String, Acc)]);
+
+impl Serialize for RowsOf<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.1.len()))?;
+        for (key, acc) in self.1 {
+            seq.serialize_element(&acc.clone().into_row(key.clone(), self.0))?;
+        }
+        seq.end()
     }
 }
 
@@ -186,7 +240,7 @@ fn inside(t: &Timestamp, (since, until): (Option<Timestamp>, Option<Timestamp>))
 }
 
 /// A row being added up.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Acc {
     tokens: Tokens,
     usd: f64,
@@ -265,6 +319,34 @@ impl Acc {
     }
 }
 
+/// The rows being added up, by key, in the order first seen. The sums are kept in one vector,
+/// which `finish` sorts in place, and the map holds only where each is: a map of the sums
+/// themselves would be copied out to be sorted, and its table is larger than the vector.
+#[derive(Default)]
+struct Rows {
+    at: HashMap<String, usize>,
+    sums: Vec<(String, Acc)>,
+}
+
+impl Rows {
+    fn entry(&mut self, key: &str) -> &mut Acc {
+        let i = match self.at.get(key) {
+            Some(&i) => i,
+            None => {
+                self.at.insert(key.to_string(), self.sums.len());
+                self.sums.push((key.to_string(), Acc::default()));
+                self.sums.len() - 1
+            }
+        };
+        &mut self.sums[i].1
+    }
+
+    fn get_mut(&mut self, key: &str) -> Option<&mut Acc> {
+        let i = *self.at.get(key)?;
+        Some(&mut self.sums[i].1)
+    }
+}
+
 /// When a session was active: its first and last request where they are known, else its
 /// creation and last update.
 fn activity(s: &SessionSummary) -> (Timestamp, Timestamp) {
@@ -287,7 +369,7 @@ pub struct ReportBuilder {
     zone: LocalDays,
     range: (Option<Timestamp>, Option<Timestamp>),
     pricer: Pricer,
-    rows: HashMap<String, Acc>,
+    rows: Rows,
     unpriced: BTreeSet<AgentModel>,
     without_usage: BTreeMap<String, u64>,
     /// Runs of the run index whose session was added (the others count on their own).
@@ -309,7 +391,7 @@ impl ReportBuilder {
             zone,
             range,
             pricer: Pricer::new(ctx),
-            rows: HashMap::new(),
+            rows: Rows::default(),
             unpriced: BTreeSet::new(),
             without_usage: BTreeMap::new(),
             matched_runs: HashSet::new(),
@@ -354,12 +436,18 @@ impl ReportBuilder {
         }
     }
 
-    pub fn finish(mut self) -> Report {
+    pub fn finish(self) -> Report {
+        self.sums().into_report()
+    }
+
+    /// The finished report, its rows not made yet.
+    pub fn sums(mut self) -> Sums {
         if let (Grouping::Period(period), None) = (self.opts.grouping, &self.opts.project) {
             self.add_unmatched_runs(period);
         }
         let opts = &self.opts;
-        let mut rows: Vec<(String, Acc)> = self.rows.into_iter().collect();
+        drop(self.rows.at);
+        let mut rows = self.rows.sums;
         let desc = match (opts.grouping, opts.order) {
             (_, Some(d)) => d == Direction::Desc,
             (Grouping::Session, None) => true,
@@ -379,13 +467,9 @@ impl ReportBuilder {
             rows.reverse();
         }
         rows.truncate(opts.limit.unwrap_or(usize::MAX));
-        let rows: Vec<Row> = rows
-            .into_iter()
-            .map(|(key, acc)| acc.into_row(key, opts.grouping))
-            .collect();
         let mut totals = Totals::default();
-        rows.iter().for_each(|r| totals.add(&r.usage));
-        Report {
+        (rows.iter()).for_each(|(_, acc)| totals.add(&Totals::of(&acc.tokens, acc.usd)));
+        Sums {
             grouping: opts.grouping,
             rows,
             totals,
@@ -412,9 +496,7 @@ impl ReportBuilder {
             {
                 continue;
             }
-            let acc = (self.rows)
-                .entry(period.key(&self.zone, &r.timestamp))
-                .or_default();
+            let acc = (self.rows).entry(&period.key(&self.zone, &r.timestamp));
             acc.add(&r.agent, &model, &super::tokens_of(cost), cost.total_usd);
         }
     }
@@ -422,7 +504,7 @@ impl ReportBuilder {
 
 /// A session's usage, each piece on the period of its time; whether any of it was in range.
 fn add_periods(
-    rows: &mut HashMap<String, Acc>,
+    rows: &mut Rows,
     s: &SessionSummary,
     p: &Priced,
     period: Period,
@@ -448,12 +530,8 @@ fn add_periods(
                 continue;
             }
             let key = period.key(zone, &at);
-            rows.entry(key.clone()).or_default().add(
-                &s.agent,
-                &part.model,
-                &piece.tokens,
-                piece.usd,
-            );
+            rows.entry(&key)
+                .add(&s.agent, &part.model, &piece.tokens, piece.usd);
             keys.insert(key);
         }
     }
@@ -467,7 +545,7 @@ fn add_periods(
 
 /// A whole session as one row, when its last activity is in range.
 fn add_session(
-    rows: &mut HashMap<String, Acc>,
+    rows: &mut Rows,
     s: &SessionSummary,
     p: &Priced,
     range: (Option<Timestamp>, Option<Timestamp>),
@@ -488,7 +566,7 @@ fn add_session(
     {
         return false;
     }
-    let acc = rows.entry(s.unified_id.clone()).or_default();
+    let acc = rows.entry(&s.unified_id);
     for part in parts {
         acc.add(&s.agent, &part.model, &part.tokens, part.usd);
     }
