@@ -47,10 +47,10 @@ export declare class NativeClient {
   costBlocks(args: string): Promise<string>
   /** `{report, options, breakdown}` → the report as tab-separated lines (`tsv::cost_report`). */
   costReportTsv(args: string): Promise<string>
-  /** `{report, options}` → the report as `JSON.stringify(report, null, 2)` writes it. */
-  costReportJson(args: string): Promise<string>
-  /** `{options}` → the blocks as `JSON.stringify(blocks, null, 2)` writes them. */
-  costBlocksJson(args: string): Promise<string>
+  /** `{report, options}` → the report as `JSON.stringify(report, null, 2)` writes it, UTF-8. */
+  costReportJson(args: string): Promise<Buffer>
+  /** `{options}` → the blocks as `JSON.stringify(blocks, null, 2)` writes them, UTF-8. */
+  costBlocksJson(args: string): Promise<Buffer>
   /** `{options}` → the blocks as tab-separated lines (`tsv::cost_blocks`). */
   costBlocksTsv(args: string): Promise<string>
   /** `{agent, sessionId, format}` → the exported text itself. */

@@ -541,6 +541,13 @@ export interface JsonOutput {
   cost(report: 'daily' | 'weekly' | 'monthly' | 'sessions', options?: CostReportOptions): Promise<string>
   /** `JSON.stringify(await cost.blocks(options), null, 2)`, written natively. */
   blocks(options?: CostBlocksOptions): Promise<string>
+  /**
+   * `cost`'s text as UTF-8 bytes (a Node `Buffer`), never made a JS string: for writing megabytes
+   * to a stream without holding them twice more.
+   */
+  costBuffer(report: 'daily' | 'weekly' | 'monthly' | 'sessions', options?: CostReportOptions): Promise<Uint8Array>
+  /** `blocks`' text as UTF-8 bytes (a Node `Buffer`), never made a JS string. */
+  blocksBuffer(options?: CostBlocksOptions): Promise<Uint8Array>
 }
 
 export interface AgentMuxClient {

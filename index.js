@@ -283,10 +283,15 @@ function createClient(options) {
     window: (agent, sessionId, options) => call(native, 'window', { agent, sessionId, options }, reviveWindow),
   })
   // JSON text, written natively: what `JSON.stringify(result, null, 2)` of the same call gives,
-  // without making thousands of objects only to print them.
+  // without making thousands of objects only to print them. The native side answers with a
+  // Buffer over its own UTF-8 bytes; the *Buffer calls hand it on as it is, for a writer that
+  // need not hold the text a second time as a JS string.
+  const text = (buffer) => buffer.toString('utf8')
   const json = Object.freeze({
-    cost: (report, options) => call(native, 'costReportJson', { report, options }, null, onProgress),
-    blocks: (options) => call(native, 'costBlocksJson', { options }, null, onProgress),
+    cost: (report, options) => call(native, 'costReportJson', { report, options }, text, onProgress),
+    blocks: (options) => call(native, 'costBlocksJson', { options }, text, onProgress),
+    costBuffer: (report, options) => call(native, 'costReportJson', { report, options }, null, onProgress),
+    blocksBuffer: (options) => call(native, 'costBlocksJson', { options }, null, onProgress),
   })
   return Object.freeze({ sessions, index, cost, tsv, messages, json })
 }

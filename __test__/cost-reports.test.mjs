@@ -85,6 +85,22 @@ describe('--json: ccusage keys, and the API result as it is', () => {
     expect(r.stdout).toBe(`${JSON.stringify(api, null, 2)}\n`)
   })
 
+  it('json.costBuffer and json.blocksBuffer: the same text as UTF-8 bytes, never a JS string', async () => {
+    await withHome(demoHome, async () => {
+      for (const report of ['daily', 'weekly', 'monthly', 'sessions']) {
+        const bytes = await client.json.costBuffer(report, { order: 'asc' })
+        expect(Buffer.isBuffer(bytes)).toBe(true)
+        const text = await client.json.cost(report, { order: 'asc' })
+        expect(typeof text).toBe('string')
+        expect(text).toBe(JSON.stringify(await client.cost[report]({ order: 'asc' }), null, 2))
+        expect(bytes.equals(Buffer.from(text, 'utf8'))).toBe(true)
+      }
+      const blocks = await client.json.blocksBuffer()
+      expect(blocks.toString('utf8')).toBe(await client.json.blocks())
+      expect(JSON.parse(blocks.toString('utf8')).blocks.length).toBeGreaterThan(0)
+    })
+  })
+
   it('cost report --group-by week|month|session|project: the same periods and costs as the reports', () => {
     for (const [groupBy, command, key, period, extra] of [
       ['week', 'weekly', 'weekly', 'week', ['--start-of-week', 'monday']],

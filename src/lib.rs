@@ -27,6 +27,20 @@ mod window;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Give the pages mimalloc holds free back to the system. Reading a report's sessions frees
+/// megabytes that it would keep a while longer, and the report's text is allocated next.
+fn release_freed() {
+    #[cfg(not(all(target_os = "linux", target_env = "musl", target_arch = "aarch64")))]
+    {
+        extern "C" {
+            /// mimalloc's own (linked in with the global allocator above).
+            fn mi_collect(force: bool);
+        }
+        // SAFETY: mi_collect takes no pointer; it only walks the allocator's own pages.
+        unsafe { mi_collect(true) }
+    }
+}
+
 fn to_napi(e: CoreError) -> napi::Error {
     let body = serde_json::json!({ "code": e.code.as_str(), "message": e.message });
     napi::Error::from_reason(body.to_string())
@@ -55,11 +69,32 @@ fn list_all_of(client: &Client, env: Env, args: &str) -> CoreResult<Vec<SessionS
 }
 
 /// `v` as `JSON.stringify(v, null, 2)` writes it (numbers as JS prints them).
-fn pretty<T: serde::Serialize>(v: &T) -> CoreResult<String> {
-    let mut out = Vec::new();
-    agent_mux_sessions::export::json::write_pretty(&mut out, v)
-        .map_err(|e| CoreError::internal(e.to_string()))?;
-    String::from_utf8(out).map_err(|e| CoreError::internal(e.to_string()))
+/// Written twice, first only counted: megabytes of text grown by doubling would hold the last
+/// half-size copy beside it, and the allocator keeps what is freed.
+fn pretty<T: serde::Serialize>(v: &T) -> CoreResult<Vec<u8>> {
+    let write = |w: &mut dyn std::io::Write| {
+        agent_mux_sessions::export::json::write_pretty(w, v)
+            .map_err(|e| CoreError::internal(e.to_string()))
+    };
+    let mut size = Counter(0);
+    write(&mut size)?;
+    let mut out = Vec::with_capacity(size.0);
+    write(&mut out)?;
+    Ok(out)
+}
+
+/// A writer that keeps only how many bytes it was given.
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// JSON text for the JS layer to parse, in ASCII: characters past it are written as `\u` escapes.
@@ -140,6 +175,9 @@ impl<T> Job<T> {
 pub type TextJob = Job<String>;
 /// `get`'s job: the session, built into JS objects on the main thread.
 pub type SessionJob = Job<Session>;
+/// Jobs answering with UTF-8 bytes that JS gets as a Buffer over the same memory: a report's JSON
+/// of megabytes reaches stdout without being copied into a JS string and back out of it.
+pub type BytesJob = Job<Vec<u8>>;
 
 #[napi]
 impl Task for TextJob {
@@ -159,6 +197,20 @@ impl Task for TextJob {
         };
         // SAFETY: `text` is a string created just now in this callback's env and scope.
         unsafe { JsString::from_napi_value(env.raw(), text.raw()) }
+    }
+}
+
+#[napi]
+impl Task for BytesJob {
+    type Output = Vec<u8>;
+    type JsValue = Buffer;
+
+    fn compute(&mut self) -> napi::Result<Vec<u8>> {
+        self.run()
+    }
+
+    fn resolve(&mut self, _env: napi::Env, output: Vec<u8>) -> napi::Result<Buffer> {
+        Ok(Buffer::from(output))
     }
 }
 
@@ -354,25 +406,29 @@ impl NativeClient {
         })
     }
 
-    /// `{report, options}` → the report as `JSON.stringify(report, null, 2)` writes it.
+    /// `{report, options}` → the report as `JSON.stringify(report, null, 2)` writes it, UTF-8.
     #[napi]
-    pub fn cost_report_json(&self, args: String) -> AsyncTask<TextJob> {
+    pub fn cost_report_json(&self, args: String) -> AsyncTask<BytesJob> {
         let (client, env) = (self.inner.clone(), Env::from_process());
         Job::new(move || {
             let v = parse_args(&args)?;
             let opts = wire::report_options(field(&v, "report"), field(&v, "options"))?;
-            pretty(&client.cost_report(env, &opts)?)
+            let sums = client.cost_report_sums(env, &opts)?;
+            release_freed();
+            pretty(&sums)
         })
     }
 
-    /// `{options}` → the blocks as `JSON.stringify(blocks, null, 2)` writes them.
+    /// `{options}` → the blocks as `JSON.stringify(blocks, null, 2)` writes them, UTF-8.
     #[napi]
-    pub fn cost_blocks_json(&self, args: String) -> AsyncTask<TextJob> {
+    pub fn cost_blocks_json(&self, args: String) -> AsyncTask<BytesJob> {
         let (client, env) = (self.inner.clone(), Env::from_process());
         Job::new(move || {
             let v = parse_args(&args)?;
             let opts = wire::blocks_options(field(&v, "options"))?;
-            pretty(&client.cost_blocks(env, &opts)?)
+            let blocks = client.cost_blocks(env, &opts)?;
+            release_freed();
+            pretty(&blocks)
         })
     }
 

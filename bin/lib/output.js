@@ -17,10 +17,12 @@ function view({ wide = false } = {}) {
   }
 }
 
+/** `text`, a string or UTF-8 bytes (a Buffer from the API's `json`), ending with a newline. */
 function print(text) {
   // Two writes rather than `${text}\n`: a report's JSON is megabytes, and joining copies it.
   process.stdout.write(text)
-  if (!text.endsWith('\n')) process.stdout.write('\n')
+  const ends = typeof text === 'string' ? text.endsWith('\n') : text[text.length - 1] === 0x0a
+  if (!ends) process.stdout.write('\n')
 }
 
 function printJson(value) {

@@ -18,7 +18,7 @@ async function runReport(kind, o) {
     return process.stdout.write(await withProgress('adding up costs', lines))
   }
   const report = (opts) => withProgress('adding up costs', client().cost[kind](opts))
-  if (o.json) return print(await withProgress('adding up costs', client().json.cost(kind, { ...options, limit: o.limit })))
+  if (o.json) return print(await withProgress('adding up costs', client().json.costBuffer(kind, { ...options, limit: o.limit })))
   const render = require('./render-usage.js')
   if (kind !== 'sessions') return print(render.periodReport(kind, await report(options), v, o))
   // A terminal shows the first sessions (the costliest unless told), and says when there are more.

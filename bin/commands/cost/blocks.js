@@ -41,7 +41,7 @@ async function blocks(o) {
   // The clock the API judged the active block by (AGENT_MUX_NOW pins it, as for search).
   const pinned = Date.parse(process.env.AGENT_MUX_NOW ?? '')
   const v = { ...view(), ...(Number.isNaN(pinned) ? {} : { now: pinned }) }
-  if (o.json) return print(await withProgress(label, client().json.blocks(options)))
+  if (o.json) return print(await withProgress(label, client().json.blocksBuffer(options)))
   if (!v.tty) return process.stdout.write(await withProgress(label, client().tsv.blocks(options)))
   const result = await withProgress(label, client().cost.blocks(options))
   print(require('../../lib/render-usage.js').blocksReport(result, v, { timeZone: o.timezone, breakdown: o.breakdown }))
