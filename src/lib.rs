@@ -1,6 +1,7 @@
 //! The napi binding: converts arguments from JS (one JSON string per call, dates as epoch ms),
 //! runs the work on libuv's thread pool, and hands back JSON text for the JS layer to revive, or
-//! for `get` (whose sessions can be hundreds of MB) the JS objects themselves (`to_js`).
+//! for `get` (whose sessions can be hundreds of MB) the JS objects themselves (`to_js`), or for
+//! the JSON a command prints, a Buffer over its bytes.
 //! Errors cross as a JSON `{code, message}` in the error message; panics become `INTERNAL`.
 //! No format knowledge lives here.
 use std::panic::{catch_unwind, AssertUnwindSafe};
