@@ -9,6 +9,13 @@ scripts/schema/*.sql (their tables and columns as the agents write them). Needs 
 
   python3 scripts/gen_home.py --out examples/demo-home --sessions 30 --seed 7 --scale 1
   python3 scripts/gen_home.py --out bench/data/home --seed 1 --huge-mb 200
+  python3 scripts/gen_home.py --out /tmp/h1g-real --agents claude,codex --sessions 7500 --seed 1 \
+      --scale 36 --vocabulary real
+
+--vocabulary real writes tool outputs as real ones read: source files, git logs, directory
+listings, compiler and test output, JSON responses, installs, container listings and logs, full
+of identifiers, paths, hashes, ids and numbers (a vocabulary that keeps growing with the home, as
+a real one does). The default (topics) repeats each topic's output line with counters.
 """
 import argparse
 import hashlib
@@ -99,8 +106,114 @@ def dumps(obj):
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
+SYLLABLES = ["ba", "be", "bi", "bo", "ca", "ce", "ci", "co", "da", "de", "di", "do", "fa", "fe", "fi",
+             "ga", "ge", "go", "ha", "he", "hi", "ka", "ke", "ki", "ko", "la", "le", "li", "lo", "lu",
+             "ma", "me", "mi", "mo", "mu", "na", "ne", "ni", "no", "pa", "pe", "pi", "po", "ra", "re",
+             "ri", "ro", "ru", "sa", "se", "si", "so", "ta", "te", "ti", "to", "tu", "va", "ve", "vi",
+             "za", "zo", "st", "tr", "nd", "ck", "ph", "th", "qu", "x", "y", "er", "on", "an", "in"]
+COMMON = ["the", "a", "to", "of", "and", "in", "is", "for", "on", "with", "error", "function", "return",
+          "const", "let", "if", "else", "import", "from", "export", "class", "self", "value", "test",
+          "file", "src", "user", "data", "config", "request", "response", "failed", "ok", "true",
+          "false", "null", "await", "async", "new", "string", "number", "type", "index", "map"]
+
+
+class RealOutput:
+    """Tool outputs with a real vocabulary: words drawn with Zipf's law from a large lexicon,
+    joined into identifiers, beside ids, hashes, paths and numbers that are new each time."""
+
+    def __init__(self, seed):
+        lex_rng = random.Random(seed * 7919 + 17)
+        words = set()
+        while len(words) < 50000:
+            words.add("".join(lex_rng.choice(SYLLABLES) for _ in range(lex_rng.randrange(2, 5))))
+        self.lexicon = COMMON + sorted(words)
+        lex_rng.shuffle(self.lexicon[len(COMMON):])
+        # Zipf: the k-th word is drawn with weight 1 / (k + 2).
+        total, self.cum = 0.0, []
+        for k in range(len(self.lexicon)):
+            total += 1.0 / (k + 2)
+            self.cum.append(total)
+        self.kinds = [self.source, self.git_log, self.listing, self.compiler, self.json_lines,
+                      self.install, self.containers, self.logs]
+
+    def word(self, rng):
+        import bisect
+        return self.lexicon[min(bisect.bisect(self.cum, rng.random() * self.cum[-1]), len(self.lexicon) - 1)]
+
+    def ident(self, rng):
+        parts = [self.word(rng) for _ in range(rng.choice((1, 1, 2, 2, 3)))]
+        style = rng.randrange(3)
+        if style == 0:
+            return parts[0] + "".join(p.capitalize() for p in parts[1:])
+        return ("_" if style == 1 else "-").join(parts)
+
+    def path(self, rng):
+        dirs = "/".join(self.word(rng) for _ in range(rng.randrange(1, 4)))
+        return f"src/{dirs}/{self.ident(rng)}.{rng.choice(['ts', 'rs', 'py', 'go', 'tsx', 'json', 'md'])}"
+
+    @staticmethod
+    def hexs(rng, n):
+        return f"{rng.getrandbits(4 * n):0{n}x}"
+
+    def uuid(self, rng):
+        return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+
+    def stamp(self, rng):
+        return f"2026-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}T{rng.randrange(24):02d}:{rng.randrange(60):02d}:{rng.randrange(60):02d}.{rng.randrange(1000):03d}Z"
+
+    def source(self, rng):
+        ind = "    " * rng.randrange(0, 3)
+        r = rng.randrange(5)
+        if r == 0:
+            return f"{ind}const {self.ident(rng)} = await {self.ident(rng)}({self.ident(rng)}, \"{self.word(rng)}-{self.hexs(rng, 6)}\");"
+        if r == 1:
+            return f"{ind}if ({self.ident(rng)}.{self.ident(rng)} > {rng.randrange(10 ** rng.randrange(1, 7))}) return {self.ident(rng)};"
+        if r == 2:
+            return f"{ind}// {' '.join(self.word(rng) for _ in range(rng.randrange(4, 10)))}"
+        if r == 3:
+            return f"{ind}import {{ {self.ident(rng)}, {self.ident(rng)} }} from './{self.ident(rng)}';"
+        return f"{ind}fn {self.ident(rng)}(&self, {self.word(rng)}: {self.ident(rng).capitalize()}) -> Result<{self.ident(rng).capitalize()}> {{"
+
+    def git_log(self, rng):
+        return f"commit {self.hexs(rng, 40)} {self.word(rng)}: {' '.join(self.word(rng) for _ in range(rng.randrange(3, 8)))} (#{rng.randrange(1, 9999)})"
+
+    def listing(self, rng):
+        return f"-rw-r--r-- 1 dev dev {rng.randrange(10 ** rng.randrange(2, 8))} Oct {rng.randrange(1, 31)} {rng.randrange(24):02d}:{rng.randrange(60):02d} {self.path(rng)}"
+
+    def compiler(self, rng):
+        r = rng.randrange(3)
+        if r == 0:
+            return f"{self.path(rng)}:{rng.randrange(1, 3000)}:{rng.randrange(1, 120)}: error[E{rng.randrange(1, 800):04d}]: cannot find `{self.ident(rng)}` in `{self.ident(rng)}`"
+        if r == 1:
+            return f"  ✓ {' '.join(self.word(rng) for _ in range(rng.randrange(3, 7)))} ({rng.randrange(1, 900)} ms)"
+        return f"    at {self.ident(rng)} ({self.path(rng)}:{rng.randrange(1, 3000)}:{rng.randrange(1, 80)})"
+
+    def json_lines(self, rng):
+        return (f'{{"id": "{self.uuid(rng)}", "request_id": "req_{self.hexs(rng, 24)}", "{self.ident(rng)}": '
+                f'"{self.word(rng)}", "created_at": "{self.stamp(rng)}", "count": {rng.randrange(10 ** 6)}}}')
+
+    def install(self, rng):
+        if rng.randrange(2):
+            return f"added {self.ident(rng)}@{rng.randrange(20)}.{rng.randrange(40)}.{rng.randrange(100)} ({rng.randrange(1, 999)} kB) integrity sha512-{self.hexs(rng, 24)}"
+        return f"Collecting {self.ident(rng)}=={rng.randrange(10)}.{rng.randrange(30)}.{rng.randrange(30)} (from {self.ident(rng)}>={rng.randrange(5)}.{rng.randrange(10)})"
+
+    def containers(self, rng):
+        return (f"pod/{self.ident(rng)}-{self.hexs(rng, 10)}-{self.hexs(rng, 5)}   {rng.randrange(1, 4)}/3   Running   "
+                f"{rng.randrange(9)}   {rng.randrange(1, 60)}d   sha256:{self.hexs(rng, 64)}")
+
+    def logs(self, rng):
+        return (f"{self.stamp(rng)} {rng.choice(['INFO', 'WARN', 'DEBUG', 'ERROR'])} [{self.word(rng)}-{rng.randrange(64)}] "
+                f"{' '.join(self.word(rng) for _ in range(rng.randrange(2, 6)))} {self.hexs(rng, 12)} in {rng.randrange(1, 5000)}ms")
+
+    def output(self, rng, n_lines):
+        kind = rng.choice(self.kinds)
+        return "\n".join(kind(rng) for _ in range(n_lines))
+
+
 class Conversation:
     """One coding session: prompts, thinking, tool calls with outputs, answers and usage."""
+
+    real_output = None  # a RealOutput when tool outputs have a real vocabulary
 
     def __init__(self, rng, agent, index, scale, output_scale=None):
         self.rng = rng
@@ -130,8 +243,12 @@ class Conversation:
             if k > 0:
                 prompt = rng.choice(["Now run the tests again.", "Also check the logs for errors.",
                                      "Can you explain that change?", "Commit it with a good message."])
-            extra = "\n".join(f"[{i:05d}] {out.splitlines()[0]} detail {rng.randrange(10**6)}"
-                              for i in range(rng.randrange(1, 6) * max(1, scale if output_scale is None else output_scale)))
+            n_lines = rng.randrange(1, 6) * max(1, scale if output_scale is None else output_scale)
+            if Conversation.real_output:
+                extra = Conversation.real_output.output(rng, n_lines)
+            else:
+                extra = "\n".join(f"[{i:05d}] {out.splitlines()[0]} detail {rng.randrange(10**6)}"
+                                  for i in range(n_lines))
             turn = {
                 "prompt": prompt,
                 "prompt_at": t,
@@ -715,7 +832,11 @@ def main():
     ap.add_argument("--claude-branches", type=int, default=0, metavar="N",
                     help="one Claude session in N also gets a subagent transcript, and another one in N is "
                          "resumed in a new file that replays it (default: none; the rest of the home is unchanged)")
+    ap.add_argument("--vocabulary", choices=["topics", "real"], default="topics",
+                    help="tool outputs: each topic's line repeated (topics), or a real vocabulary (real)")
     args = ap.parse_args()
+    if args.vocabulary == "real":
+        Conversation.real_output = RealOutput(args.seed)
 
     rng = random.Random(args.seed)
     home = os.path.abspath(args.out)

@@ -155,7 +155,7 @@ fn each_term<'a>(f: &'a Folded, mut visit: impl FnMut(&'a str)) {
 
 /// What `text` holds before a space and then `previous`. Tokens never span a space, and CJK
 /// characters and folding go char by char, so such a text's terms are head's and previous's.
-fn copy_head<'a>(text: &'a str, previous: &str) -> Option<&'a str> {
+pub fn copy_head<'a>(text: &'a str, previous: &str) -> Option<&'a str> {
     let head = text.strip_suffix(previous)?.strip_suffix(' ')?;
     Some(head)
 }
