@@ -9,7 +9,8 @@
 //!   and the exact field lengths (tantivy's own field norms are lossy) as fast fields;
 //! - `build`: a first build on every core, and the sources it read (`Catalog`);
 //! - `lookup`: a query's statistics from postings and positions (phrases, words side by side,
-//!   CJK substrings), and the sessions that only a read can tell.
+//!   CJK substrings), and the sessions that only a read can tell;
+//! - `hits`: the search engine's hits from them, sources changed since the build scanned.
 //!
 //! The text itself is not kept: a hit's snippet is made from its session read again.
 use std::path::{Path, PathBuf};
