@@ -8,7 +8,6 @@ pub mod diff;
 pub mod env;
 pub mod error;
 pub mod export;
-pub mod fulltext;
 pub mod ids;
 pub mod index;
 pub mod js_order;

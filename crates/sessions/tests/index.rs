@@ -41,10 +41,8 @@ fn demo_copy() -> (tempfile::TempDir, PathBuf) {
     (tmp, home)
 }
 
-/// A client with an index in `cache`. Its term table is cut into segments of a few hundred
-/// counts, so that these small homes span many, as a big home does.
+/// A client with an index in `cache`.
 fn indexed(cache: &Path) -> Client {
-    agent_mux_sessions::index::sync::set_segment_terms(256);
     Client::new(ClientOptions {
         cache: CacheSetting::Dir(cache.to_path_buf()),
         ..Default::default()
@@ -178,11 +176,10 @@ fn the_index_answers_as_the_stores_do_on_a_generated_home() {
         assert!(assert_same_search(&home, &with, &without) > 100);
         assert_same_lists(&home, &with, &without);
     }
-    let db = rusqlite::Connection::open(agent_mux_sessions::index::store::path_in(&cache)).unwrap();
-    let segments: i64 = db
-        .query_row("SELECT count(DISTINCT seg) FROM term", [], |r| r.get(0))
-        .unwrap();
-    assert!(segments > 5, "the counts span {segments} segment(s)");
+    // Every session's terms are in the postings, and nothing else is.
+    let (postings, orphans) = stored_postings(&cache);
+    assert!(postings.len() > 10_000, "{} postings", postings.len());
+    assert_eq!(orphans, 0);
 }
 
 /// A Claude JSONL record: a user message `text` in session `sid`, after record `parent`.
@@ -233,53 +230,87 @@ fn agree(home: &Path, with: &Client, without: &Client) -> Vec<Vec<String>> {
     out
 }
 
-/// Every stored count, by agent, session and token: what an index kept up to date call by call
-/// must hold, exactly as one built afresh does.
-fn stored_counts(cache: &Path) -> BTreeSet<(String, String, String, Vec<u8>)> {
-    let db = rusqlite::Connection::open(agent_mux_sessions::index::store::path_in(cache)).unwrap();
-    let mut st = db
-        .prepare(
-            "SELECT d.agent, d.summary, t.token, t.counts FROM term t JOIN doc d ON d.id = t.doc",
-        )
-        .unwrap();
-    let rows = st
+/// A posting: field, term, and the session (agent, id) that holds it at these positions.
+type Posting = (String, Vec<u8>, String, String, Vec<u32>);
+
+/// Every live posting of the index in `cache`, by session rather than by row id: what an index
+/// kept up to date call by call must hold, exactly as one built afresh does; and how many live
+/// documents of the postings and rows of the file have no counterpart in the other.
+fn stored_postings(cache: &Path) -> (BTreeSet<Posting>, usize) {
+    use agent_mux_sessions::index::{postings, store};
+    use tantivy::postings::Postings as _;
+    use tantivy::{DocSet, TERMINATED};
+    let db = rusqlite::Connection::open(store::path_in(cache)).unwrap();
+    let mut st = db.prepare("SELECT id, agent, summary FROM doc").unwrap();
+    let mut rows: std::collections::BTreeMap<u64, (String, String)> = st
         .query_map([], |r| {
-            let summary: Vec<u8> = r.get(1)?;
+            let summary: Vec<u8> = r.get(2)?;
             let sid = agent_mux_sessions::index::codec::decode_summary(&summary)
                 .unwrap()
                 .session_id;
-            Ok((r.get(0)?, sid, r.get(2)?, r.get(3)?))
+            Ok((r.get::<_, i64>(0)? as u64, (r.get(1)?, sid)))
         })
-        .unwrap();
-    rows.map(Result::unwrap).collect()
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let p = postings::Postings::open(&postings::path_in(cache, store::FORMAT)).unwrap();
+    let (searcher, _) = p.searcher().unwrap();
+    let schema = p.index.schema();
+    let (mut out, mut orphans) = (BTreeSet::new(), 0);
+    let mut live = BTreeSet::new();
+    for seg in searcher.segment_readers() {
+        let ids = seg.fast_fields().u64("doc").unwrap();
+        let alive = |d| seg.alive_bitset().is_none_or(|a| a.is_alive(d));
+        for d in (0..seg.max_doc()).filter(|&d| alive(d)) {
+            live.insert(ids.first(d).unwrap());
+        }
+        for field in p.fields.words.iter().chain(&p.fields.cjk) {
+            let name = schema.get_field_name(*field).to_string();
+            let inv = seg.inverted_index(*field).unwrap();
+            let mut terms = inv.terms().stream().unwrap();
+            while terms.advance() {
+                let mut postings = inv
+                    .read_postings_from_terminfo(
+                        terms.value(),
+                        tantivy::schema::IndexRecordOption::WithFreqsAndPositions,
+                    )
+                    .unwrap();
+                while postings.doc() != TERMINATED {
+                    let d = postings.doc();
+                    if alive(d) {
+                        let (agent, sid) = rows[&ids.first(d).unwrap()].clone();
+                        let mut positions = Vec::new();
+                        postings.positions(&mut positions);
+                        out.insert((name.clone(), terms.key().to_vec(), agent, sid, positions));
+                    }
+                    postings.advance();
+                }
+            }
+        }
+    }
+    for id in &live {
+        if rows.remove(id).is_none() {
+            orphans += 1;
+        }
+    }
+    orphans += rows.len();
+    (out, orphans)
 }
 
-/// A stored session: agent, id, field lengths, messages (unpacked) and the tokens it has counts
-/// for (sorted).
-type StoredDoc = (String, String, Vec<u8>, Vec<u8>, Vec<String>);
+/// A stored session: agent, id, field lengths.
+type StoredDoc = (String, String, Vec<u8>);
 
 fn stored_docs(cache: &Path) -> BTreeSet<StoredDoc> {
     use agent_mux_sessions::index::codec;
     let db = rusqlite::Connection::open(agent_mux_sessions::index::store::path_in(cache)).unwrap();
     let mut st = db
-        .prepare(
-            "SELECT d.agent, d.summary, d.lengths, b.messages, b.vocabulary
-             FROM doc d JOIN body b ON b.id = d.id",
-        )
+        .prepare("SELECT d.agent, d.summary, d.lengths FROM doc d")
         .unwrap();
     let rows = st
         .query_map([], |r| {
             let blob = |i: usize| r.get::<_, Vec<u8>>(i);
             let sid = codec::decode_summary(&blob(1)?).unwrap().session_id;
-            let mut vocabulary = codec::decode_vocabulary(&blob(4)?).unwrap();
-            vocabulary.sort();
-            Ok((
-                r.get(0)?,
-                sid,
-                blob(2)?,
-                codec::unpack(&blob(3)?).unwrap(),
-                vocabulary,
-            ))
+            Ok((r.get(0)?, sid, blob(2)?))
         })
         .unwrap();
     rows.map(Result::unwrap).collect()
@@ -294,17 +325,22 @@ fn same_as_rebuilt(home: &Path, cache: &Path) {
         &Env::with_home(home),
         json!({"text": "zebrafish"}),
     );
-    let (kept, built) = (stored_counts(cache), stored_counts(fresh.path()));
+    let ((kept, orphans), (built, _)) = (stored_postings(cache), stored_postings(fresh.path()));
     assert!(!built.is_empty());
+    assert_eq!(
+        orphans, 0,
+        "documents of the postings or rows of the file left behind"
+    );
     assert_eq!(kept.len(), built.len());
-    assert!(kept == built, "the counts kept differ from a fresh build's");
+    assert!(
+        kept == built,
+        "the postings kept differ from a fresh build's"
+    );
     let (kept, built) = (stored_docs(cache), stored_docs(fresh.path()));
     assert_eq!(kept.len(), built.len());
     for (k, b) in kept.iter().zip(&built) {
         assert_eq!((&k.0, &k.1), (&b.0, &b.1));
         assert_eq!(k.2, b.2, "{} {}: lengths", b.0, b.1);
-        assert!(k.3 == b.3, "{} {}: messages", b.0, b.1);
-        assert_eq!(k.4, b.4, "{} {}: vocabulary", b.0, b.1);
     }
 }
 
@@ -391,8 +427,7 @@ fn sources_that_appear_grow_change_shrink_or_vanish_are_seen_at_the_next_call() 
     append_message(&existing, &sid, "u2", "zebrafish too");
     let hits = agree(&home, &with, &without);
     assert_eq!(hits[0].len(), 2, "{hits:?}");
-    // Grown again, with a word it holds already: updated in place (only the counts that
-    // changed), it still holds what a fresh build does.
+    // Grown again, with a word it holds already: it still holds what a fresh build does.
     append_message(&existing, &sid, "u3", "zebrafish again");
     assert_eq!(agree(&home, &with, &without)[0].len(), 2);
     same_as_rebuilt(&home, &tmp.path().join("cache"));
@@ -427,22 +462,53 @@ fn sources_that_appear_grow_change_shrink_or_vanish_are_seen_at_the_next_call() 
     // Vanished: the session is dropped from the index at once, its text with it.
     std::fs::remove_file(&new).unwrap();
     assert!(agree(&home, &with, &without)[3].is_empty());
-    let db = rusqlite::Connection::open(agent_mux_sessions::index::store::path_in(
-        &tmp.path().join("cache"),
-    ))
-    .unwrap();
-    let count = |sql: &str| -> i64 { db.query_row(sql, [], |r| r.get(0)).unwrap() };
-    assert_eq!(count("SELECT count(*) FROM term WHERE token = 'okapi'"), 0);
-    // Nothing of a dropped session is left behind: every count and body belongs to a session.
-    assert_eq!(
-        count("SELECT count(*) FROM term WHERE doc NOT IN (SELECT id FROM doc)"),
-        0
-    );
-    assert_eq!(
-        count("SELECT count(*) FROM body WHERE id NOT IN (SELECT id FROM doc)"),
-        0
-    );
-    assert!(count("SELECT count(*) FROM term") > 0);
+    let (postings, orphans) = stored_postings(&tmp.path().join("cache"));
+    assert!(!postings.iter().any(|p| p.1 == b"okapi"));
+    // Nothing of a dropped session is left behind: every posting belongs to a session.
+    assert_eq!(orphans, 0);
+    assert!(!postings.is_empty());
+}
+
+/// A search answers from the postings, not from the sources: a session whose file was changed
+/// behind the index's back (same size, time and inode) is still found by the words it held, by
+/// every query form, while a scan finds it by its new text only.
+#[test]
+fn the_postings_answer_and_the_sources_are_not_scanned() {
+    let (tmp, home) = demo_copy();
+    let (with, without) = (indexed(&tmp.path().join("cache")), scanning());
+    let project = home.join(".claude/projects/-home-dev-src-shop");
+    let sid = "0b5e7a57-0000-4000-8000-000000000002";
+    let path = project.join(format!("{sid}.jsonl"));
+    let text = "the zebrafish tank 蝾螈缸 gets cleaned";
+    std::fs::write(&path, claude_line(sid, "u1", None, text)).unwrap();
+    assert_eq!(agree(&home, &with, &without)[0], [sid]);
+    let md = std::fs::metadata(&path).unwrap();
+    let changed = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("zebrafish", "walrusfsh")
+        .replace("蝾螈缸", "蝾螈池");
+    let mut f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    std::io::Write::write_all(&mut f, changed.as_bytes()).unwrap();
+    f.set_modified(md.modified().unwrap()).unwrap();
+    drop(f);
+    let env = Env::with_home(&home);
+    for q in [
+        "zebrafish",
+        "zebra*",
+        "zebrafish tank",
+        "\"zebrafish tank\"",
+        "zebrafish OR okapi",
+        "zebrafish NOT okapi",
+        "蝾螈缸",
+    ] {
+        let q = json!({"text": q, "limit": 1000});
+        let ids: Vec<String> = search(&with, &env, q.clone())
+            .into_iter()
+            .map(|s| s.session_id)
+            .collect();
+        assert_eq!(ids, [sid], "{q}");
+        assert!(search(&without, &env, q.clone()).is_empty(), "{q}");
+    }
 }
 
 #[test]
@@ -452,12 +518,6 @@ fn a_damaged_or_foreign_index_is_read_around_and_rebuilt() {
     let db = agent_mux_sessions::index::store::path_in(&cache);
     let (with, without) = (indexed(&cache), scanning());
     agree(&home, &with, &without);
-    let version = |db: &Path| -> i64 {
-        rusqlite::Connection::open(db)
-            .unwrap()
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap()
-    };
     let damages: [(&str, &dyn Fn()); 3] = [
         ("garbage", &|| {
             std::fs::write(&db, vec![7u8; 64 * 1024]).unwrap()
@@ -480,20 +540,71 @@ fn a_damaged_or_foreign_index_is_read_around_and_rebuilt() {
             .pragma_update(None, "wal_checkpoint", "TRUNCATE")
             .ok();
         damage();
-        // Answers as a scan does, then (next call) from a rebuilt index.
-        agree(&home, &with, &without);
-        agree(&home, &with, &without);
-        assert_eq!(
-            version(&db),
-            agent_mux_sessions::index::store::FORMAT,
-            "{what}"
-        );
-        let docs: i64 = rusqlite::Connection::open(&db)
-            .unwrap()
-            .query_row("SELECT count(*) FROM doc", [], |r| r.get(0))
-            .unwrap();
-        assert!(docs > 0, "{what}");
+        rebuilt_after_damage(&home, &cache, &with, &without, what);
     }
+    // The postings: a segment's file missing or damaged, their metadata unreadable, or of
+    // another generation than the file records (a commit of one without the other).
+    let postings = agent_mux_sessions::index::postings::path_in(
+        &cache,
+        agent_mux_sessions::index::store::FORMAT,
+    );
+    let segment_file = |ext: &str| -> PathBuf {
+        std::fs::read_dir(&postings)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|x| x == ext))
+            .unwrap_or_else(|| panic!("a .{ext} file"))
+    };
+    let damages: [(&str, &dyn Fn()); 5] = [
+        ("a segment's positions missing", &|| {
+            std::fs::remove_file(segment_file("pos")).unwrap()
+        }),
+        ("a segment's terms damaged", &|| {
+            let f = segment_file("term");
+            let len = std::fs::metadata(&f).unwrap().len() as usize;
+            std::fs::write(&f, vec![0xA5u8; len]).unwrap()
+        }),
+        ("a segment's postings damaged", &|| {
+            let f = segment_file("idx");
+            let len = std::fs::metadata(&f).unwrap().len() as usize;
+            std::fs::write(&f, vec![0x5Au8; len]).unwrap()
+        }),
+        ("metadata garbage", &|| {
+            std::fs::write(postings.join("meta.json"), b"{not json").unwrap()
+        }),
+        ("another generation", &|| {
+            rusqlite::Connection::open(&db)
+                .unwrap()
+                .execute("UPDATE postings SET generation = generation + 7", [])
+                .unwrap();
+        }),
+    ];
+    for (what, damage) in damages {
+        damage();
+        rebuilt_after_damage(&home, &cache, &with, &without, what);
+    }
+}
+
+/// After `what` damaged the index: the next call answers as a scan does, and the one after from
+/// a rebuilt index.
+fn rebuilt_after_damage(home: &Path, cache: &Path, with: &Client, without: &Client, what: &str) {
+    let db = agent_mux_sessions::index::store::path_in(cache);
+    agree(home, with, without);
+    agree(home, with, without);
+    let version: i64 = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, agent_mux_sessions::index::store::FORMAT, "{what}");
+    let docs: i64 = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row("SELECT count(*) FROM doc", [], |r| r.get(0))
+        .unwrap();
+    assert!(docs > 0, "{what}");
+    let (postings, orphans) = stored_postings(cache);
+    assert!(!postings.is_empty(), "{what}");
+    assert_eq!(orphans, 0, "{what}");
 }
 
 /// Every call reads each source's stamps from the index `source_fresh` alone, in path order:
@@ -654,12 +765,25 @@ fn the_index_is_private_to_its_owner() {
     let _: i64 = reader
         .query_row("SELECT count(*) FROM doc", [], |r| r.get(0))
         .unwrap();
+    // Files owner-only, and so the postings' directory.
     let mut files = 0;
-    for e in std::fs::read_dir(&cache).unwrap().flatten() {
-        assert_eq!(mode(&e.path()), 0o600, "{:?}", e.path());
-        files += 1;
+    let mut dirs = vec![cache.clone()];
+    while let Some(dir) = dirs.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            match e.path().is_dir() {
+                true => {
+                    assert_eq!(mode(&e.path()), 0o700, "{:?}", e.path());
+                    dirs.push(e.path());
+                }
+                false => assert_eq!(mode(&e.path()), 0o600, "{:?}", e.path()),
+            }
+            files += 1;
+        }
     }
-    assert!(files >= 3, "the database, its WAL and shared-memory index");
+    assert!(
+        files >= 8,
+        "the database, its WAL and shared-memory index, the postings"
+    );
 }
 
 /// A new index is built in rollback-journal mode (each page written once), and the call that
@@ -1072,7 +1196,8 @@ fn of_a_changed_database_only_the_sessions_that_changed_are_read() {
     use agent_mux_sessions::index::sync::{sync, Part};
     let tmp = tempfile::tempdir().unwrap();
     let home = generated_home(&tmp.path().join("home"), 30, 13);
-    let conn = agent_mux_sessions::index::store::open(&tmp.path().join("cache")).unwrap();
+    let cache = tmp.path().join("cache");
+    let conn = agent_mux_sessions::index::store::open(&cache).unwrap();
     let ctx = agent_mux_sessions::context::Context::with_env(Env::with_home(&home));
     for (agent, db, ids, change) in [
         (
@@ -1097,9 +1222,9 @@ fn of_a_changed_database_only_the_sessions_that_changed_are_read() {
                 Part::Documents => "every session",
             };
             // New to the index: read whole, once.
-            sync(&conn, &ctx, &a, part).unwrap();
+            sync(&conn, &cache, &ctx, &a, part).unwrap();
             assert_eq!(a.take(), [whole], "{agent}");
-            sync(&conn, &ctx, &a, part).unwrap();
+            sync(&conn, &cache, &ctx, &a, part).unwrap();
             assert!(a.take().is_empty(), "{agent}");
         }
         write_db(&home, db, change, &sid);
@@ -1107,7 +1232,7 @@ fn of_a_changed_database_only_the_sessions_that_changed_are_read() {
             (Part::Summaries, "summaries of"),
             (Part::Documents, "sessions of"),
         ] {
-            sync(&conn, &ctx, &a, part).unwrap();
+            sync(&conn, &cache, &ctx, &a, part).unwrap();
             assert_eq!(a.take(), [format!("{of} [{sid:?}]")], "{agent}");
         }
         // A change to no session's rows: the store is looked at again, no session is read.
@@ -1121,7 +1246,7 @@ fn of_a_changed_database_only_the_sessions_that_changed_are_read() {
             (Part::Summaries, "summaries of"),
             (Part::Documents, "sessions of"),
         ] {
-            sync(&conn, &ctx, &a, part).unwrap();
+            sync(&conn, &cache, &ctx, &a, part).unwrap();
             assert_eq!(a.take(), [format!("{of} []")], "{agent}");
         }
     }

@@ -1,18 +1,14 @@
 //! The index's own compact encoding of what it stores: summaries (with the per-model usage that
-//! pricing needs and JSON would drop) and the messages search reads. Exact round trips: dates to
+//! pricing needs and JSON would drop), fingerprints and field lengths. Exact round trips: dates to
 //! the nanosecond, JSON values in their key order. A value that does not decode is an error, and
 //! the caller treats the index as broken (it falls back to reading the store).
 use chrono::DateTime;
-use serde_json::Value;
-use std::ops::Range;
 
 use crate::agents::Fingerprint;
 use crate::model::{
-    CostRecord, Message, ModelUsage, Request, Role, SessionSummary, Timestamp, Tokens, ToolCall,
-    ToolResult, UsageSlice,
+    CostRecord, ModelUsage, Request, SessionSummary, Timestamp, Tokens, UsageSlice,
 };
-use crate::query::fields::{searched_text, FIELDS};
-use crate::query::terms::TermCount;
+use crate::query::fields::FIELDS;
 
 #[derive(Default)]
 pub struct Writer(pub Vec<u8>);
@@ -62,13 +58,6 @@ impl Writer {
     fn time(&mut self, t: &Timestamp) {
         self.i64(t.timestamp());
         self.u64(t.timestamp_subsec_nanos() as u64);
-    }
-    /// A tool's input or output, as its searched text (`fields::searched_text`).
-    fn tool_value(&mut self, v: &Value) {
-        match searched_text(v) {
-            Value::String(s) => self.opt(Some(s.as_str()), Writer::str),
-            _ => self.opt(None::<&str>, Writer::str),
-        }
     }
     fn tokens(&mut self, t: &Tokens) {
         // Destructured so a field added to `Tokens` fails to compile here, not to round-trip.
@@ -178,9 +167,6 @@ impl<'a> Reader<'a> {
         let secs = self.i64()?;
         let nanos = self.u64()? as u32;
         DateTime::from_timestamp(secs, nanos).ok_or(Corrupt)
-    }
-    fn tool_value(&mut self) -> R<Value> {
-        Ok(self.opt(Reader::str)?.map_or(Value::Null, Value::String))
     }
     fn tokens(&mut self) -> R<Tokens> {
         Ok(Tokens {
@@ -409,151 +395,6 @@ pub fn decode_fingerprints(b: &[u8]) -> R<Vec<(String, Fingerprint)>> {
     Ok(v)
 }
 
-fn role_byte(r: Role) -> u8 {
-    match r {
-        Role::User => 0,
-        Role::Assistant => 1,
-        Role::System => 2,
-        Role::Tool => 3,
-    }
-}
-
-fn role_of(b: u8) -> R<Role> {
-    Ok(match b {
-        0 => Role::User,
-        1 => Role::Assistant,
-        2 => Role::System,
-        3 => Role::Tool,
-        _ => return Err(Corrupt),
-    })
-}
-
-/// The messages as search reads them: what the scoring looks at (text, tools, roles, times,
-/// models), not the usage the summary already holds. Tool inputs and outputs are kept as the
-/// text search reads of them, not as JSON: decoded, they are that text, not what the tool got.
-pub fn messages(v: &[Message]) -> Vec<u8> {
-    let mut w = Writer::default();
-    w.u64(v.len() as u64);
-    for m in v {
-        put_message(&mut w, m);
-    }
-    w.0
-}
-
-fn put_message(w: &mut Writer, m: &Message) {
-    w.0.push(role_byte(m.role));
-    w.str(&m.content);
-    w.opt(m.timestamp.as_ref(), Writer::time);
-    w.opt(m.thinking.as_deref(), Writer::str);
-    w.opt(m.model.as_deref(), Writer::str);
-    w.opt(m.subagent.as_deref(), Writer::str);
-    w.u64(m.elided);
-    w.u64(m.tool_calls.len() as u64);
-    for c in &m.tool_calls {
-        w.str(&c.tool_call_id);
-        w.str(&c.tool_name);
-        w.tool_value(&c.input);
-        w.opt(c.output.as_ref(), Writer::tool_value);
-        w.opt(c.duration_ms, Writer::f64);
-    }
-    w.opt(m.tool_result.as_ref(), |w, r| {
-        w.str(&r.tool_call_id);
-        w.str(&r.tool_name);
-        w.tool_value(&r.output);
-    });
-}
-
-pub fn decode_messages(b: &[u8]) -> R<Vec<Message>> {
-    let mut r = Reader::new(b);
-    let out = r.many(get_message)?;
-    r.done()?;
-    Ok(out)
-}
-
-/// One message of `messages`' encoding, at `span` (from `outline_messages`).
-pub fn decode_message(b: &[u8], span: Range<usize>) -> R<Message> {
-    let mut r = Reader::new(b.get(span).ok_or(Corrupt)?);
-    let m = get_message(&mut r)?;
-    r.done()?;
-    Ok(m)
-}
-
-/// Where a message is in `messages`' encoding, and the tool call ids it names: its calls', and
-/// the one its tool result answers.
-pub struct Outline<'a> {
-    pub span: Range<usize>,
-    pub calls: Vec<&'a str>,
-    pub answers: Option<&'a str>,
-}
-
-/// Each message's outline, read without decoding the messages (a session read again is compared
-/// with what is stored message by message, and only what changed is decoded). Walks the fields
-/// `put_message` writes.
-pub fn outline_messages(b: &[u8]) -> R<Vec<Outline<'_>>> {
-    let mut r = Reader::new(b);
-    let n = r.u64()?;
-    let mut out = Vec::with_capacity(n.min(1 << 16) as usize);
-    for _ in 0..n {
-        let start = b.len() - r.b.len();
-        role_of(r.byte()?)?;
-        r.skip_str()?;
-        r.opt(Reader::time)?;
-        for _ in 0..3 {
-            r.opt(Reader::skip_str)?; // thinking, model, subagent
-        }
-        r.u64()?; // elided
-        let mut calls = Vec::new();
-        for _ in 0..r.u64()? {
-            calls.push(r.str_ref()?);
-            r.skip_str()?; // name
-            r.opt(Reader::skip_str)?; // input
-            r.opt(|r| r.opt(Reader::skip_str))?; // output
-            r.opt(Reader::f64)?; // duration
-        }
-        let answers = r.opt(|r| {
-            let id = r.str_ref()?;
-            r.skip_str()?; // name
-            r.opt(Reader::skip_str)?; // output
-            Ok(id)
-        })?;
-        out.push(Outline {
-            span: start..b.len() - r.b.len(),
-            calls,
-            answers,
-        });
-    }
-    r.done()?;
-    Ok(out)
-}
-
-fn get_message(r: &mut Reader) -> R<Message> {
-    let role = role_of(r.byte()?)?;
-    let mut m = Message::new(role, r.str()?);
-    m.timestamp = r.opt(Reader::time)?;
-    m.thinking = r.opt(Reader::str)?;
-    m.model = r.opt(Reader::str)?;
-    m.subagent = r.opt(Reader::str)?;
-    m.elided = r.u64()?;
-    m.tool_calls = r.many(|r| {
-        Ok(ToolCall {
-            tool_call_id: r.str()?,
-            tool_name: r.str()?,
-            input: r.tool_value()?,
-            output: r.opt(Reader::tool_value)?,
-            duration_ms: r.opt(Reader::f64)?,
-            output_at_result: false,
-        })
-    })?;
-    m.tool_result = r.opt(|r| {
-        Ok(ToolResult {
-            tool_call_id: r.str()?,
-            tool_name: r.str()?,
-            output: r.tool_value()?,
-        })
-    })?;
-    Ok(m)
-}
-
 /// A session's field lengths.
 pub fn lengths(v: &[u64; FIELDS]) -> Vec<u8> {
     let mut w = Writer::default();
@@ -568,68 +409,6 @@ pub fn decode_lengths(b: &[u8]) -> R<[u64; FIELDS]> {
         *n = r.u64()?;
     }
     Ok(out)
-}
-
-/// One token's counts in one session.
-pub fn term_count(c: &TermCount) -> Vec<u8> {
-    let mut out = Vec::new();
-    term_count_into(c, &mut out);
-    out
-}
-
-/// `term_count` into a buffer of the caller's (a build encodes millions of them).
-pub fn term_count_into(c: &TermCount, out: &mut Vec<u8>) {
-    Writer::over(out, |w| {
-        c.tf.iter().for_each(|&n| w.u64(n as u64));
-        w.u64(c.body as u64);
-    })
-}
-
-pub fn decode_term_count(b: &[u8]) -> R<TermCount> {
-    let mut r = Reader::new(b);
-    let mut c = TermCount::default();
-    for n in &mut c.tf {
-        *n = u32::try_from(r.u64()?).map_err(|_| Corrupt)?;
-    }
-    c.body = u32::try_from(r.u64()?).map_err(|_| Corrupt)?;
-    Ok(c)
-}
-
-/// The tokens a session has term rows for (so that they can be deleted), compressed: tokens
-/// and CJK characters never hold a newline.
-pub fn vocabulary<'a>(tokens: impl Iterator<Item = &'a str>) -> Vec<u8> {
-    let joined: Vec<&str> = tokens.collect();
-    pack(joined.join("\n").as_bytes())
-}
-
-/// Compress what the index stores (messages, vocabularies). One-shot compression writes the
-/// size into the frame, which `unpack` reads to allocate once.
-pub fn pack(b: &[u8]) -> Vec<u8> {
-    zstd::bulk::compress(b, 1).unwrap_or_default()
-}
-
-/// Frames whose declared size is at most this are decompressed into one buffer of that size;
-/// a larger claim (only a damaged index makes one) is decoded as a stream, growing as it goes.
-const UNPACK_AT_ONCE: u64 = 256 << 20;
-
-/// What `pack` packed. Its frames declare their size, so the common case is one allocation and
-/// no stream machinery (a search unpacks every candidate session).
-pub fn unpack(b: &[u8]) -> R<Vec<u8>> {
-    match zstd::zstd_safe::get_frame_content_size(b) {
-        Ok(Some(n)) if n <= UNPACK_AT_ONCE => zstd::bulk::decompress(b, n as usize),
-        _ => zstd::stream::decode_all(b),
-    }
-    .map_err(|_| Corrupt)
-}
-
-pub fn decode_vocabulary(b: &[u8]) -> R<Vec<String>> {
-    let text = unpack(b)?;
-    let text = String::from_utf8(text).map_err(|_| Corrupt)?;
-    Ok(text
-        .split('\n')
-        .filter(|t| !t.is_empty())
-        .map(str::to_string)
-        .collect())
 }
 
 #[cfg(test)]
@@ -698,72 +477,5 @@ mod tests {
         // A doc's summary never carries them.
         assert!(decode_summary(&summary(&s)).unwrap().requests.is_empty());
         assert!(decode_summaries(&b[..b.len() - 1], true).is_err());
-    }
-
-    #[test]
-    fn an_outline_finds_each_message_and_the_call_ids_it_names() {
-        use crate::model::Role;
-        use serde_json::json;
-        let mut call = Message::new(Role::Assistant, "running");
-        call.thinking = Some("why".into());
-        call.model = Some("m".into());
-        call.timestamp = DateTime::from_timestamp(1_700_000_000, 5);
-        for (id, output) in [("c1", Some(json!("ok"))), ("c2", None)] {
-            call.tool_calls.push(ToolCall {
-                tool_call_id: id.into(),
-                tool_name: "shell".into(),
-                input: json!({"command": "ls", "n": 3}),
-                output,
-                duration_ms: Some(1.5),
-                output_at_result: false,
-            });
-        }
-        let mut answer = Message::new(Role::Tool, "ok");
-        answer.subagent = Some("sub".into());
-        answer.elided = 7;
-        answer.tool_result = Some(ToolResult {
-            tool_call_id: "c1".into(),
-            tool_name: "shell".into(),
-            output: json!(null),
-        });
-        let v = vec![Message::new(Role::User, "hi"), call, answer];
-        let b = messages(&v);
-        let outline = outline_messages(&b).unwrap();
-        let whole = decode_messages(&b).unwrap();
-        assert_eq!(outline.len(), 3);
-        for (o, m) in outline.iter().zip(&whole) {
-            assert_eq!(&decode_message(&b, o.span.clone()).unwrap(), m);
-        }
-        assert_eq!(outline[1].calls, ["c1", "c2"]);
-        assert_eq!(
-            outline.iter().map(|o| o.answers).collect::<Vec<_>>(),
-            [None, None, Some("c1")]
-        );
-        assert_eq!(outline[2].span.end, b.len());
-        assert!(
-            outline_messages(&b[..b.len() - 1]).is_err(),
-            "a cut encoding"
-        );
-    }
-
-    #[test]
-    fn unpack_reads_sized_frames_unsized_streams_and_refuses_garbage() {
-        let text = "a message that repeats, a message that repeats. ".repeat(2000);
-        let sized = pack(text.as_bytes());
-        assert_eq!(
-            zstd::zstd_safe::get_frame_content_size(&sized).unwrap(),
-            Some(text.len() as u64),
-            "the fast path needs the size in the frame"
-        );
-        assert_eq!(unpack(&sized).unwrap(), text.as_bytes());
-        // A stream's frame does not declare its size: decoded as a stream.
-        let unsized_ = zstd::stream::encode_all(text.as_bytes(), 1).unwrap();
-        assert_eq!(
-            zstd::zstd_safe::get_frame_content_size(&unsized_).unwrap(),
-            None
-        );
-        assert_eq!(unpack(&unsized_).unwrap(), text.as_bytes());
-        assert!(unpack(b"not a zstd frame").is_err());
-        assert!(unpack(&sized[..sized.len() / 2]).is_err(), "a cut frame");
     }
 }

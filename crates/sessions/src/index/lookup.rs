@@ -1,24 +1,29 @@
 //! What a search asks of the index, and the one place that answers it: `TermLookup`, read from
 //! one snapshot of the index brought up to date with the stores (`Snapshot`).
 //!
-//! Every token (and CJK character) of every session is kept with its counts per field
-//! (`query::terms`), so a search finds the sessions that hold given terms, and how often, without
-//! reading them; and each session's summary and messages are kept, for what the counts cannot
-//! tell (snippets, phrases, words side by side). The search engine (`search::indexed`) turns these
-//! into hits exactly as its scan would.
-use rusqlite::{params, Connection, OptionalExtension};
+//! The postings (`postings`) tell which sessions hold a query's leaves and how often per field,
+//! phrases and words side by side included; the SQLite file keeps each session's summary and
+//! exact field lengths. The text is not kept twice: the sessions whose snippet is shown, and the
+//! few whose counts positions cannot tell, are read again from the agents' stores, which the
+//! snapshot has just found unchanged. The search engine (`search::indexed`) turns these into hits
+//! exactly as its scan would.
+use rusqlite::{Connection, OptionalExtension};
 // Keys are the index's own row ids: Fx hashing, not SipHash (a word in every session looks up
 // thousands of them).
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::PathBuf;
 
 use super::codec;
+use super::postings::lookup::{lookup, Counts};
+use super::postings::Postings;
 use super::removed_if_broken;
 use super::store::Fault;
 use super::sync::Synced;
+use crate::agents::{Agent, Source};
+use crate::context::Context;
 use crate::model::{Session, SessionSummary};
 use crate::query::fields::FIELDS;
-use crate::query::terms::TermCount;
+use crate::query::Query;
 
 /// A session in the index (its row id there).
 pub type DocId = i64;
@@ -33,28 +38,26 @@ pub trait TermLookup {
     /// unreadable).
     fn sources(&self) -> &[(SourceId, usize)];
 
-    /// Every session of the sources searched that holds one of `words` (a word, and whether it is
-    /// a prefix standing for every token it starts), with its counts of each.
-    fn count_words(&self, words: &[(&str, bool)]) -> Result<HashMap<DocId, WordCounts>, Fault>;
+    /// Every session of the sources searched that may satisfy `q` ignoring its NOTs, with its
+    /// counts of each leaf, or none when only reading it can tell.
+    fn find(&self, q: &Query) -> Result<Vec<FoundDoc>, Fault>;
 
-    /// The sessions, of any source, that hold `token` (or, with `prefix`, a token it starts).
-    fn sessions_with(&self, token: &str, prefix: bool) -> Result<HashSet<DocId>, Fault>;
-
-    /// The sessions `ids` as stored, in that order, leaving out those of sources not searched.
-    fn stored(&self, ids: &[DocId]) -> Result<Vec<StoredDoc>, Fault>;
+    /// The sessions `ids` read again from their agents' stores, in that order.
+    fn sessions(&self, ids: &[DocId]) -> Result<Vec<ReadDoc>, Fault>;
 }
 
-/// One session's counts of the words looked up (`TermLookup::count_words`).
-pub struct WordCounts {
+/// A session `TermLookup::find` found.
+pub struct FoundDoc {
+    pub id: DocId,
     pub source: SourceId,
     /// Bytes of searchable text per field.
     pub lengths: [u64; FIELDS],
-    /// Per word, in the order asked (a prefix sums the counts of every token it starts).
-    pub per_word: Vec<TermCount>,
+    /// Occurrences per leaf, per field, and side by side; `None` when a read must tell.
+    pub counts: Option<Counts>,
     summary: Vec<u8>,
 }
 
-impl WordCounts {
+impl FoundDoc {
     /// The session's summary as search reports it.
     pub fn summary(&self) -> Result<SessionSummary, Fault> {
         decode_summary(&self.summary)
@@ -66,43 +69,38 @@ impl WordCounts {
     }
 }
 
-/// A session as the index stores it (`TermLookup::stored`), still packed.
-pub struct StoredDoc {
+/// A session read again (`TermLookup::sessions`).
+pub struct ReadDoc {
     pub id: DocId,
     pub source: SourceId,
-    summary: Vec<u8>,
-    messages: Vec<u8>,
+    pub session: Session,
 }
 
-impl StoredDoc {
-    /// The session, for analysis: its summary as search reports it and its messages.
-    pub fn session(&self) -> Result<Session, Fault> {
-        let body = codec::unpack(&self.messages).map_err(|_| corrupt())?;
-        Ok(Session {
-            summary: decode_summary(&self.summary)?,
-            messages: codec::decode_messages(&body).map_err(|_| corrupt())?,
-            raw: None,
-        })
-    }
-}
+/// A session to read again: its doc, its id, and how many sessions of that id come before it in
+/// its source (a store may hold one id twice).
+type Wanted = (DocId, String, usize);
 
-/// The index read for one search: a read transaction, so every lookup and every session read
-/// for the search sees the same index whatever other processes write meanwhile. A lookup that
-/// finds the index damaged removes it (`removed_if_broken`).
+/// The index read for one search: a read transaction of the SQLite file and the postings of the
+/// same generation, so every lookup of the search sees one index whatever other processes write
+/// meanwhile. A lookup that finds the index damaged removes it (`removed_if_broken`).
 pub struct Snapshot {
     dir: PathBuf,
     conn: Connection,
+    postings: Postings,
+    searcher: tantivy::Searcher,
+    ctx: Context,
     sources: Vec<(SourceId, usize)>,
-    in_scope: HashSet<SourceId>,
+    /// The sources searched: their agent and the source as listed now.
+    in_scope: HashMap<SourceId, (&'static dyn Agent, Source)>,
 }
 
 /// The sources in the order a scan examines them: largest first, sources of one size in the
 /// agents' order.
-fn scan_order(synced: Vec<Synced>) -> Vec<(SourceId, usize)> {
+fn scan_order(synced: &[(&'static dyn Agent, Synced)]) -> Vec<(SourceId, usize)> {
     let size = |s: &Synced| s.source.stamps.iter().map(|t| t.size).sum::<u64>();
     let mut v: Vec<_> = synced
         .iter()
-        .map(|s| (std::cmp::Reverse(size(s)), s.id, s.sessions))
+        .map(|(_, s)| (std::cmp::Reverse(size(s)), s.id, s.sessions))
         .collect();
     // Stable: sources of one size stay in the agents' order.
     v.sort_by_key(|&(size, _, _)| size);
@@ -116,124 +114,189 @@ impl TermLookup for Snapshot {
         &self.sources
     }
 
-    fn count_words(&self, words: &[(&str, bool)]) -> Result<HashMap<DocId, WordCounts>, Fault> {
-        removed_if_broken(&self.dir, self.read_counts(words))
+    fn find(&self, q: &Query) -> Result<Vec<FoundDoc>, Fault> {
+        removed_if_broken(&self.dir, self.read_found(q))
     }
 
-    fn sessions_with(&self, token: &str, prefix: bool) -> Result<HashSet<DocId>, Fault> {
-        removed_if_broken(&self.dir, self.read_sessions_with(token, prefix))
-    }
-
-    fn stored(&self, ids: &[DocId]) -> Result<Vec<StoredDoc>, Fault> {
-        removed_if_broken(&self.dir, self.read_stored(ids))
+    fn sessions(&self, ids: &[DocId]) -> Result<Vec<ReadDoc>, Fault> {
+        removed_if_broken(&self.dir, self.read_sessions(ids))
     }
 }
 
 impl Snapshot {
-    /// The index `conn` (in `dir`), in a read transaction begun once `synced` were brought up to
-    /// date.
-    pub(super) fn new(dir: PathBuf, conn: Connection, synced: Vec<Synced>) -> Snapshot {
-        let sources = scan_order(synced);
-        let in_scope = sources.iter().map(|&(id, _)| id).collect();
-        Snapshot {
+    /// The index `conn` (in `dir`) in a read transaction begun once `synced` were brought up to
+    /// date, and its postings; `Err` when the postings are not of the generation the file
+    /// records (another process between its two commits, or damage).
+    pub(super) fn new(
+        ctx: &Context,
+        dir: PathBuf,
+        conn: Connection,
+        postings: Postings,
+        synced: Vec<(&'static dyn Agent, Synced)>,
+    ) -> Result<Snapshot, Fault> {
+        let (searcher, generation) = postings.searcher()?;
+        let recorded: i64 = conn.query_row("SELECT generation FROM postings", [], |r| r.get(0))?;
+        if recorded as u64 != generation {
+            return Err(Fault::Unusable(format!(
+                "postings of generation {generation}, the file records {recorded}"
+            )));
+        }
+        let sources = scan_order(&synced);
+        let in_scope = synced
+            .into_iter()
+            .map(|(a, s)| (s.id, (a, s.source)))
+            .collect();
+        Ok(Snapshot {
             dir,
             conn,
+            postings,
+            searcher,
+            ctx: ctx.clone(),
             sources,
             in_scope,
-        }
+        })
     }
 
-    fn read_counts(&self, words: &[(&str, bool)]) -> Result<HashMap<DocId, WordCounts>, Fault> {
-        // Sized for one session per source searched: a word in every session grew it a dozen
-        // times.
-        let mut docs: HashMap<DocId, WordCounts> =
-            HashMap::with_capacity_and_hasher(self.in_scope.len(), Default::default());
-        // Segment by segment (CROSS JOIN keeps that order): each is one range of the term table.
-        let mut st = self.conn.prepare_cached(
-            "SELECT t.doc, t.counts, d.source, d.lengths, d.summary FROM segment s
-             CROSS JOIN term t ON t.seg = s.id AND t.token BETWEEN ?1 AND ?2
-             CROSS JOIN doc d ON d.id = t.doc",
-        )?;
-        for (l, &(word, prefix)) in words.iter().enumerate() {
-            let (first, last) = token_range(word, prefix);
-            let mut rows = st.query(params![first, last])?;
-            while let Some(r) = rows.next()? {
-                let source: SourceId = r.get(2)?;
-                if !self.in_scope.contains(&source) {
-                    continue;
-                }
-                // Blobs read in place: one row per session holding the word.
-                let counts =
-                    codec::decode_term_count(r.get_ref(1)?.as_blob()?).map_err(|_| corrupt())?;
-                let doc = match docs.entry(r.get(0)?) {
-                    std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-                    std::collections::hash_map::Entry::Vacant(e) => {
-                        let lengths = codec::decode_lengths(r.get_ref(3)?.as_blob()?)
-                            .map_err(|_| corrupt())?;
-                        e.insert(WordCounts {
-                            source,
-                            lengths,
-                            summary: r.get(4)?,
-                            per_word: vec![TermCount::default(); words.len()],
-                        })
-                    }
-                };
-                // A prefix sums the counts of every token it starts.
-                let sum = &mut doc.per_word[l];
-                for (a, b) in sum.tf.iter_mut().zip(counts.tf) {
-                    *a += b;
-                }
-                sum.body += counts.body;
-            }
-        }
-        Ok(docs)
-    }
-
-    fn read_sessions_with(&self, token: &str, prefix: bool) -> Result<HashSet<DocId>, Fault> {
-        let mut st = self.conn.prepare_cached(
-            "SELECT t.doc FROM segment s
-             CROSS JOIN term t ON t.seg = s.id AND t.token BETWEEN ?1 AND ?2",
-        )?;
-        let (first, last) = token_range(token, prefix);
-        let rows = st.query_map(params![first, last], |r| r.get(0))?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
-    }
-
-    fn read_stored(&self, ids: &[DocId]) -> Result<Vec<StoredDoc>, Fault> {
-        let mut read = self.conn.prepare_cached(
-            "SELECT d.source, d.summary, b.messages FROM doc d JOIN body b ON b.id = d.id
-             WHERE d.id = ?1",
-        )?;
-        let mut out = Vec::new();
-        for &id in ids {
-            let doc = read
-                .query_row([id], |r| {
-                    Ok(StoredDoc {
-                        id,
-                        source: r.get(0)?,
-                        summary: r.get(1)?,
-                        messages: r.get(2)?,
-                    })
+    fn read_found(&self, q: &Query) -> Result<Vec<FoundDoc>, Fault> {
+        // tantivy may panic on a damaged file rather than fail: that is damage too.
+        let looked_up = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            lookup(&self.searcher, &self.postings.fields, q)
+        }));
+        // Files of the snapshot that do not read are damaged (they are mapped: no disk is full).
+        let found = match looked_up {
+            Ok(Ok(found)) => found,
+            Ok(Err(e)) => return Err(Fault::Broken(format!("the postings do not read: {e}"))),
+            Err(_) => return Err(Fault::Broken("the postings do not read".into())),
+        };
+        let mut row = self
+            .conn
+            .prepare_cached("SELECT source, lengths, summary FROM doc WHERE id = ?1")?;
+        let mut out = Vec::with_capacity(found.len());
+        for f in found {
+            let stored = row
+                .query_row([f.doc], |r| {
+                    Ok((
+                        r.get::<_, SourceId>(0)?,
+                        r.get_ref(1)?.as_blob()?.to_vec(),
+                        r.get::<_, Vec<u8>>(2)?,
+                    ))
                 })
                 .optional()?;
-            // The ids come from the index itself: one that is not there is damage.
-            let doc = doc.ok_or_else(corrupt)?;
-            if self.in_scope.contains(&doc.source) {
-                out.push(doc);
+            // The postings and the file are of one generation: a document without its row is
+            // damage.
+            let (source, lengths, summary) = stored.ok_or_else(corrupt)?;
+            if !self.in_scope.contains_key(&source) {
+                continue;
             }
+            out.push(FoundDoc {
+                id: f.doc,
+                source,
+                lengths: codec::decode_lengths(&lengths).map_err(|_| corrupt())?,
+                counts: f.counts,
+                summary,
+            });
+        }
+        Ok(out)
+    }
+
+    fn read_sessions(&self, ids: &[DocId]) -> Result<Vec<ReadDoc>, Fault> {
+        // Per source, the ids asked of it.
+        let mut asked: HashMap<SourceId, Vec<DocId>> = HashMap::default();
+        let mut source_of = self
+            .conn
+            .prepare_cached("SELECT source FROM doc WHERE id = ?1")?;
+        for &id in ids {
+            let source: SourceId = source_of
+                .query_row([id], |r| r.get(0))
+                .optional()?
+                .ok_or_else(corrupt)?;
+            asked.entry(source).or_default().push(id);
+        }
+        let asked: Vec<(SourceId, Vec<DocId>)> = asked.into_iter().collect();
+        let read: Vec<Result<Vec<ReadDoc>, Fault>> = {
+            use rayon::prelude::*;
+            // The session ids first (one connection, one thread), then the reads in parallel.
+            let wanted: Vec<(SourceId, Vec<Wanted>)> = asked
+                .iter()
+                .map(|(source, docs)| Ok((*source, self.session_ids(*source, docs)?)))
+                .collect::<Result<_, Fault>>()?;
+            let (ctx, in_scope) = (&self.ctx, &self.in_scope);
+            wanted
+                .par_iter()
+                .map(|(source, wanted)| match in_scope.get(source) {
+                    Some((agent, src)) => read_source(ctx, *agent, src, *source, wanted),
+                    None => Ok(Vec::new()),
+                })
+                .collect()
+        };
+        let mut by_id: HashMap<DocId, ReadDoc> = HashMap::default();
+        for docs in read {
+            for d in docs? {
+                by_id.insert(d.id, d);
+            }
+        }
+        ids.iter()
+            .map(|id| by_id.remove(id).ok_or_else(changed))
+            .collect()
+    }
+
+    /// Of each of `docs` of `source`: the session id, and how many sessions of that id come
+    /// before it in the source (a store may hold one id twice).
+    fn session_ids(&self, source: SourceId, docs: &[DocId]) -> Result<Vec<Wanted>, Fault> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT id, summary FROM doc WHERE source = ?1 ORDER BY id")?;
+        let mut rows = st.query([source])?;
+        let wanted: HashSet<DocId> = docs.iter().copied().collect();
+        let mut seen: HashMap<String, usize> = HashMap::default();
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            let id: DocId = r.get(0)?;
+            let head =
+                codec::decode_summary_head(r.get_ref(1)?.as_blob()?).map_err(|_| corrupt())?;
+            let n = seen.entry(head.session_id.clone()).or_default();
+            if wanted.contains(&id) {
+                out.push((id, head.session_id, *n));
+            }
+            *n += 1;
         }
         Ok(out)
     }
 }
 
-/// The tokens a word stands for, as an inclusive range: the word itself, or for a prefix every
-/// token that starts with it (no token holds U+10FFFF).
-fn token_range(word: &str, prefix: bool) -> (String, String) {
-    let last = match prefix {
-        true => format!("{word}\u{10FFFF}"),
-        false => word.to_string(),
-    };
-    (word.to_string(), last)
+/// The sessions `wanted` (doc, session id, copies of that id before it) of `source`.
+fn read_source(
+    ctx: &Context,
+    agent: &dyn Agent,
+    src: &Source,
+    source: SourceId,
+    wanted: &[Wanted],
+) -> Result<Vec<ReadDoc>, Fault> {
+    let ids: Vec<&str> = wanted.iter().map(|(_, id, _)| id.as_str()).collect();
+    let sessions = match agent.many_sessions() {
+        Some(m) => m.sessions_of(ctx, src, &ids),
+        None => agent.load_source(ctx, src),
+    }
+    .map_err(|e| Fault::Unusable(e.message))?;
+    let mut at: HashMap<(&str, usize), DocId> = HashMap::default();
+    for (doc, id, n) in wanted {
+        at.insert((id.as_str(), *n), *doc);
+    }
+    let mut seen: HashMap<String, usize> = HashMap::default();
+    let mut out = Vec::new();
+    for mut s in sessions {
+        let n = seen.entry(s.summary.session_id.clone()).or_default();
+        if let Some(&doc) = at.get(&(s.summary.session_id.as_str(), *n)) {
+            s.summary.unified_id = crate::ids::unified_id(agent.name(), &s.summary.session_id);
+            out.push(ReadDoc {
+                id: doc,
+                source,
+                session: s,
+            });
+        }
+        *n += 1;
+    }
+    Ok(out)
 }
 
 /// A stored summary as search reports it.
@@ -245,4 +308,10 @@ fn decode_summary(blob: &[u8]) -> Result<SessionSummary, Fault> {
 
 fn corrupt() -> Fault {
     Fault::Broken("a stored document does not decode".into())
+}
+
+/// A session the snapshot found unchanged is no longer there: the search is run again without
+/// the index.
+fn changed() -> Fault {
+    Fault::Unusable("a session changed while it was searched".into())
 }

@@ -2,12 +2,12 @@
 //! and brought up to date by every call that uses it, so a new process answers without reading
 //! every store again, and never differently from a full read.
 //!
-//! - `dir`: where it lives; `store`: the SQLite file (WAL, busy timeout, format check);
+//! - `dir`: where it lives; `store`: the SQLite file (WAL, busy timeout, format check): sources,
+//!   their stamps and summaries, and each searchable session's summary and field lengths;
+//! - `postings`: the index of terms (tantivy): which sessions hold a term, how often, where;
 //! - `sync`: compares each source with what was recorded, re-reads the changed, drops the gone;
 //! - `reading`: reads a changed source (of a database of many sessions, the changed sessions);
-//! - `codec`: the stored summaries, messages and counts;
-//! - `delta`: what a session read again changes in its stored counts;
-//! - `rows`: a session's rows (doc, body, counts in the segmented term table);
+//! - `codec`: the stored summaries and lengths;
 //! - `lookup`: what a search asks of it (`TermLookup`), from one snapshot.
 //!
 //! Part of the storage layer, beneath the engines: it uses only the `Agent` trait and what
@@ -25,16 +25,15 @@ use crate::model::SessionSummary;
 use rayon::prelude::*;
 
 pub mod codec;
-pub mod delta;
 pub mod dir;
 pub mod lookup;
+pub mod postings;
 mod reading;
-mod rows;
 pub mod store;
 pub mod sync;
-mod term_insert;
 
 pub use lookup::Snapshot;
+use postings::Postings;
 use store::Fault;
 use sync::Part;
 
@@ -64,9 +63,12 @@ fn removed_if_broken<T>(dir: &std::path::Path, result: Result<T, Fault>) -> Resu
 
 /// Run `f` on the index of this call's cache directory; `None` when there is none or it cannot
 /// be used (the caller then reads the stores).
-fn with_index<T>(ctx: &Context, f: impl FnOnce(&Connection) -> Result<T, Fault>) -> Option<T> {
+fn with_index<T>(
+    ctx: &Context,
+    f: impl FnOnce(&std::path::Path, &Connection) -> Result<T, Fault>,
+) -> Option<T> {
     let (dir, conn) = open(ctx)?;
-    let result = f(&conn);
+    let result = f(&dir, &conn);
     // Not after a fault: a busy file would make the call wait out the timeout a second time.
     if result.is_ok() {
         store::to_wal(&conn);
@@ -78,20 +80,37 @@ fn with_index<T>(ctx: &Context, f: impl FnOnce(&Connection) -> Result<T, Fault>)
 /// when the index is off or cannot be used.
 pub fn snapshot(ctx: &Context, agents: &[&'static dyn Agent]) -> Option<Snapshot> {
     let (dir, conn) = open(ctx)?;
-    let synced = (|| {
+    let snapshot = (|| {
         // Every agent's sources listed at once (stat calls, mostly waiting), then synced.
         let listed: Vec<Vec<Source>> = agents.par_iter().map(|a| a.sources(ctx)).collect();
         let mut synced = Vec::new();
         for (a, listed) in agents.iter().zip(listed) {
-            synced.extend(sync::sync_sources(&conn, ctx, *a, listed, Part::Documents)?);
+            let v = sync::sync_sources(&conn, &dir, ctx, *a, listed, Part::Documents)?;
+            synced.extend(v.into_iter().map(|s| (*a, s)));
         }
         store::to_wal(&conn);
+        let postings = Postings::open(&postings::path_in(&dir, store::FORMAT))?;
+        same_generation(&conn, &postings)?;
         // One snapshot for every lookup of the search, whatever other processes write.
         conn.execute_batch("BEGIN")?;
-        Ok(synced)
+        Snapshot::new(ctx, dir.clone(), conn, postings, synced)
     })();
-    let synced = usable(&dir, synced)?;
-    Some(Snapshot::new(dir, conn, synced))
+    usable(&dir, snapshot)
+}
+
+/// The postings and the SQLite file are of one generation, or damaged: when they differ, the
+/// file's write lock is taken (another process may be between its two commits) and they are
+/// compared again.
+fn same_generation(conn: &Connection, postings: &Postings) -> Result<(), Fault> {
+    if postings.generation()? == sync::generation(conn)? {
+        return Ok(());
+    }
+    sync::immediate(conn, |tx| {
+        match postings.generation()? == sync::generation(tx)? {
+            true => Ok(()),
+            false => Err(Fault::Broken("postings of another generation".into())),
+        }
+    })
 }
 
 /// The unpriced summaries of every session of an agent (as `SummaryCache::all_summaries` reads
@@ -111,14 +130,14 @@ pub fn each_summary(
     passes: usize,
     f: &mut dyn FnMut(usize, SessionSummary),
 ) -> Option<Vec<(PathBuf, String)>> {
-    with_index(ctx, |conn| {
-        let sources = sync::sync(conn, ctx, agent, Part::Summaries)?;
+    with_index(ctx, |dir, conn| {
+        let sources = sync::sync(conn, dir, ctx, agent, Part::Summaries)?;
         let paths: HashMap<i64, &std::path::Path> = sources
             .iter()
             .map(|s| (s.id, s.source.path.as_path()))
             .collect();
         // Every row is read once per pass, in order: pages kept for later would only grow the
-        // process by the size of the table (64 MiB are allowed for a build's writes).
+        // process by the size of the table.
         conn.pragma_update(None, "cache_size", -1024)?;
         // One snapshot for every pass, whatever other processes write meanwhile.
         conn.execute_batch("BEGIN")?;
@@ -155,8 +174,8 @@ pub fn each_summary(
 
 /// The `Listing` of `agent`; `None` when the index is off or unusable.
 pub fn summaries(ctx: &Context, agent: &dyn Agent) -> Option<Listing> {
-    with_index(ctx, |conn| {
-        let sources = sync::sync(conn, ctx, agent, Part::Summaries)?;
+    with_index(ctx, |dir, conn| {
+        let sources = sync::sync(conn, dir, ctx, agent, Part::Summaries)?;
         let mut st = conn.prepare_cached(
             "SELECT id, summaries, list_error FROM source
              WHERE agent = ?1 AND list_key IS NOT NULL",
@@ -199,7 +218,7 @@ pub fn summaries(ctx: &Context, agent: &dyn Agent) -> Option<Listing> {
 pub struct Status {
     /// The cache directory, `None` when the index is off.
     pub dir: Option<PathBuf>,
-    /// Bytes of the index files (database and its WAL).
+    /// Bytes of the index files (database, its WAL, the postings).
     pub bytes: u64,
     pub sources: u64,
     pub sessions: u64,
@@ -214,16 +233,22 @@ pub fn status(ctx: &Context, agents: &[&'static dyn Agent]) -> Status {
         return Status::default();
     };
     let path = store::path_in(&dir);
+    let size = |p: PathBuf| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    let postings = std::fs::read_dir(postings::path_in(&dir, store::FORMAT))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| size(e.path()))
+        .sum::<u64>();
     let bytes = ["", "-wal"]
         .iter()
         .map(|s| {
             let mut p = path.as_os_str().to_owned();
             p.push(s);
-            std::fs::metadata(PathBuf::from(p))
-                .map(|m| m.len())
-                .unwrap_or(0)
+            size(PathBuf::from(p))
         })
-        .sum();
+        .sum::<u64>()
+        + postings;
     let mut out = Status {
         dir: Some(dir.clone()),
         bytes,
@@ -233,7 +258,7 @@ pub fn status(ctx: &Context, agents: &[&'static dyn Agent]) -> Status {
         out.stale = agents.iter().map(|a| a.sources(ctx).len() as u64).sum();
         return out;
     }
-    let counted = with_index(ctx, |conn| {
+    let counted = with_index(ctx, |_, conn| {
         let (sources, sessions): (i64, i64) = conn.query_row(
             "SELECT count(*), coalesce(sum(sessions), 0) FROM source",
             [],
@@ -266,12 +291,12 @@ pub fn rebuild(
     searched: &[&'static dyn Agent],
 ) -> std::result::Result<(), String> {
     clear(ctx).map_err(|e| e.to_string())?;
-    let built = with_index(ctx, |conn| {
+    let built = with_index(ctx, |dir, conn| {
         for a in listed {
-            sync::sync(conn, ctx, *a, Part::Summaries)?;
+            sync::sync(conn, dir, ctx, *a, Part::Summaries)?;
         }
         for a in searched {
-            sync::sync(conn, ctx, *a, Part::Documents)?;
+            sync::sync(conn, dir, ctx, *a, Part::Documents)?;
         }
         Ok(())
     });

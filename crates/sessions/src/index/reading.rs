@@ -5,12 +5,10 @@ use rusqlite::{params, Connection, OptionalExtension};
 use rustc_hash::FxHashMap as HashMap;
 
 use super::codec;
-use super::delta::Reread;
-use super::rows::TermRun;
+use super::postings::document::Texts;
 use crate::agents::{Agent, Fingerprint, ManySessions, Source};
 use crate::context::Context;
 use crate::model::{Session, SessionSummary};
-use crate::query::terms::{term_stats, TermStats};
 
 /// Which part of a source a call needs up to date.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -41,59 +39,12 @@ pub fn path_bytes(p: &std::path::Path) -> &[u8] {
     p.as_os_str().as_encoded_bytes()
 }
 
-/// One session ready to store.
+/// One session ready to store, made where it is read (on every core) rather than by the one
+/// thread that writes: its summary, exact field lengths and searchable texts.
 pub(super) struct Doc {
-    pub(super) session_id: String,
     pub(super) summary: Vec<u8>,
-    pub(super) body: Body,
-}
-
-/// A session's searchable part, as the reader thread leaves it to the writer.
-pub(super) enum Body {
-    /// A session of a source new to the index, counted by the reader.
-    Counted(Counted),
-    /// A session of a source read again: counted by the writer, against what the index holds
-    /// of it (`delta`), or whole if it holds nothing.
-    Reread(Reread),
-}
-
-/// A session ready to insert: its packed messages, field lengths, counts and vocabulary (made
-/// where it is read, on every core, rather than by the one thread that writes).
-pub(super) struct Counted {
-    pub(super) messages: Vec<u8>,
     pub(super) lengths: Vec<u8>,
-    pub(super) terms: TermRun,
-    pub(super) vocabulary: Vec<u8>,
-}
-
-impl Counted {
-    fn new(messages: Vec<u8>, stats: TermStats) -> Counted {
-        let terms = TermRun::new(stats.terms);
-        Counted {
-            messages,
-            lengths: codec::lengths(&stats.lengths),
-            vocabulary: codec::vocabulary(terms.tokens()),
-            terms,
-        }
-    }
-}
-
-impl Body {
-    fn counted(s: &Session) -> Body {
-        let messages = codec::pack(&codec::messages(&s.messages));
-        Body::Counted(Counted::new(messages, term_stats(s)))
-    }
-
-    /// Counted whole (a re-read session the index holds nothing of).
-    pub(super) fn into_counted(self) -> Result<Counted, codec::Corrupt> {
-        match self {
-            Body::Counted(c) => Ok(c),
-            Body::Reread(now) => {
-                let stats = now.stats()?;
-                Ok(Counted::new(now.packed, stats))
-            }
-        }
-    }
+    pub(super) texts: Texts,
 }
 
 /// What reading one source gave, and the fingerprints of its sessions when its agent reads it
@@ -167,19 +118,18 @@ pub(super) fn earlier_read(
     }))
 }
 
-/// Read `part` of `src`; `recorded`: the index holds what an earlier read of it gave (`earlier`,
-/// when it kept its sessions' fingerprints). Of a store read session by session, only the
+/// Read `part` of `src`; `earlier`: what the index kept of its earlier read of it, when it kept
+/// its sessions' fingerprints. Of a store read session by session, only the
 /// sessions whose fingerprint changed are read.
 pub(super) fn read_source(
     ctx: &Context,
     a: &dyn Agent,
     src: &Source,
     part: Part,
-    recorded: bool,
     earlier: Option<&EarlierRead>,
 ) -> SourceRead {
     let Some(m) = a.many_sessions() else {
-        let content = read_whole(ctx, a, src, part, recorded);
+        let content = read_whole(ctx, a, src, part);
         return SourceRead {
             content,
             prints: None,
@@ -195,7 +145,7 @@ pub(super) fn read_source(
         (Some(p), Some(e)) if p.iter().any(|(id, f)| e.unchanged(id, *f)) => {
             read_changed(ctx, m, src, part, p, e)
         }
-        _ => read_whole(ctx, a, src, part, recorded),
+        _ => read_whole(ctx, a, src, part),
     };
     // What could not be read is read whole next time.
     let prints = match &content {
@@ -212,14 +162,11 @@ fn unique_ids(prints: &[(String, Fingerprint)]) -> bool {
     ids.windows(2).all(|w| w[0] != w[1])
 }
 
-fn read_whole(ctx: &Context, a: &dyn Agent, src: &Source, part: Part, recorded: bool) -> Content {
+fn read_whole(ctx: &Context, a: &dyn Agent, src: &Source, part: Part) -> Content {
     match part {
         Part::Summaries => Content::Summaries(a.summaries(ctx, src).map_err(|e| e.message)),
         Part::Documents => Content::Documents {
-            docs: a
-                .load_source(ctx, src)
-                .ok()
-                .map(|sessions| docs(&sessions, recorded)),
+            docs: a.load_source(ctx, src).ok().map(|sessions| docs(&sessions)),
             kept: Vec::new(),
         },
     }
@@ -261,7 +208,7 @@ fn read_changed(
         ),
         Part::Documents => match m.sessions_of(ctx, src, changed) {
             Ok(sessions) => Content::Documents {
-                docs: Some(docs(&sessions, true)),
+                docs: Some(docs(&sessions)),
                 kept: prints
                     .iter()
                     .filter(|(id, f)| earlier.unchanged(id, *f))
@@ -276,18 +223,17 @@ fn read_changed(
     }
 }
 
-/// Sessions ready for the writer; `recorded`: compared there with what the index holds.
-fn docs(sessions: &[Session], recorded: bool) -> Vec<Doc> {
+/// Sessions ready for the writer.
+fn docs(sessions: &[Session]) -> Vec<Doc> {
     sessions
         .iter()
-        .map(|s| Doc {
-            session_id: s.summary.session_id.clone(),
-            summary: codec::summary(&s.summary),
-            body: if recorded {
-                Body::Reread(Reread::new(s))
-            } else {
-                Body::counted(s)
-            },
+        .map(|s| {
+            let texts = Texts::of(s);
+            Doc {
+                summary: codec::summary(&s.summary),
+                lengths: codec::lengths(&texts.lengths),
+                texts,
+            }
         })
         .collect()
 }

@@ -71,38 +71,20 @@ CREATE TABLE IF NOT EXISTS source(
 -- what every call reads of every source to tell whether it changed (sync::compare), without
 -- reading the rows themselves
 CREATE INDEX IF NOT EXISTS source_fresh ON source(agent, path, sessions, search_key, list_key);
--- one searchable session: its summary as search reports it, its field lengths, and the segment
--- of the term table that holds its counts
+-- one searchable session: its summary as search reports it and its exact field lengths; its
+-- terms are in the postings (`postings`), under this id
 CREATE TABLE IF NOT EXISTS doc(
     id INTEGER PRIMARY KEY,
     source INTEGER NOT NULL,
     agent TEXT NOT NULL,
     summary BLOB NOT NULL,
-    lengths BLOB NOT NULL,
-    seg INTEGER NOT NULL
+    lengths BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS doc_by_source ON doc(source);
--- a doc's messages (zstd), read only for the results shown, and the tokens it has terms for
-CREATE TABLE IF NOT EXISTS body(
-    id INTEGER PRIMARY KEY,
-    messages BLOB NOT NULL,
-    vocabulary BLOB NOT NULL
-);
--- every token (and CJK character) of every doc, with its counts per field (query::terms), in
--- segments: a build appends whole segments in key order instead of inserting all over one
--- table (sync::Segments)
-CREATE TABLE IF NOT EXISTS term(
-    seg INTEGER NOT NULL,
-    token TEXT NOT NULL,
-    doc INTEGER NOT NULL,
-    counts BLOB NOT NULL,
-    PRIMARY KEY(seg, token, doc)
-) WITHOUT ROWID;
--- the segments of the term table and how many counts were put in each
-CREATE TABLE IF NOT EXISTS segment(
-    id INTEGER PRIMARY KEY,
-    terms INTEGER NOT NULL
-);
+-- the generation of the postings that belong with this file: each write of documents commits
+-- both under a new one, and a pair that differ is not read
+CREATE TABLE IF NOT EXISTS postings(generation INTEGER NOT NULL);
+INSERT INTO postings SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM postings);
 ";
 
 /// Open (creating if needed) the index in `dir`.
@@ -128,9 +110,6 @@ pub fn open(dir: &Path) -> Result<Connection, Fault> {
     let journal = if version == 0 { "DELETE" } else { "WAL" };
     conn.pragma_update(None, "journal_mode", journal)?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
-    // Up to 64 MiB of pages (taken only as used): a build's inserts reach all over the term
-    // table, and pages evicted mid-transaction are written more than once.
-    conn.pragma_update(None, "cache_size", -65536)?;
     // A new file, or one made before an index was added to the schema.
     if version == 0 || !has_index(&conn, "source_fresh")? {
         conn.execute_batch(&format!(
@@ -199,21 +178,26 @@ fn remove_formats(dir: &Path, which: impl Fn(u64) -> bool) -> std::io::Result<()
     Ok(())
 }
 
-/// Remove a file; one already gone (another process cleared it first) is no error.
+/// Remove a file or the postings' directory; one already gone (another process cleared it first)
+/// is no error.
 fn remove_if_there(path: &Path) -> std::io::Result<()> {
-    match std::fs::remove_file(path) {
+    let removed = match path.is_dir() {
+        true => std::fs::remove_dir_all(path),
+        false => std::fs::remove_file(path),
+    };
+    match removed {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
         _ => Ok(()),
     }
 }
 
-/// The format of `index-v<format>.sqlite` and of its `-wal`, `-shm` and `-journal` (a first
-/// build stopped midway leaves one); `None` for other names.
+/// The format of `index-v<format>.sqlite`, of its `-wal`, `-shm` and `-journal` (a first build
+/// stopped midway leaves one) and of its `.postings` directory; `None` for other names.
 fn index_format(name: &str) -> Option<u64> {
     let rest = name.strip_prefix("index-v")?;
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
     match &rest[digits..] {
-        ".sqlite" | ".sqlite-wal" | ".sqlite-shm" | ".sqlite-journal" => {
+        ".sqlite" | ".sqlite-wal" | ".sqlite-shm" | ".sqlite-journal" | ".postings" => {
             rest[..digits].parse().ok()
         }
         _ => None,
@@ -254,22 +238,22 @@ mod tests {
         let other = open(dir.path()).unwrap();
         assert_eq!(journal(&other), "wal");
         building
-            .execute("INSERT INTO segment(id, terms) VALUES (1, 5)", [])
+            .execute("UPDATE postings SET generation = 5", [])
             .unwrap();
         assert_eq!(journal(&building), "wal");
-        let terms: i64 = other
-            .query_row("SELECT terms FROM segment WHERE id = 1", [], |r| r.get(0))
+        let generation: i64 = other
+            .query_row("SELECT generation FROM postings", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(terms, 5);
+        assert_eq!(generation, 5);
         // A reader of the WAL file does not wait for the building connection's write.
         building.execute_batch("BEGIN IMMEDIATE").unwrap();
         building
-            .execute("INSERT INTO segment(id, terms) VALUES (2, 6)", [])
+            .execute("UPDATE postings SET generation = 6", [])
             .unwrap();
-        let count: i64 = other
-            .query_row("SELECT count(*) FROM segment", [], |r| r.get(0))
+        let generation: i64 = other
+            .query_row("SELECT generation FROM postings", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(count, 1);
+        assert_eq!(generation, 5);
         building.execute_batch("COMMIT").unwrap();
     }
 }

@@ -1,17 +1,18 @@
 //! Bringing the index up to date with the stores, source by source, at every call: a source whose
 //! stamps (size, mtime of the file and its side files, and the file's inode) are what the index
-//! recorded is answered from the index; any other is read again through its agent, and each of
-//! its sessions the index holds is compared with what is stored (`delta`), so that only the
-//! counts that changed are written; a source that is gone is dropped with everything read from it.
+//! recorded is answered from the index; any other is read again through its agent, its sessions'
+//! documents replaced (of a database of many sessions, those that changed); a source that is gone
+//! is dropped with everything read from it. Documents are written to the SQLite file and the
+//! postings under one new generation, the postings committed first.
 use rayon::prelude::*;
 use rusqlite::{params, Connection, OptionalExtension};
 use rustc_hash::FxHashMap as HashMap;
+use std::path::Path;
 
 use super::codec::{self, Writer};
+use super::postings::{Budget, Postings, PostingsWriter};
 pub use super::reading::Part;
-use super::reading::{earlier_read, path_bytes, read_source, Body, Content, SourceRead};
-pub use super::rows::set_segment_terms;
-use super::rows::{self, Segments};
+use super::reading::{earlier_read, path_bytes, read_source, Content, SourceRead};
 use super::store::Fault;
 use crate::agents::{Agent, Source};
 use crate::context::{Context, Progress};
@@ -137,19 +138,22 @@ pub struct Synced {
     pub sessions: usize,
 }
 
-/// Bring `part` of every source of `a` up to date; returns the sources, in the agent's order.
+/// Bring `part` of every source of `a` up to date in the index of `dir`; returns the sources, in
+/// the agent's order.
 pub fn sync(
     conn: &Connection,
+    dir: &Path,
     ctx: &Context,
     a: &dyn Agent,
     part: Part,
 ) -> Result<Vec<Synced>, Fault> {
-    sync_sources(conn, ctx, a, a.sources(ctx), part)
+    sync_sources(conn, dir, ctx, a, a.sources(ctx), part)
 }
 
 /// `sync` of sources already listed (a search lists every agent's at once).
 pub fn sync_sources(
     conn: &Connection,
+    dir: &Path,
     ctx: &Context,
     a: &dyn Agent,
     sources: Vec<Source>,
@@ -160,20 +164,18 @@ pub fn sync_sources(
         stale,
         gone,
     } = compare(conn, a, &sources, part)?;
-    if !gone.is_empty() {
-        immediate(conn, |tx| {
-            for id in &gone {
-                rows::drop_documents(tx, *id)?;
-                tx.execute("DELETE FROM source WHERE id = ?1", [id])?;
-            }
-            Ok(())
-        })?;
-    }
-    // One transaction for every batch: the counts of a batch's sessions go all over the term
-    // table, and committing each batch would write most of that table again every time. None
-    // when nothing changed: an up-to-date call takes no write lock.
-    if !stale.is_empty() {
-        write_stale(conn, ctx, a, &sources, &stale, part, &mut fresh)?;
+    // One transaction for every batch; none when nothing changed: an up-to-date call takes no
+    // write lock.
+    if !gone.is_empty() || !stale.is_empty() {
+        let change = Change {
+            ctx,
+            a,
+            sources: &sources,
+            stale: &stale,
+            gone: &gone,
+            part,
+        };
+        immediate(conn, |tx| write_changes(tx, dir, &change, &mut fresh))?;
     }
     Ok(sources
         .into_iter()
@@ -189,83 +191,141 @@ pub fn sync_sources(
         .collect())
 }
 
-/// Read the stale sources batch by batch and store what they hold, in one transaction.
-fn write_stale(
-    conn: &Connection,
-    ctx: &Context,
-    a: &dyn Agent,
-    sources: &[Source],
-    stale: &[Stale],
+/// What a sync writes: the sources of `a` to read again and those gone.
+struct Change<'a> {
+    ctx: &'a Context,
+    a: &'a dyn Agent,
+    sources: &'a [Source],
+    stale: &'a [Stale],
+    gone: &'a [i64],
     part: Part,
+}
+
+/// The postings of the index in `dir`, opened for writing by the holder of the SQLite file's
+/// write lock: a first build on every core, an update on one thread. Postings of another
+/// generation than the file records are damage (a commit of one without the other).
+fn postings_writer(tx: &Connection, dir: &Path) -> Result<PostingsWriter, Fault> {
+    let postings = Postings::open(&super::postings::path_in(dir, super::store::FORMAT))?;
+    if postings.generation()? != generation(tx)? {
+        return Err(Fault::Broken("postings of another generation".into()));
+    }
+    let empty: i64 = tx.query_row("SELECT count(*) FROM doc", [], |r| r.get(0))?;
+    let budget = match empty == 0 {
+        true => Budget::build(),
+        false => Budget::update(),
+    };
+    postings.writer(budget, empty == 0)
+}
+
+/// The generation of the postings the SQLite file records.
+pub fn generation(conn: &Connection) -> Result<u64, Fault> {
+    let g: i64 = conn.query_row("SELECT generation FROM postings", [], |r| r.get(0))?;
+    Ok(g as u64)
+}
+
+/// Drop the gone sources, read the stale ones batch by batch and store what they hold; the
+/// postings, when documents changed, are committed under a new generation before the caller
+/// commits the file.
+fn write_changes(
+    tx: &Connection,
+    dir: &Path,
+    c: &Change,
     fresh: &mut [Option<(i64, usize)>],
-) -> rusqlite::Result<()> {
-    let total = stale.len() as u64;
-    immediate(conn, |tx| {
-        let mut done = 0u64;
-        let mut terms = Segments::open(tx)?;
-        // What the index kept of its earlier reads of the stale sources read session by session.
-        let mut earlier = Vec::with_capacity(stale.len());
-        for st in stale {
-            let many = st.recorded && a.many_sessions().is_some();
-            earlier.push(match many {
-                true => earlier_read(tx, a, &sources[st.at], part)?,
-                false => None,
-            });
+) -> Result<(), Fault> {
+    let documents = c.part == Part::Documents || !c.gone.is_empty();
+    let mut postings = match documents {
+        true => Some(postings_writer(tx, dir)?),
+        false => None,
+    };
+    for id in c.gone {
+        for (doc, _) in documents_of(tx, *id)? {
+            drop_document(tx, postings.as_ref(), doc)?;
         }
-        let earlier = &earlier;
-        // The next batch is read (on the thread pool) while this one is written: reading takes
-        // every core, writing one.
-        std::thread::scope(|scope| {
-            let (send, batches) = std::sync::mpsc::sync_channel(1);
-            scope.spawn(move || {
-                for (batch, earlier) in stale.chunks(BATCH).zip(earlier.chunks(BATCH)) {
-                    let paths = batch.iter().map(|st| sources[st.at].path.as_path());
-                    let reads: Vec<SourceRead> = install_for(paths, || {
-                        batch
-                            .par_iter()
-                            .zip(earlier)
-                            .map(|(st, e)| {
-                                let src = &sources[st.at];
-                                read_source(ctx, a, src, part, st.recorded, e.as_ref())
-                            })
-                            .collect()
-                    });
-                    // The writer stopped (an error): read no more.
-                    if send.send(reads).is_err() {
-                        break;
-                    }
-                }
-            });
-            for (batch, reads) in stale.chunks(BATCH).zip(batches) {
-                for (st, r) in batch.iter().zip(reads) {
-                    let src = &sources[st.at];
-                    fresh[st.at] = Some(write(tx, a.name(), src, &st.key, r, &mut terms)?);
-                }
-                if terms.full() {
-                    terms.flush(tx)?;
-                }
-                done += batch.len() as u64;
-                if let Some(p) = &ctx.options.progress {
-                    (p.0)(&Progress {
-                        agent: a.name(),
-                        done,
-                        total,
-                    });
+        tx.execute("DELETE FROM source WHERE id = ?1", [id])?;
+    }
+    if !c.stale.is_empty() {
+        write_stale(tx, c, postings.as_ref(), fresh)?;
+    }
+    if let Some(p) = postings.take() {
+        tx.execute("UPDATE postings SET generation = generation + 1", [])?;
+        p.commit(generation(tx)?)?;
+    }
+    Ok(())
+}
+
+/// Read the stale sources batch by batch and store what they hold.
+fn write_stale(
+    tx: &Connection,
+    c: &Change,
+    postings: Option<&PostingsWriter>,
+    fresh: &mut [Option<(i64, usize)>],
+) -> Result<(), Fault> {
+    let Change {
+        ctx,
+        a,
+        sources,
+        stale,
+        part,
+        ..
+    } = *c;
+    let total = stale.len() as u64;
+    let mut done = 0u64;
+    // What the index kept of its earlier reads of the stale sources read session by session.
+    let mut earlier = Vec::with_capacity(stale.len());
+    for st in stale {
+        let many = st.recorded && a.many_sessions().is_some();
+        earlier.push(match many {
+            true => earlier_read(tx, a, &sources[st.at], part)?,
+            false => None,
+        });
+    }
+    let earlier = &earlier;
+    // The next batch is read (on the thread pool) while this one is written: reading takes
+    // every core, writing one (and tantivy's own threads).
+    std::thread::scope(|scope| {
+        let (send, batches) = std::sync::mpsc::sync_channel(1);
+        scope.spawn(move || {
+            for (batch, earlier) in stale.chunks(BATCH).zip(earlier.chunks(BATCH)) {
+                let paths = batch.iter().map(|st| sources[st.at].path.as_path());
+                let reads: Vec<SourceRead> = install_for(paths, || {
+                    batch
+                        .par_iter()
+                        .zip(earlier)
+                        .map(|(st, e)| read_source(ctx, a, &sources[st.at], part, e.as_ref()))
+                        .collect()
+                });
+                // The writer stopped (an error): read no more.
+                if send.send(reads).is_err() {
+                    break;
                 }
             }
-            terms.flush(tx)
-        })
+        });
+        for (batch, reads) in stale.chunks(BATCH).zip(batches) {
+            for (st, r) in batch.iter().zip(reads) {
+                let src = &sources[st.at];
+                fresh[st.at] = Some(write(tx, postings, a.name(), src, &st.key, r)?);
+            }
+            done += batch.len() as u64;
+            if let Some(p) = &ctx.options.progress {
+                (p.0)(&Progress {
+                    agent: a.name(),
+                    done,
+                    total,
+                });
+            }
+        }
+        Ok(())
     })
 }
 
 /// Run `f` in a write transaction taken at once (`BEGIN IMMEDIATE`: a second writer waits for the
 /// busy timeout instead of failing halfway), rolled back if `f` fails.
-pub fn immediate<T>(
+pub fn immediate<T, E: From<rusqlite::Error>>(
     conn: &Connection,
-    f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
-) -> rusqlite::Result<T> {
+    f: impl FnOnce(&Connection) -> Result<T, E>,
+) -> Result<T, E> {
     conn.execute_batch("BEGIN IMMEDIATE")?;
-    match f(conn).and_then(|v| conn.execute_batch("COMMIT").map(|_| v)) {
+    match f(conn).and_then(|v| Ok(conn.execute_batch("COMMIT").map(|_| v)?)) {
         Ok(v) => Ok(v),
         Err(e) => {
             let _ = conn.execute_batch("ROLLBACK");
@@ -295,16 +355,40 @@ fn source_id(tx: &Connection, agent: &str, src: &Source) -> rusqlite::Result<i64
     }
 }
 
-/// Store what was read from `src`; the counts of its new sessions go to `terms`, for the caller
-/// to insert in key order.
+/// The docs of a source: id and session id, in the order they were written.
+fn documents_of(tx: &Connection, source: i64) -> Result<Vec<(i64, String)>, Fault> {
+    let mut st = tx.prepare_cached("SELECT id, summary FROM doc WHERE source = ?1 ORDER BY id")?;
+    let mut rows = st.query([source])?;
+    let mut out = Vec::new();
+    while let Some(r) = rows.next()? {
+        let head = codec::decode_summary_head(r.get_ref(1)?.as_blob()?)
+            .map_err(|_| Fault::Broken("a stored summary does not decode".into()))?;
+        out.push((r.get(0)?, head.session_id));
+    }
+    Ok(out)
+}
+
+/// Drop a doc's row and its postings.
+fn drop_document(
+    tx: &Connection,
+    postings: Option<&PostingsWriter>,
+    doc: i64,
+) -> Result<(), Fault> {
+    let postings = postings.ok_or_else(|| Fault::Unusable("no postings writer".into()))?;
+    tx.execute("DELETE FROM doc WHERE id = ?1", [doc])?;
+    postings.delete(doc);
+    Ok(())
+}
+
+/// Store what was read from `src`.
 fn write(
     tx: &Connection,
+    postings: Option<&PostingsWriter>,
     agent: &str,
     src: &Source,
     k: &[u8],
     r: SourceRead,
-    terms: &mut Segments,
-) -> rusqlite::Result<(i64, usize)> {
+) -> Result<(i64, usize), Fault> {
     let id = source_id(tx, agent, src)?;
     let prints = r.prints.as_deref().map(codec::fingerprints);
     match r.content {
@@ -322,45 +406,31 @@ fn write(
         }
         Content::Documents { docs, kept } => {
             let docs = docs.unwrap_or_default();
-            // A session read before keeps its doc; the others are dropped or added.
+            // The sessions that did not change keep their docs; every other doc is replaced.
             // (A store may hold one id twice: each copy has its doc.)
             let mut before: HashMap<String, Vec<i64>> = HashMap::default();
-            for (doc, sid) in rows::documents(tx, id)? {
+            for (doc, sid) in documents_of(tx, id)? {
                 before.entry(sid).or_default().push(doc);
             }
-            // The sessions that did not change keep their docs as they are.
             let kept = kept
                 .iter()
                 .filter_map(|sid| before.get_mut(sid).and_then(Vec::pop))
                 .count();
-            let sessions = (docs.len() + kept) as i64;
-            let mut insert_doc = tx.prepare_cached(
-                "INSERT INTO doc(source, agent, summary, lengths, seg) VALUES (?1, ?2, ?3, ?4, ?5)",
-            )?;
-            let mut insert_body = tx
-                .prepare_cached("INSERT INTO body(id, messages, vocabulary) VALUES (?1, ?2, ?3)")?;
-            let mut added = Vec::new();
-            for d in docs {
-                match (before.get_mut(&d.session_id).and_then(Vec::pop), d.body) {
-                    (Some(doc), Body::Reread(now)) => {
-                        rows::update_document(tx, doc, &d.summary, &now)?
-                    }
-                    (Some(doc), body) => {
-                        rows::drop_document(tx, doc)?;
-                        added.push((d.summary, body));
-                    }
-                    (None, body) => added.push((d.summary, body)),
-                }
-            }
             for doc in before.into_values().flatten() {
-                rows::drop_document(tx, doc)?;
+                drop_document(tx, postings, doc)?;
             }
-            for (summary, body) in added {
-                let c = body.into_counted().map_err(|_| rows::damaged())?;
-                insert_doc.execute(params![id, agent, summary, c.lengths, terms.seg])?;
-                let doc_id = tx.last_insert_rowid();
-                insert_body.execute(params![doc_id, c.messages, c.vocabulary])?;
-                terms.add(doc_id, c.terms);
+            let sessions = (docs.len() + kept) as i64;
+            if !docs.is_empty() {
+                let postings =
+                    postings.ok_or_else(|| Fault::Unusable("no postings writer".into()))?;
+                let mut insert = tx.prepare_cached(
+                    "INSERT INTO doc(source, agent, summary, lengths) VALUES (?1, ?2, ?3, ?4)",
+                )?;
+                for d in docs {
+                    insert.execute(params![id, agent, d.summary, d.lengths])?;
+                    let doc = tx.last_insert_rowid();
+                    postings.add(d.texts.document(&postings.fields, doc))?;
+                }
             }
             tx.execute(
                 "UPDATE source SET search_key = ?2, sessions = ?3, search_prints = ?4 WHERE id = ?1",

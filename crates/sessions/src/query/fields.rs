@@ -1,7 +1,8 @@
 //! The searchable texts of a session, in the order every count of them reads them: which field
 //! each sits in (`Field`), whether it is a copy of the text before it (`TextKind`), and the calls
 //! whose output a tool message carries (`answered`). Search's analysis (`search::score`) and the
-//! index's term counts (`terms`) both read a session through `for_each_field`, so they count alike.
+//! index's documents (`index::postings::document`) both read a session through `for_each_field`,
+//! so they count alike.
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -116,18 +117,6 @@ pub fn for_each_field(
     }
 }
 
-/// A tool's input or output as search reads it, and nothing else: its string values and numbers
-/// in one string (`Null` when it has none), which `push_strings` reads as it reads `v`. The
-/// index stores this rather than the JSON, so that completing a hit parses no JSON.
-pub fn searched_text(v: &Value) -> Value {
-    let mut text = String::new();
-    push_strings(v, &mut text);
-    match text.strip_prefix(' ') {
-        Some(rest) => Value::String(rest.to_string()),
-        None => Value::Null,
-    }
-}
-
 /// The string values (and numbers) of a JSON value, space-separated; keys are structure, not text.
 fn push_strings(v: &Value, out: &mut String) {
     match v {
@@ -162,26 +151,24 @@ pub fn answered_ids<'a>(ids: impl Iterator<Item = &'a str>) -> HashSet<&'a str> 
         .collect()
 }
 
+/// What `text` holds before a space and then `previous` (a tool's output that repeats its
+/// message's content after the tool's name). Tokens never span a space, and CJK characters and
+/// folding go char by char, so such a text's terms are head's and previous's.
+pub fn copy_head<'a>(text: &'a str, previous: &str) -> Option<&'a str> {
+    let head = text.strip_suffix(previous)?.strip_suffix(' ')?;
+    Some(head)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn a_tool_value_reads_as_its_searched_text_does() {
-        let values = [
-            serde_json::json!({"command": "ls -la", "n": 3, "f": 0.5, "deep": [{"a": " x "}, true, null]}),
-            serde_json::json!({}),
-            serde_json::json!(null),
-            serde_json::json!(""),
-            serde_json::json!(["", " lead", 1e300, -7]),
-            serde_json::json!("plain"),
-        ];
-        for v in values {
-            let (mut want, mut got) = (String::new(), String::new());
-            push_strings(&v, &mut want);
-            push_strings(&searched_text(&v), &mut got);
-            assert_eq!(got, want, "{v}");
-        }
-        assert_eq!(searched_text(&serde_json::json!({"k": true})), Value::Null);
+    fn only_a_space_then_the_whole_previous_text_is_a_copy_after_a_head() {
+        assert_eq!(copy_head("Bash ls -la", "ls -la"), Some("Bash"));
+        assert_eq!(copy_head("Bashls -la", "ls -la"), None);
+        assert_eq!(copy_head("Bash ls -la", "s -la"), None);
+        assert_eq!(copy_head("ls -la", "ls -la"), None);
+        assert_eq!(copy_head(" ls", "ls"), Some(""));
     }
 }

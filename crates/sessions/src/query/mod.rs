@@ -11,7 +11,6 @@ pub mod fields;
 pub mod parse;
 pub mod prefilter;
 pub mod snippet;
-pub mod terms;
 pub mod text;
 
 pub use byte_filter::{ByteFilter, SessionMasks};

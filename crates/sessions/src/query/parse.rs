@@ -365,6 +365,31 @@ fn and_of(mut parts: Vec<Expr>) -> Expr {
     }
 }
 
+/// The words of a query that is a plain AND of single words ("docker compose"): finding them
+/// next to each other is worth a bonus, as a phrase would be.
+pub fn adjacency_leaf(q: &Query) -> Option<Leaf> {
+    let Expr::And(parts) = &q.expr else {
+        return None;
+    };
+    let mut tokens = Vec::new();
+    for p in parts {
+        match p {
+            Expr::Leaf(i) => match &q.leaves[*i] {
+                Leaf::Words {
+                    tokens: t,
+                    prefix: false,
+                } if t.len() == 1 => tokens.push(t[0].clone()),
+                _ => return None,
+            },
+            _ => return None,
+        }
+    }
+    (tokens.len() >= 2).then_some(Leaf::Words {
+        tokens,
+        prefix: false,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

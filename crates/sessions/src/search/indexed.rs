@@ -1,23 +1,20 @@
-//! Finding hits from the index (`TermLookup`), so that a search reads no source:
-//! - a query of single words (with OR, NOT and prefixes) is answered from the stored counts
-//!   alone: which sessions match, how many times, their scores. Sessions are read only for the
-//!   results returned (their snippets) and, for words side by side, for those that may make the
-//!   cut (`HitSource::complete_pending`);
-//! - any other query (phrases, CJK) reads the sessions that hold every token or CJK character it
-//!   needs and analyses them as the scan does.
+//! Finding hits from the index (`TermLookup`), so that a search reads no source but for its
+//! results: the index tells, from its postings, which sessions may match and how often each leaf
+//! occurs in each field, phrases, CJK text and words side by side included. The sessions it
+//! cannot tell (see `index::postings::lookup`) are read and analysed as the scan does; the
+//! results returned are read for their snippets (`HitSource::complete_pending`).
 //!
 //! Either way the ranking the scan ends in (`rank`) scores them, so scores, snippets and counts
 //! are the scan's.
 use rayon::prelude::*;
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashMap as HashMap;
 
 use super::hits::{CompletedHit, Hit, HitSource, PendingSummary};
 use super::rank::{rank, take_in_order, Examined, ReadSession};
-use super::score::{adjacency_leaf, analyse, Matcher, Stats};
-use crate::query::parse::{Expr, Leaf, Query};
+use super::score::{analyse, Matcher, Stats};
+use crate::query::parse::Query;
 use crate::query::prefilter::Prefilter;
-use crate::query::text::is_cjk;
-use crate::storage::{DocId, Fault, SourceId, TermLookup};
+use crate::storage::{DocId, Fault, FoundDoc, SourceId, TermLookup};
 
 /// The index's sessions, looked up by the terms they hold.
 pub struct Indexed<'a> {
@@ -26,11 +23,12 @@ pub struct Indexed<'a> {
 
 impl HitSource for Indexed<'_> {
     fn hits(&self, q: &Query, summary: PendingSummary) -> Result<Vec<Hit>, Fault> {
-        let read = match one_word_leaves(q) {
-            Some(words) => from_counts(self.lookup, q, &words, summary)?,
-            None => by_analysis(self.lookup, q)?,
-        };
-        Ok(rank(q, examined(self.lookup.sources(), read)))
+        let found = self.lookup.find(q)?;
+        let (counted, unsure): (Vec<FoundDoc>, Vec<FoundDoc>) =
+            found.into_iter().partition(|f| f.counts.is_some());
+        let mut read = from_counts(q, counted, summary)?;
+        read.extend(by_analysis(self.lookup, q, &unsure)?);
+        Ok(rank(q, examined(self.lookup.sources(), by_source(read))))
     }
 
     /// The sessions of hits left pending by `from_counts`, read and analysed.
@@ -39,20 +37,20 @@ impl HitSource for Indexed<'_> {
             return Ok(Vec::new());
         }
         let ids: Vec<DocId> = keys.iter().map(|&k| k as DocId).collect();
-        let docs = self.lookup.stored(&ids)?;
+        let docs = self.lookup.sessions(&ids)?;
         let pf = Prefilter::new(q);
         let matcher = Matcher::new(q, &pf);
-        docs.par_iter()
+        Ok(docs
+            .into_par_iter()
             .map(|d| {
-                let s = d.session()?;
-                let st = analyse(&matcher, &s);
-                Ok(CompletedHit {
+                let st = analyse(&matcher, &d.session);
+                CompletedHit {
                     adjacent: st.adjacent_tf,
                     snippet: st.snippet,
-                    summary: s.summary,
-                })
+                    summary: d.session.summary,
+                }
             })
-            .collect()
+            .collect())
     }
 }
 
@@ -67,82 +65,61 @@ fn examined<'a>(
     })
 }
 
-/// The token and whether it is a prefix, of each leaf, when every leaf is one word and the
-/// query cannot match a session that holds none of them.
-fn one_word_leaves(q: &Query) -> Option<Vec<(&str, bool)>> {
-    let words: Option<Vec<(&str, bool)>> = q
-        .leaves
-        .iter()
-        .map(|l| match l {
-            Leaf::Words { tokens, prefix } if tokens.len() == 1 => {
-                Some((tokens[0].as_str(), *prefix))
-            }
-            _ => None,
-        })
-        .collect();
-    words.filter(|_| !q.eval_ignoring_not(&|_| false))
-}
-
 /// Sessions of the sources searched, per source, in doc id order.
 type BySource = HashMap<SourceId, Vec<ReadSession>>;
 
-/// Statistics of every session holding one of the words, from the stored counts alone; the
-/// summaries of those that match as much as `summary` asks.
+/// The statistics of the sessions the postings counted; the summaries of those that match as
+/// much as `summary` asks. Their snippets are left for later.
 fn from_counts(
-    lookup: &dyn TermLookup,
     q: &Query,
-    words: &[(&str, bool)],
+    docs: Vec<FoundDoc>,
     summary: PendingSummary,
-) -> Result<BySource, Fault> {
-    let docs = lookup.count_words(words)?;
-    // Words side by side can be no more frequent than the rarer of them.
-    let side_by_side = adjacency_leaf(q).is_some();
-    let read: Vec<(DocId, SourceId, ReadSession)> = docs
-        .into_par_iter()
-        .map(|(id, c)| {
+) -> Result<Vec<(DocId, SourceId, ReadSession)>, Fault> {
+    docs.into_par_iter()
+        .map(|d| {
+            let counts = d.counts.as_ref().expect("counted");
             let stats = Stats {
-                tf: c.per_word.iter().map(|t| t.tf).collect(),
-                adjacent_tf: 0,
-                lengths: c.lengths,
+                tf: counts.tf.clone(),
+                adjacent_tf: counts.adjacent,
+                lengths: d.lengths,
                 snippet: None,
             };
             let hit = match (stats.matches(q), summary) {
                 (false, _) => None,
-                (true, PendingSummary::Whole) => Some(Box::new(c.summary()?)),
-                (true, PendingSummary::Head) => Some(Box::new(c.summary_head()?)),
-            };
-            let most = match side_by_side {
-                true => c.per_word.iter().map(|t| t.body).min().unwrap_or(0),
-                false => 0,
+                (true, PendingSummary::Whole) => Some(Box::new(d.summary()?)),
+                (true, PendingSummary::Head) => Some(Box::new(d.summary_head()?)),
             };
             let read = ReadSession {
                 stats,
                 hit,
-                later: Some((id as u64, most)),
+                later: Some(d.id as u64),
             };
-            Ok((id, c.source, read))
+            Ok((d.id, d.source, read))
         })
-        .collect::<Result<_, Fault>>()?;
-    Ok(by_source(read))
+        .collect()
 }
 
-/// Every session that may match (holding every token or CJK character the query needs,
-/// ignoring its NOTs), read and analysed.
-fn by_analysis(lookup: &dyn TermLookup, q: &Query) -> Result<BySource, Fault> {
-    let ids: Vec<DocId> = candidates(lookup, q, &q.expr)?.into_iter().collect();
-    let docs = lookup.stored(&ids)?;
+/// The sessions only a read can tell, read and analysed.
+fn by_analysis(
+    lookup: &dyn TermLookup,
+    q: &Query,
+    docs: &[FoundDoc],
+) -> Result<Vec<(DocId, SourceId, ReadSession)>, Fault> {
+    if docs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<DocId> = docs.iter().map(|d| d.id).collect();
+    let read = lookup.sessions(&ids)?;
     let pf = Prefilter::new(q);
     let matcher = Matcher::new(q, &pf);
-    let analysed: Vec<(DocId, SourceId, ReadSession)> = docs
-        .par_iter()
+    Ok(read
+        .into_par_iter()
         .map(|d| {
-            let s = d.session()?;
-            let st = analyse(&matcher, &s);
-            let hit = st.matches(q).then(|| Box::new(s.summary));
-            Ok((d.id, d.source, ReadSession::analysed(st, hit)))
+            let st = analyse(&matcher, &d.session);
+            let hit = st.matches(q).then(|| Box::new(d.session.summary));
+            (d.id, d.source, ReadSession::analysed(st, hit))
         })
-        .collect::<Result<_, Fault>>()?;
-    Ok(by_source(analysed))
+        .collect())
 }
 
 /// Group `(doc id, source, session)` by source, in doc id order. The order is found on the ids
@@ -156,50 +133,4 @@ fn by_source(read: Vec<(DocId, SourceId, ReadSession)>) -> BySource {
         out.entry(source).or_default().push(r);
     }
     out
-}
-
-/// Sessions that hold what `e` needs, ignoring NOTs.
-fn candidates(lookup: &dyn TermLookup, q: &Query, e: &Expr) -> Result<HashSet<DocId>, Fault> {
-    Ok(match e {
-        Expr::Leaf(l) => {
-            let (words, prefix): (Vec<String>, bool) = match &q.leaves[*l] {
-                Leaf::Words { tokens, prefix } => (tokens.clone(), *prefix),
-                Leaf::Substring(s) => (
-                    s.chars().filter(|&c| is_cjk(c)).map(String::from).collect(),
-                    false,
-                ),
-            };
-            let last = words.len().saturating_sub(1);
-            in_all(
-                words
-                    .iter()
-                    .enumerate()
-                    .map(|(i, w)| lookup.sessions_with(w, prefix && i == last)),
-            )?
-        }
-        Expr::And(v) => in_all(v.iter().map(|e| candidates(lookup, q, e)))?,
-        Expr::Or(v) => {
-            let mut out = HashSet::default();
-            for e in v {
-                out.extend(candidates(lookup, q, e)?);
-            }
-            out
-        }
-        Expr::Not(a, _) => candidates(lookup, q, a)?,
-    })
-}
-
-/// The sessions in every one of `sets` (none when there is no set).
-fn in_all(
-    sets: impl Iterator<Item = Result<HashSet<DocId>, Fault>>,
-) -> Result<HashSet<DocId>, Fault> {
-    let mut out: Option<HashSet<DocId>> = None;
-    for set in sets {
-        let set = set?;
-        out = Some(match out {
-            None => set,
-            Some(o) => o.intersection(&set).copied().collect(),
-        });
-    }
-    Ok(out.unwrap_or_default())
 }

@@ -18,9 +18,8 @@ pub struct ReadSession {
     pub stats: Stats,
     /// The summary, when the session matches (boxed, as in `Hit`).
     pub hit: Option<Box<SessionSummary>>,
-    /// Set when the statistics lack the side-by-side count and the snippet: the session's key,
-    /// and the most side-by-side occurrences it can hold.
-    pub later: Option<(u64, u32)>,
+    /// Set when the statistics lack the snippet: the session's key, to read it by.
+    pub later: Option<u64>,
 }
 
 impl ReadSession {
@@ -53,14 +52,8 @@ pub fn rank(q: &Query, examined: impl Iterator<Item = Examined>) -> Vec<Hit> {
         .map(|(st, mut summary, later)| {
             summary.match_count = Some(st.match_count(q));
             summary.snippet = st.snippet.clone();
-            let (score, pending) = match later {
-                None => (corpus.score(q, &st), None),
-                Some((key, most)) => {
-                    let (base, bonus) = corpus.score_parts(q, &st);
-                    let bonus = bonus.filter(|_| most > 0).map(|b| (b, most));
-                    (base, Some(Pending { key, bonus }))
-                }
-            };
+            let score = corpus.score(q, &st);
+            let pending = later.map(|key| Pending { key, bonus: None });
             Hit {
                 score,
                 terms: st.terms(q),

@@ -7,12 +7,13 @@ use rayon::prelude::*;
 use std::collections::HashSet;
 
 use crate::query::caseless::Caseless;
-use crate::query::parse::{Expr, Leaf, Query};
+use crate::query::parse::{Leaf, Query};
 use crate::query::prefilter::Prefilter;
 use crate::query::snippet;
 
 use crate::model::{Message, Session, Timestamp};
 use crate::query::fields::{answered, for_each_field, Field, FieldCounts, FIELDS};
+pub use crate::query::parse::adjacency_leaf;
 use crate::query::text::{folds_differently, is_token_char, Folded};
 
 const K1: f64 = 1.2;
@@ -81,31 +82,6 @@ impl Stats {
     pub fn length(&self) -> u64 {
         self.lengths.iter().sum()
     }
-}
-
-/// The words of a query that is a plain AND of single words ("docker compose"): finding them
-/// next to each other is worth a bonus, as a phrase would be.
-pub fn adjacency_leaf(q: &Query) -> Option<Leaf> {
-    let Expr::And(parts) = &q.expr else {
-        return None;
-    };
-    let mut tokens = Vec::new();
-    for p in parts {
-        match p {
-            Expr::Leaf(i) => match &q.leaves[*i] {
-                Leaf::Words {
-                    tokens: t,
-                    prefix: false,
-                } if t.len() == 1 => tokens.push(t[0].clone()),
-                _ => return None,
-            },
-            _ => return None,
-        }
-    }
-    (tokens.len() >= 2).then_some(Leaf::Words {
-        tokens,
-        prefix: false,
-    })
 }
 
 /// Byte ranges (in `f.text`) where `leaf` occurs.

@@ -1,8 +1,8 @@
 //! A session as a document: its searchable texts, field by field and in the order the scan reads
-//! them (`score::for_each_field`), each text one value so that no phrase spans two, and the
+//! them (`query::fields::for_each_field`), each text one value so that no phrase spans two, and the
 //! exact byte lengths the scan measures.
 //!
-//! A tool message's output that is its content after the tool's name (`terms::copy_head`) is
+//! A tool message's output that is its content after the tool's name (`fields::copy_head`) is
 //! indexed once, as that whole text in place of the content: the scan counts the content, then
 //! what the output holds beyond it, which is every occurrence in the whole text, phrases across
 //! the join included. Any other copy (another field, other text) is indexed as the tokens it holds
@@ -16,8 +16,7 @@ use tantivy::TantivyDocument;
 use super::tokens::{each_cjk, each_word};
 use super::Fields;
 use crate::model::Session;
-use crate::search::score::{answered, for_each_field, Copy, Field, FIELDS};
-use crate::search::terms::copy_head;
+use crate::query::fields::{answered, copy_head, for_each_field, Field, TextKind, FIELDS};
 
 /// Flag: positions in this document do not tell every count (an irregular copy).
 pub const IRREGULAR: u64 = 1;
@@ -48,16 +47,16 @@ impl Texts {
                 out.lengths[field as usize] += copy.beyond(len, previous_len);
                 previous_len = len;
                 match (copy, last.take()) {
-                    (Copy::New, before) => {
+                    (TextKind::Own, before) => {
                         out.values.extend(before);
                         last = Some((field, text.to_string()));
                     }
-                    (Copy::OfPrevious, Some((f, before)))
+                    (TextKind::CopyOfPrevious, Some((f, before)))
                         if f == field && copy_head(text, &before).is_some() =>
                     {
                         last = Some((field, text.to_string()));
                     }
-                    (Copy::OfPrevious, before) => {
+                    (TextKind::CopyOfPrevious, before) => {
                         let beyond = beyond(text, before.as_ref().map_or("", |b| &b.1));
                         out.values.extend(before);
                         out.values.push((field, beyond));
@@ -72,30 +71,19 @@ impl Texts {
         out
     }
 
-    /// The document: texts, lengths, flags, where it comes from and its summary.
-    pub fn document(
-        self,
-        fields: &Fields,
-        source: u64,
-        ordinal: u64,
-        summary: Vec<u8>,
-    ) -> TantivyDocument {
-        let mut doc = TantivyDocument::default();
+    /// The document of SQLite row `doc`: its texts and flags.
+    pub fn document(self, fields: &Fields, doc: i64) -> TantivyDocument {
+        let mut out = TantivyDocument::default();
         for (field, text) in self.values {
             let k = field as usize;
             if !text.is_ascii() {
-                doc.add_text(fields.cjk[k], &text);
+                out.add_text(fields.cjk[k], &text);
             }
-            doc.add_text(fields.words[k], text);
+            out.add_text(fields.words[k], text);
         }
-        for (k, len) in self.lengths.iter().enumerate() {
-            doc.add_u64(fields.lengths[k], *len);
-        }
-        doc.add_u64(fields.flags, self.flags);
-        doc.add_u64(fields.source, source);
-        doc.add_u64(fields.ordinal, ordinal);
-        doc.add_bytes(fields.summary, &summary);
-        doc
+        out.add_u64(fields.flags, self.flags);
+        out.add_u64(fields.doc, doc as u64);
+        out
     }
 }
 

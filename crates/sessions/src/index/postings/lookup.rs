@@ -1,7 +1,7 @@
-//! A query's statistics from the index: for every session that holds what the query needs
+//! A query's counts from the postings: for every session that holds what the query needs
 //! (ignoring its NOTs, as the corpus statistics count them), the occurrences of each leaf per
-//! field, counted as the scan's analysis counts them, the exact field lengths, and for an
-//! implicit AND of words their occurrences side by side. Nothing here reads a session:
+//! field, counted as the scan's analysis counts them, and for an implicit AND of words their
+//! occurrences side by side. Nothing here reads a session:
 //!
 //! - a word: its postings' frequencies, field by field; a prefix sums every token it starts;
 //! - a phrase, words side by side: their positions, one after another within one text;
@@ -18,31 +18,44 @@ use tantivy::postings::{Postings, SegmentPostings};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{DocId, DocSet, InvertedIndexReader, Searcher, SegmentReader, TERMINATED};
 
+pub use crate::query::fields::FieldCounts;
+
 use super::document::IRREGULAR;
 use super::tokens::LONGEST;
 use super::Fields;
-use crate::query::parse::{Leaf, Query};
+use crate::query::fields::{Field, FIELDS};
+use crate::query::parse::{adjacency_leaf, Leaf, Query};
 use crate::query::text::is_cjk;
-use crate::search::score::{adjacency_leaf, Field, FieldCounts, Stats, FIELDS};
 
 /// A session the lookup found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Found {
-    /// Its source's number in the catalog, and its place there.
-    pub source: u64,
-    pub ordinal: u64,
-    /// Segment and document, for reading its stored summary in the same snapshot.
-    pub segment: u32,
-    pub doc: DocId,
+    /// Its row in the SQLite file.
+    pub doc: i64,
     /// `None` when only reading it can tell (see the module's comment).
-    pub stats: Option<Stats>,
+    pub counts: Option<Counts>,
 }
 
-/// Every session of `searcher` that may satisfy `q` ignoring its NOTs, with its statistics.
+/// What one session holds of a query.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Counts {
+    /// Occurrences per leaf, per field.
+    pub tf: Vec<FieldCounts>,
+    /// Occurrences of an implicit AND's words side by side, in order (`adjacency_leaf`).
+    pub adjacent: u32,
+}
+
+impl Counts {
+    fn matches(&self, q: &Query) -> bool {
+        q.eval(&|l| self.tf[l].iter().any(|&n| n > 0))
+    }
+}
+
+/// Every session of `searcher` that may satisfy `q` ignoring its NOTs, with its counts.
 pub fn lookup(searcher: &Searcher, fields: &Fields, q: &Query) -> io::Result<Vec<Found>> {
     let mut out = Vec::new();
-    for (ord, segment) in searcher.segment_readers().iter().enumerate() {
-        Segment::new(segment, fields)?.lookup(q, ord as u32, &mut out)?;
+    for segment in searcher.segment_readers() {
+        Segment::new(segment, fields)?.lookup(q, &mut out)?;
     }
     Ok(out)
 }
@@ -115,7 +128,7 @@ impl<'a> Segment<'a> {
         Ok(self.irregular.as_ref().expect("just read"))
     }
 
-    fn lookup(&mut self, q: &Query, segment: u32, out: &mut Vec<Found>) -> io::Result<()> {
+    fn lookup(&mut self, q: &Query, out: &mut Vec<Found>) -> io::Result<()> {
         let leaves: Vec<LeafDocs> = q
             .leaves
             .iter()
@@ -127,52 +140,38 @@ impl<'a> Segment<'a> {
             .collect();
         docs.sort_unstable();
         docs.dedup();
-        let column = |name: &str| {
-            self.reader
-                .fast_fields()
-                .u64(name)
-                .map_err(io::Error::other)
-        };
-        let lengths: Vec<_> = [
-            "title",
-            "conversation",
-            "thinking",
-            "tool_input",
-            "tool_output",
-        ]
-        .iter()
-        .map(|n| column(&format!("{n}_len")))
-        .collect::<io::Result<_>>()?;
-        let (source, ordinal) = (column("source")?, column("ordinal")?);
+        let ids = self
+            .reader
+            .fast_fields()
+            .u64("doc")
+            .map_err(io::Error::other)?;
         let adjacency = adjacency_leaf(q);
         let mut side_by_side = Vec::new();
+        let first = out.len();
+        let mut at = Vec::new();
         for doc in docs {
             if !self.alive(doc) || !q.eval_ignoring_not(&|l| leaves[l].has(doc)) {
                 continue;
             }
             let unsure = leaves.iter().any(|l| l.unsure.contains(&doc));
-            let stats = (!unsure).then(|| Stats {
+            let counts = (!unsure).then(|| Counts {
                 tf: leaves
                     .iter()
                     .map(|l| l.tf.get(&doc).copied().unwrap_or_default())
                     .collect(),
-                adjacent_tf: 0,
-                lengths: std::array::from_fn(|k| lengths[k].first(doc).unwrap_or(0)),
-                snippet: None,
+                adjacent: 0,
             });
-            if adjacency.is_some() && stats.as_ref().is_some_and(|s| s.matches(q)) {
-                side_by_side.push(out.len());
+            if adjacency.is_some() && counts.as_ref().is_some_and(|c| c.matches(q)) {
+                side_by_side.push(out.len() - first);
             }
+            at.push(doc);
             out.push(Found {
-                source: source.first(doc).unwrap_or(0),
-                ordinal: ordinal.first(doc).unwrap_or(0),
-                segment,
-                doc,
-                stats,
+                doc: ids.first(doc).unwrap_or(0) as i64,
+                counts,
             });
         }
         if let Some(Leaf::Words { tokens, .. }) = adjacency {
-            self.add_side_by_side(&tokens, &side_by_side, out)?;
+            self.add_side_by_side(&tokens, &side_by_side, &at, &mut out[first..])?;
         }
         Ok(())
     }
@@ -182,10 +181,11 @@ impl<'a> Segment<'a> {
     fn add_side_by_side(
         &mut self,
         tokens: &[String],
-        at: &[usize],
+        matching: &[usize],
+        at: &[DocId],
         out: &mut [Found],
     ) -> io::Result<()> {
-        let docs: HashSet<DocId> = at.iter().map(|&i| out[i].doc).collect();
+        let docs: HashSet<DocId> = matching.iter().map(|&i| at[i]).collect();
         let mut total: HashMap<DocId, u32> = HashMap::default();
         for f in BODY {
             let inv = &self.words[f as usize];
@@ -195,12 +195,12 @@ impl<'a> Segment<'a> {
             }
         }
         let irregular = self.irregular()?.clone();
-        for &i in at {
+        for &i in matching {
             let found = &mut out[i];
-            if irregular.contains(&found.doc) {
-                found.stats = None;
-            } else if let Some(st) = found.stats.as_mut() {
-                st.adjacent_tf = total.get(&found.doc).copied().unwrap_or(0);
+            if irregular.contains(&at[i]) {
+                found.counts = None;
+            } else if let Some(c) = found.counts.as_mut() {
+                c.adjacent = total.get(&at[i]).copied().unwrap_or(0);
             }
         }
         Ok(())
