@@ -202,19 +202,20 @@ struct Change<'a> {
 }
 
 /// The postings of the index in `dir`, opened for writing by the holder of the SQLite file's
-/// write lock: a first build on every core, an update on one thread. Postings of another
-/// generation than the file records are damage (a commit of one without the other).
-fn postings_writer(tx: &Connection, dir: &Path) -> Result<PostingsWriter, Fault> {
+/// write lock: a build of many sources with the build's budget and no merging as it goes, an
+/// update of a few on one thread. Postings of another generation than the file records are
+/// damage (a commit of one without the other).
+fn postings_writer(tx: &Connection, dir: &Path, sources: usize) -> Result<PostingsWriter, Fault> {
     let postings = Postings::open(&super::postings::path_in(dir, super::store::FORMAT))?;
     if postings.generation()? != generation(tx)? {
         return Err(Fault::Broken("postings of another generation".into()));
     }
-    let empty: i64 = tx.query_row("SELECT count(*) FROM doc", [], |r| r.get(0))?;
-    let budget = match empty == 0 {
+    let many = sources >= BATCH;
+    let budget = match many {
         true => Budget::build(),
         false => Budget::update(),
     };
-    postings.writer(budget, empty == 0)
+    postings.writer(budget, many)
 }
 
 /// The generation of the postings the SQLite file records.
@@ -234,7 +235,7 @@ fn write_changes(
 ) -> Result<(), Fault> {
     let documents = c.part == Part::Documents || !c.gone.is_empty();
     let mut postings = match documents {
-        true => Some(postings_writer(tx, dir)?),
+        true => Some(postings_writer(tx, dir, c.stale.len())?),
         false => None,
     };
     for id in c.gone {

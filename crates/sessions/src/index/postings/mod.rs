@@ -111,9 +111,21 @@ pub struct Budget {
     pub memory: usize,
 }
 
+/// A first build's budget set by a benchmark (`set_build_budget`), in place of `Budget::build`.
+static BUILD_BUDGET: std::sync::Mutex<Option<(Budget, bool)>> = std::sync::Mutex::new(None);
+
+/// Measure first builds with `budget`, merging their segments into one at the end when `merge`
+/// (examples/index_build.rs compares them).
+pub fn set_build_budget(budget: Budget, merge: bool) {
+    *BUILD_BUDGET.lock().unwrap_or_else(|e| e.into_inner()) = Some((budget, merge));
+}
+
 impl Budget {
     /// A build from nothing: every core, a buffer large enough that segments come out few.
     pub fn build() -> Budget {
+        if let Some((b, _)) = *BUILD_BUDGET.lock().unwrap_or_else(|e| e.into_inner()) {
+            return b;
+        }
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .min(4);
@@ -181,16 +193,17 @@ impl Postings {
         }
     }
 
-    /// A writer; the caller holds the SQLite file's write lock, so it is the only one.
-    pub fn writer(&self, budget: Budget, from_nothing: bool) -> Result<PostingsWriter, Fault> {
+    /// A writer; the caller holds the SQLite file's write lock, so it is the only one. `many`:
+    /// it writes many sources (a first build), and merges no segment as it goes.
+    pub fn writer(&self, budget: Budget, many: bool) -> Result<PostingsWriter, Fault> {
         let per_thread = (budget.memory / budget.threads.max(1)).max(16 << 20);
         let writer: IndexWriter = self
             .index
             .writer_with_num_threads(budget.threads, per_thread * budget.threads)
             .map_err(fault)?;
-        if from_nothing {
-            // A first build writes its segments as its buffers fill and merges none: merging
-            // rewrites every posting once more for a few milliseconds less per query.
+        if many {
+            // A build writes its segments as its buffers fill and merges none: merging rewrites
+            // every posting once more for a few milliseconds less per query.
             writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
         }
         Ok(PostingsWriter {
@@ -225,6 +238,20 @@ impl PostingsWriter {
         let mut prepared = self.writer.prepare_commit().map_err(fault)?;
         prepared.set_payload(&generation.to_string());
         prepared.commit().map_err(fault)?;
+        let merge = BUILD_BUDGET
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some_and(|(_, merge)| merge);
+        if merge {
+            let ids = self
+                .writer
+                .index()
+                .searchable_segment_ids()
+                .map_err(fault)?;
+            if ids.len() > 1 {
+                self.writer.merge(&ids).wait().map_err(fault)?;
+            }
+        }
         self.writer.wait_merging_threads().map_err(fault)?;
         private_files(&self.dir)?;
         Ok(())
