@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
-# The persistent index (issue #16): whole processes side by side with rg over the same
-# directories, as a user runs them: `amux sessions search <q>` (the CLI, default limit 50, output
-# piped) against `rg -uuu -i -F -l <q>`.
-#   bash bench/index.sh <home>      (bench/run.sh calls it on its home)
-#   bash bench/index.sh <home> --in-place   (a home too big to copy, e.g. 10 GB: read where it
-#                                            is, and skip the append figure, which writes)
-# Needs the release addon (npm run build), ripgrep and hyperfine. The index is built in a fresh
-# temporary cache dir (never the user's); the home is copied first because one figure appends
-# a message to a session.
+# The persistent index against rg over the same directories, every figure of its goals in one run:
+# - the library as a Node app runs it (bench/index-calls.cjs): the first call in a new process,
+#   from just before `require` to the settled promise, and a warm call on the used client;
+# - the `amux` CLI as a whole process, net of `node -e 0` measured in the same run;
+# - `rg -uuu -i -F -l` over the file-based agents' directories (two words: its first word, a floor;
+#   OR: both patterns; NOT: the positive word; prefix: the prefix).
+#   bash bench/index.sh <home>               the home is copied first (one figure appends to it)
+#   bash bench/index.sh <home> --in-place    a home too big to copy: read in place, no append
+#   AMUX_ROOT=/path/to/checkout bash bench/index.sh <home>   measure another build (its
+#                                            bin/amux.js and addon), e.g. main's, side by side
+# Needs a release addon (npm run build), ripgrep and hyperfine. The index goes to a fresh
+# temporary cache dir (never the user's). RUNS (default 5) processes per figure, medians.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SRC=$(cd "$1" && pwd)
 IN_PLACE=$([ "${2:-}" = --in-place ] && echo 1 || true)
+ROOT=$(cd "${AMUX_ROOT:-.}" && pwd)
+RUNS=${RUNS:-5}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 if [ -n "$IN_PLACE" ]; then
@@ -21,49 +26,67 @@ else
   export HOME="$WORK/home"
 fi
 export AGENT_MUX_CACHE_DIR="$WORK/cache"
-AMUX="node $PWD/bin/amux.js"
+AMUX="node $ROOT/bin/amux.js"
+CALLS=(node "$PWD/bench/index-calls.cjs" "$ROOT")
 DIRS=()
 for d in .claude .codex .gemini .copilot .pi .omp; do [ -d "$HOME/$d" ] && DIRS+=("$HOME/$d"); done
-median_ms() {  # median of a hyperfine run, ms
-  hyperfine -N -i --warmup 1 --runs "${RUNS:-7}" --export-json "$WORK/h.json" "$@" >/dev/null 2>&1
+medians_ms() {  # medians of one hyperfine run of every command given, ms
+  hyperfine -N -i --warmup 1 --runs "$RUNS" --export-json "$WORK/h.json" "$@" >/dev/null 2>&1
   node -e "const r=require('$WORK/h.json').results; console.log(r.map(x => (x.median * 1000).toFixed(0)).join(' '))"
+}
+in_process() {  # medians of the fields of bench/index-calls.cjs over RUNS processes
+  for _ in $(seq "$RUNS"); do "${CALLS[@]}" "$@"; done | node -e "
+    const rows = require('fs').readFileSync(0, 'utf8').trim().split('\n').map(JSON.parse)
+    const med = (k) => { const v = rows.map(r => r[k]).sort((a, b) => a - b); return v[v.length >> 1] }
+    console.log(Object.keys(rows[0]).map(med).map(x => x.toFixed(0)).join(' '))"
 }
 ratio() { node -e "console.log(($1 / $2).toFixed(2))"; }
 
 store_bytes=$(du -sb "${DIRS[@]}" | awk '{s+=$1} END {printf "%d\n", s}')
-echo "home: $(find "${DIRS[@]}" -type f | wc -l) files of the file-based agents, $((store_bytes / 1000000)) MB"
-echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), node $(node -v)"
+echo "home: $SRC, $(find "${DIRS[@]}" -type f | wc -l) files of the file-based agents, $((store_bytes / 1000000)) MB"
+echo "build measured: $ROOT ($(git -C "$ROOT" log --oneline -1 | cut -c1-60))"
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load average $(cut -d' ' -f1-3 /proc/loadavg), node $(node -v), $(rg --version | head -1)"
 # Node reads this file of certificates at every start (tens of ms): part of every amux figure.
 echo "NODE_EXTRA_CA_CERTS: ${NODE_EXTRA_CA_CERTS:-unset}"
 
-echo; echo "## first call: the index is built"
-start=$(date +%s%N)
-$AMUX sessions search kubernetes >/dev/null 2>&1
-first=$(( ($(date +%s%N) - start) / 1000000 ))
-read -r rgl < <(median_ms "rg -uuu -i -F -l kubernetes ${DIRS[*]}")
+echo; echo "## first call on a new home (the CLI, whole process: the index is built)"
+/usr/bin/time -f '%e %M' -o "$WORK/time" $AMUX sessions search kubernetes >/dev/null 2>&1
+read -r secs rss < "$WORK/time"
+first=$(node -e "console.log(Math.round($secs * 1000))")
+read -r rgl < <(medians_ms "rg -uuu -i -F -l kubernetes ${DIRS[*]}")
 index_bytes=$(du -sb "$AGENT_MUX_CACHE_DIR" | cut -f1)
-echo "build (whole process) $first ms = $(ratio "$first" "$rgl")x rg -l ($rgl ms); index $((index_bytes / 1000000)) MB = $(ratio "$index_bytes" "$store_bytes")x the stores' bytes"
+echo "$first ms = $(ratio "$first" "$rgl")x rg -l ($rgl ms); peak RSS $((rss / 1024)) MB"
+echo "index $((index_bytes / 1000000)) MB = $(ratio "$index_bytes" "$store_bytes")x the stores' bytes"
 
-echo; echo "## warm index vs rg -uuu -i -F -l (whole processes, medians)"
-for q in kubernetes the function "function error" '"docker compose"' zzqxjw; do
-  words=${q//\"/}
-  # two words: rg has no AND; one pass for the first word is its floor
-  rg_q=$words
-  [[ "$q" == *" "* && "$q" != \"* ]] && rg_q=${words%% *}
-  read -r a r < <(median_ms "$AMUX sessions search '$q'" "rg -uuu -i -F -l $rg_q ${DIRS[*]}")
+echo; echo "## search, index on disk: library first call / warm call, CLI net of node, against rg -l"
+echo "| shape | query | hits | first call | warm call | CLI net of node | rg |"
+echo "|---|---|---:|---:|---:|---:|---:|"
+while IFS='|' read -r shape q rg_q; do
+  read -r first warm < <(in_process search "$q")
+  read -r a r n < <(medians_ms "$AMUX sessions search '$q'" "rg -uuu -i -F -l $rg_q ${DIRS[*]}" "node -e 0")
+  net=$((a - n))
   hits=$($AMUX sessions search "$q" --limit 100000 | wc -l)
-  echo "$q ($hits hits, 50 shown): amux $a ms, rg -l $r ms: $(ratio "$a" "$r")x"
-done
-read -r noop node0 < <(median_ms "$AMUX --version" "node -e 0")
-echo "node + CLI, nothing read (amux --version): $noop ms; node alone (node -e 0): $node0 ms"
+  echo "| $shape | \`$q\` | $hits | $first ms, $(ratio "$first" "$r")x | $warm ms, $(ratio "$warm" "$r")x | $net ms, $(ratio "$net" "$r")x | $r ms |"
+done <<'EOF'
+rare word|kubernetes|kubernetes
+word in every session|the|the
+word in half the sessions|function|function
+two words (AND)|function error|function
+phrase|"docker compose"|'docker compose'
+OR|kubernetes OR docker|-e kubernetes -e docker
+NOT|function NOT error|function
+prefix|kube*|kube
+CJK|大别山|大别山
+EOF
 
-echo; echo "## list claude (every session) vs rg over .claude"
-read -r a r < <(median_ms "$AMUX sessions list claude --limit 100000" "rg -uuu -i -F -l sessionId $HOME/.claude")
-echo "amux $a ms, rg -l $r ms: $(ratio "$a" "$r")x"
+echo; echo "## list claude (every session) against rg -l over .claude"
+read -r first warm < <(in_process list claude)
+read -r a r n < <(medians_ms "$AMUX sessions list claude --limit 100000" "rg -uuu -i -F -l sessionId $HOME/.claude" "node -e 0")
+net=$((a - n))
+echo "first call $first ms, $(ratio "$first" "$r")x; warm $warm ms, $(ratio "$warm" "$r")x; CLI net of node $net ms, $(ratio "$net" "$r")x; rg $r ms; node -e 0 $n ms"
 
 [ -n "$IN_PLACE" ] && exit 0
-echo; echo "## after appending one message to one session"
-read -r warm < <(median_ms "$AMUX sessions search kubernetes")
+echo; echo "## after appending one message to one session (in process: the next call against a warm one)"
 f=$(ls -S "$HOME"/.claude/projects/*/*.jsonl | sed -n 20p)
-read -r after < <(RUNS=5 median_ms --prepare "sh -c 'tail -n 1 $f >> $f'" "$AMUX sessions search kubernetes")
-echo "warm $warm ms; the first search after an append to a $(( $(stat -c %s "$f") / 1000 )) kB session: $after ms ($(ratio "$after" "$warm")x)"
+read -r warm after < <(in_process append kubernetes "$f")
+echo "a $(( $(stat -c %s "$f") / 1000 )) kB session: warm $warm ms, the call after the append $after ms ($(ratio "$after" "$warm")x)"

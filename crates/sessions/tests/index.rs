@@ -862,6 +862,45 @@ fn an_up_to_date_index_is_read_while_another_process_writes() {
     assert!(took < std::time::Duration::from_millis(1400), "{took:?}");
 }
 
+/// While another process writes the index, a search neither waits for it nor writes: it answers
+/// from what was committed, and scans the sources changed since, as they are now.
+#[test]
+fn a_process_that_cannot_write_answers_from_the_committed_index_and_scans_what_changed() {
+    let (tmp, home) = demo_copy();
+    let cache = tmp.path().join("cache");
+    let (with, without) = (indexed(&cache), scanning());
+    let env = Env::with_home(&home);
+    assert!(agree(&home, &with, &without)[0].is_empty());
+    let project = home.join(".claude/projects/-home-dev-src-shop");
+    let existing = std::fs::read_dir(&project)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .unwrap();
+    let sid = existing.file_stem().unwrap().to_str().unwrap().to_string();
+    let writer =
+        rusqlite::Connection::open(agent_mux_sessions::index::store::path_in(&cache)).unwrap();
+    writer.execute_batch("BEGIN IMMEDIATE").unwrap();
+    // Grown, new, and (another agent's) gone.
+    append_message(&existing, &sid, "u2", "zebrafish seen");
+    let new_sid = "0b5e7a57-0000-4000-8000-000000000003";
+    std::fs::write(
+        project.join(format!("{new_sid}.jsonl")),
+        claude_line(new_sid, "u1", None, "a zebrafish tank"),
+    )
+    .unwrap();
+    let start = std::time::Instant::now();
+    let hits = agree(&home, &with, &without);
+    assert!(start.elapsed() < std::time::Duration::from_millis(1400));
+    assert_eq!(hits[0].len(), 2, "{hits:?}");
+    // Nothing was written: the changed sources are still to index.
+    assert!(with.index_status(env.clone()).stale >= 2);
+    writer.execute_batch("ROLLBACK").unwrap();
+    assert_eq!(agree(&home, &with, &without)[0].len(), 2);
+    assert_eq!(with.index_status(env).stale, 0);
+}
+
 const OPENCODE_DB: &str = ".local/share/opencode/opencode.db";
 const OPENCLAW_DB: &str = ".openclaw/agents/main/agent/openclaw-agent.sqlite";
 

@@ -34,9 +34,8 @@ pub type SourceId = i64;
 /// search engine and whatever stores the index.
 pub trait TermLookup {
     /// The sources searched, in the order a scan examines them (largest first: of two equal
-    /// hits on one session the same copy is kept), each with how many sessions it holds (0 when
-    /// unreadable).
-    fn sources(&self) -> &[(SourceId, usize)];
+    /// hits on one session the same copy is kept).
+    fn sources(&self) -> &[Searched];
 
     /// Every session of the sources searched that may satisfy `q` ignoring its NOTs, with its
     /// counts of each leaf, or none when only reading it can tell.
@@ -44,6 +43,15 @@ pub trait TermLookup {
 
     /// The sessions `ids` read again from their agents' stores, in that order.
     fn sessions(&self, ids: &[DocId]) -> Result<Vec<ReadDoc>, Fault>;
+}
+
+/// A source searched.
+pub enum Searched {
+    /// Held by the index as it is now: its id there and how many sessions it holds (0 when
+    /// unreadable).
+    Indexed(SourceId, usize),
+    /// Changed since another process, still writing, last committed the index: to be scanned.
+    Changed(&'static dyn Agent, Source),
 }
 
 /// A session `TermLookup::find` found.
@@ -89,28 +97,39 @@ pub struct Snapshot {
     postings: Postings,
     searcher: tantivy::Searcher,
     ctx: Context,
-    sources: Vec<(SourceId, usize)>,
-    /// The sources searched: their agent and the source as listed now.
+    sources: Vec<Searched>,
+    /// The indexed sources searched: their agent and the source as listed now.
     in_scope: HashMap<SourceId, (&'static dyn Agent, Source)>,
 }
 
 /// The sources in the order a scan examines them: largest first, sources of one size in the
 /// agents' order.
-fn scan_order(synced: &[(&'static dyn Agent, Synced)]) -> Vec<(SourceId, usize)> {
-    let size = |s: &Synced| s.source.stamps.iter().map(|t| t.size).sum::<u64>();
-    let mut v: Vec<_> = synced
+fn scan_order(
+    synced: &[(&'static dyn Agent, Synced)],
+    changed: Vec<(&'static dyn Agent, Source)>,
+) -> Vec<Searched> {
+    let size = |s: &Source| s.stamps.iter().map(|t| t.size).sum::<u64>();
+    let mut v: Vec<(std::cmp::Reverse<u64>, Searched)> = synced
         .iter()
-        .map(|(_, s)| (std::cmp::Reverse(size(s)), s.id, s.sessions))
+        .map(|(_, s)| {
+            (
+                std::cmp::Reverse(size(&s.source)),
+                Searched::Indexed(s.id, s.sessions),
+            )
+        })
+        .chain(
+            changed
+                .into_iter()
+                .map(|(a, src)| (std::cmp::Reverse(size(&src)), Searched::Changed(a, src))),
+        )
         .collect();
     // Stable: sources of one size stay in the agents' order.
-    v.sort_by_key(|&(size, _, _)| size);
-    v.into_iter()
-        .map(|(_, id, sessions)| (id, sessions))
-        .collect()
+    v.sort_by_key(|(size, _)| *size);
+    v.into_iter().map(|(_, s)| s).collect()
 }
 
 impl TermLookup for Snapshot {
-    fn sources(&self) -> &[(SourceId, usize)] {
+    fn sources(&self) -> &[Searched] {
         &self.sources
     }
 
@@ -125,14 +144,15 @@ impl TermLookup for Snapshot {
 
 impl Snapshot {
     /// The index `conn` (in `dir`) in a read transaction begun once `synced` were brought up to
-    /// date, and its postings; `Err` when the postings are not of the generation the file
-    /// records (another process between its two commits, or damage).
+    /// date (but `changed`, left to be scanned), and its postings; `Err` when the postings are
+    /// not of the generation the file records (another process between its two commits).
     pub(super) fn new(
         ctx: &Context,
         dir: PathBuf,
         conn: Connection,
         postings: Postings,
         synced: Vec<(&'static dyn Agent, Synced)>,
+        changed: Vec<(&'static dyn Agent, Source)>,
     ) -> Result<Snapshot, Fault> {
         let (searcher, generation) = postings.searcher()?;
         let recorded: i64 = conn.query_row("SELECT generation FROM postings", [], |r| r.get(0))?;
@@ -141,7 +161,7 @@ impl Snapshot {
                 "postings of generation {generation}, the file records {recorded}"
             )));
         }
-        let sources = scan_order(&synced);
+        let sources = scan_order(&synced, changed);
         let in_scope = synced
             .into_iter()
             .map(|(a, s)| (s.id, (a, s.source)))

@@ -77,23 +77,31 @@ fn with_index<T>(
 }
 
 /// The searchable documents of `agents` brought up to date and read from one snapshot; `None`
-/// when the index is off or cannot be used.
+/// when the index is off or cannot be used. While another process writes the index, the
+/// snapshot holds what it has committed, and the sources changed since are left to be scanned.
 pub fn snapshot(ctx: &Context, agents: &[&'static dyn Agent]) -> Option<Snapshot> {
     let (dir, conn) = open(ctx)?;
     let snapshot = (|| {
         // Every agent's sources listed at once (stat calls, mostly waiting), then synced.
         let listed: Vec<Vec<Source>> = agents.par_iter().map(|a| a.sources(ctx)).collect();
-        let mut synced = Vec::new();
+        let (mut synced, mut changed) = (Vec::new(), Vec::new());
         for (a, listed) in agents.iter().zip(listed) {
-            let v = sync::sync_sources(&conn, &dir, ctx, *a, listed, Part::Documents)?;
-            synced.extend(v.into_iter().map(|s| (*a, s)));
+            match sync::sync_sources(&conn, &dir, ctx, *a, listed.clone(), Part::Documents) {
+                Ok(v) => synced.extend(v.into_iter().map(|s| (*a, s))),
+                Err(Fault::Busy(_)) => {
+                    let (fresh, stale) = sync::unsynced(&conn, *a, listed)?;
+                    synced.extend(fresh.into_iter().map(|s| (*a, s)));
+                    changed.extend(stale.into_iter().map(|s| (*a, s)));
+                }
+                Err(e) => return Err(e),
+            }
         }
         store::to_wal(&conn);
         let postings = Postings::open(&postings::path_in(&dir, store::FORMAT))?;
         same_generation(&conn, &postings)?;
         // One snapshot for every lookup of the search, whatever other processes write.
         conn.execute_batch("BEGIN")?;
-        Snapshot::new(ctx, dir.clone(), conn, postings, synced)
+        Snapshot::new(ctx, dir.clone(), conn, postings, synced, changed)
     })();
     usable(&dir, snapshot)
 }

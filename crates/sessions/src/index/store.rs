@@ -10,7 +10,7 @@ use std::time::Duration;
 pub const FORMAT: i64 = 6;
 
 /// How long a call waits for another process's write before reading the stores instead.
-const BUSY: Duration = Duration::from_millis(1500);
+pub const BUSY: Duration = Duration::from_millis(1500);
 
 pub fn path_in(dir: &Path) -> PathBuf {
     dir.join(format!("index-v{FORMAT}.sqlite"))
@@ -21,7 +21,9 @@ pub fn path_in(dir: &Path) -> PathBuf {
 pub enum Fault {
     /// Damaged or of another format: removed, so the next call builds it afresh.
     Broken(String),
-    /// Anything else (busy past the wait, a full or unwritable disk): left as it is.
+    /// Another process is writing it: left to that process.
+    Busy(String),
+    /// Anything else (a full or unwritable disk): left as it is.
     Unusable(String),
 }
 
@@ -30,6 +32,7 @@ impl From<rusqlite::Error> for Fault {
         use rusqlite::ErrorCode::*;
         match e.sqlite_error_code() {
             Some(DatabaseCorrupt | NotADatabase) => Fault::Broken(e.to_string()),
+            Some(DatabaseBusy | DatabaseLocked) => Fault::Busy(e.to_string()),
             _ => Fault::Unusable(e.to_string()),
         }
     }

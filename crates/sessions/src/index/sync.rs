@@ -191,6 +191,28 @@ pub fn sync_sources(
         .collect())
 }
 
+/// What the index holds of `sources` as they are now, without writing (another process is
+/// writing it): the sources it holds unchanged, and the others, which the caller reads itself.
+pub fn unsynced(
+    conn: &Connection,
+    a: &dyn Agent,
+    sources: Vec<Source>,
+) -> Result<(Vec<Synced>, Vec<Source>), Fault> {
+    let c = compare(conn, a, &sources, Part::Documents)?;
+    let (mut synced, mut changed) = (Vec::new(), Vec::new());
+    for (source, fresh) in sources.into_iter().zip(c.fresh) {
+        match fresh {
+            Some((id, sessions)) => synced.push(Synced {
+                source,
+                id,
+                sessions,
+            }),
+            None => changed.push(source),
+        }
+    }
+    Ok((synced, changed))
+}
+
 /// What a sync writes: the sources of `a` to read again and those gone.
 struct Change<'a> {
     ctx: &'a Context,
@@ -319,13 +341,17 @@ fn write_stale(
     })
 }
 
-/// Run `f` in a write transaction taken at once (`BEGIN IMMEDIATE`: a second writer waits for the
-/// busy timeout instead of failing halfway), rolled back if `f` fails.
+/// Run `f` in a write transaction taken at once (`BEGIN IMMEDIATE`, so a second writer fails at
+/// the start rather than halfway), rolled back if `f` fails. Another process writing is not
+/// waited for (a build takes seconds): the caller answers without writing (`Fault::Busy`).
 pub fn immediate<T, E: From<rusqlite::Error>>(
     conn: &Connection,
     f: impl FnOnce(&Connection) -> Result<T, E>,
 ) -> Result<T, E> {
-    conn.execute_batch("BEGIN IMMEDIATE")?;
+    conn.busy_timeout(std::time::Duration::ZERO)?;
+    let began = conn.execute_batch("BEGIN IMMEDIATE");
+    conn.busy_timeout(super::store::BUSY)?;
+    began?;
     match f(conn).and_then(|v| Ok(conn.execute_batch("COMMIT").map(|_| v)?)) {
         Ok(v) => Ok(v),
         Err(e) => {

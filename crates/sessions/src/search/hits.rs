@@ -2,7 +2,6 @@
 //! one trait: the scan reads the agents' sources (`scan::Scan`), the index looks up the sessions
 //! that hold the query's terms (`indexed::Indexed`). Both end in the same ranking (`rank`), so
 //! they find the same hits with the same scores.
-use super::score::Bonus;
 use crate::model::SessionSummary;
 use crate::query::Query;
 use crate::storage::Fault;
@@ -25,25 +24,15 @@ pub struct Hit {
     pub summary: Box<SessionSummary>,
     pub score: f64,
     pub terms: usize,
-    /// `None` when the hit is complete. Otherwise it was found from statistics alone (the
-    /// index): its snippet is still to be made, and `score` leaves out the side-by-side bonus.
+    /// `None` when the hit is complete. Otherwise it was found from the index's counts alone:
+    /// its snippet is still to be made from its session read again.
     pub pending: Option<Pending>,
 }
 
-/// What a hit found from statistics alone still needs: its session (by the source's key) read.
+/// What a hit found from counts alone still needs: its session (by the source's key) read.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Pending {
     pub key: u64,
-    /// The side-by-side bonus left out of the score, and the most side-by-side occurrences the
-    /// session can hold; `None` when there is none to add.
-    pub bonus: Option<(Bonus, u32)>,
-}
-
-impl Pending {
-    /// The most the bonus left out can add to the score.
-    pub fn most(&self) -> f64 {
-        self.bonus.map_or(0.0, |(b, most)| b.value(most))
-    }
 }
 
 /// What the summary of a hit left pending holds until the hit is completed.
@@ -55,9 +44,8 @@ pub enum PendingSummary {
     Head,
 }
 
-/// A pending hit completed: the side-by-side count, the snippet, and the whole summary.
+/// A pending hit completed: the snippet, and the whole summary.
 pub struct CompletedHit {
-    pub adjacent: u32,
     pub snippet: Option<String>,
     pub summary: SessionSummary,
 }

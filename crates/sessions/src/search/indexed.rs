@@ -4,20 +4,23 @@
 //! cannot tell (see `index::postings::lookup`) are read and analysed as the scan does; the
 //! results returned are read for their snippets (`HitSource::complete_pending`).
 //!
-//! Either way the ranking the scan ends in (`rank`) scores them, so scores, snippets and counts
-//! are the scan's.
+//! Sources another process changed and has not indexed yet are scanned. Either way the ranking
+//! the scan ends in (`rank`) scores them, so scores, snippets and counts are the scan's.
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 
 use super::hits::{CompletedHit, Hit, HitSource, PendingSummary};
 use super::rank::{rank, take_in_order, Examined, ReadSession};
+use super::scan;
 use super::score::{analyse, Matcher, Stats};
+use crate::context::Context;
 use crate::query::parse::Query;
 use crate::query::prefilter::Prefilter;
-use crate::storage::{DocId, Fault, FoundDoc, SourceId, TermLookup};
+use crate::storage::{DocId, Fault, FoundDoc, Searched, SourceId, TermLookup};
 
 /// The index's sessions, looked up by the terms they hold.
 pub struct Indexed<'a> {
+    pub ctx: &'a Context,
     pub lookup: &'a dyn TermLookup,
 }
 
@@ -28,7 +31,8 @@ impl HitSource for Indexed<'_> {
             found.into_iter().partition(|f| f.counts.is_some());
         let mut read = from_counts(q, counted, summary)?;
         read.extend(by_analysis(self.lookup, q, &unsure)?);
-        Ok(rank(q, examined(self.lookup.sources(), by_source(read))))
+        let examined = examined(self.ctx, q, self.lookup.sources(), by_source(read));
+        Ok(rank(q, examined.into_iter()))
     }
 
     /// The sessions of hits left pending by `from_counts`, read and analysed.
@@ -45,7 +49,6 @@ impl HitSource for Indexed<'_> {
             .map(|d| {
                 let st = analyse(&matcher, &d.session);
                 CompletedHit {
-                    adjacent: st.adjacent_tf,
                     snippet: st.snippet,
                     summary: d.session.summary,
                 }
@@ -54,15 +57,29 @@ impl HitSource for Indexed<'_> {
     }
 }
 
-/// Per source searched, its sessions read (in doc order), as ranking takes them.
-fn examined<'a>(
-    sources: &'a [(SourceId, usize)],
-    mut read: BySource,
-) -> impl Iterator<Item = Examined> + 'a {
-    sources.iter().map(move |&(id, sessions)| Examined {
-        sessions,
-        read: read.remove(&id).unwrap_or_default(),
-    })
+/// Per source searched, its sessions read (in doc order), as ranking takes them; a changed
+/// source scanned.
+fn examined(ctx: &Context, q: &Query, sources: &[Searched], mut read: BySource) -> Vec<Examined> {
+    let pf = Prefilter::new(q);
+    let matcher = Matcher::new(q, &pf);
+    let scanned: Vec<Option<Examined>> = sources
+        .par_iter()
+        .map(|s| match s {
+            Searched::Changed(a, src) => Some(scan::examined(ctx, *a, src, &matcher)),
+            Searched::Indexed(..) => None,
+        })
+        .collect();
+    sources
+        .iter()
+        .zip(scanned)
+        .map(|(s, scanned)| match (s, scanned) {
+            (Searched::Indexed(id, sessions), _) => Examined {
+                sessions: *sessions,
+                read: read.remove(id).unwrap_or_default(),
+            },
+            (Searched::Changed(..), scanned) => scanned.expect("scanned above"),
+        })
+        .collect()
 }
 
 /// Sessions of the sources searched, per source, in doc id order.

@@ -19,7 +19,7 @@ use crate::agents::Agent;
 use crate::context::Context;
 use crate::model::{SessionSummary, Timestamp};
 use crate::options::{SearchQuery, SearchSort};
-use crate::selection::{self, cost_usd};
+use crate::selection;
 use crate::storage::{Documents, Fault, Storage};
 
 pub mod corpus;
@@ -42,7 +42,7 @@ type SnippetFrom = (&'static dyn Agent, StoreRow);
 
 /// A result before normalisation: a summary (priced), its text score before normalisation, how many of the
 /// query's terms it holds, the row whose snippet its agent makes if the result is returned, and
-/// what a hit the index found from statistics alone still needs (`score` is then a lower bound).
+/// what a hit the index found from counts alone still needs (its snippet).
 struct Found {
     /// Boxed: dedupe and the ranking move thousands of results (a summary is hundreds of bytes).
     summary: Box<SessionSummary>,
@@ -50,18 +50,6 @@ struct Found {
     terms: usize,
     snippet_from: Option<SnippetFrom>,
     pending: Option<Pending>,
-}
-
-impl Found {
-    /// The most the score can be once complete.
-    fn most(&self) -> f64 {
-        self.score + self.pending.map_or(0.0, |p| p.most())
-    }
-
-    /// Is the score itself still unknown (not only the snippet)?
-    fn uncertain(&self) -> bool {
-        self.pending.is_some_and(|p| p.bonus.is_some())
-    }
 }
 
 /// Run `q` over `targets`. `storage` gives the summaries of natively found sessions (only the
@@ -87,6 +75,7 @@ pub fn run(
     for documents in storage.documents(ctx, &documented) {
         let hits: &dyn HitSource = match &documents {
             Documents::Indexed(lookup) => &indexed::Indexed {
+                ctx,
                 lookup: lookup.as_ref(),
             },
             Documents::Agents(agents) => &scan::Scan { ctx, agents },
@@ -156,23 +145,13 @@ fn run_on(
         });
     }
     found.retain(|f| selection::matches(&f.summary, &q.filters));
-    // Of a session found twice the better score is kept: know both.
-    let mut copies: rustc_hash::FxHashMap<&str, usize> = Default::default();
-    for f in &found {
-        *copies.entry(f.summary.unified_id.as_str()).or_default() += 1;
-    }
-    let twice: Vec<usize> = (0..found.len())
-        .filter(|&i| found[i].uncertain() && copies[found[i].summary.unified_id.as_str()] > 1)
-        .collect();
-    complete_hits(&mut found, &twice, query, hit_source, pending)?;
-    let mut found = dedupe(found);
+    let found = dedupe(found);
     let recency = recencies(&found, ctx.env.now());
-    complete_deciding(&mut found, &recency, q, query, hit_source, pending)?;
     let mut found = finish(found, &recency, q);
+    // Only the results returned are read for their snippets.
     let left: Vec<usize> = (0..found.len())
         .filter(|&i| found[i].pending.is_some())
         .collect();
-    debug_assert!(left.iter().all(|&i| !found[i].uncertain()));
     complete_hits(&mut found, &left, query, hit_source, pending)?;
     let mut out = with_native_snippets(query, found);
     if !price_early {
@@ -181,8 +160,7 @@ fn run_on(
     Ok(out)
 }
 
-/// Complete the pending hits at `at`: their exact score, their snippet, and (from a head) their
-/// summary.
+/// Complete the pending hits at `at`: their snippet, and (from a head) their summary.
 fn complete_hits(
     found: &mut [Found],
     at: &[usize],
@@ -205,10 +183,7 @@ fn complete_hits(
     }
     for (&i, done) in at.iter().zip(done) {
         let f = &mut found[i];
-        if let Some((bonus, _)) = f.pending.take().and_then(|p| p.bonus) {
-            // As `Corpus::score` adds it.
-            f.score += bonus.value(done.adjacent);
-        }
+        f.pending = None;
         if pending == PendingSummary::Head {
             // What ranking has set so far stays.
             let head = std::mem::replace(&mut *f.summary, done.summary);
@@ -218,86 +193,6 @@ fn complete_hits(
         f.summary.snippet = done.snippet;
     }
     Ok(())
-}
-
-/// Leeway for float rounding when comparing a bound with a score, and for relevances that
-/// round to the same 1e-9.
-const SLACK: f64 = 1e-8;
-
-/// Complete the pending hits whose scores decide the results: the best scores (every relevance
-/// is scaled by them), then those that may make the cut. Every other hit's score stays a lower
-/// bound, which ranks it where its exact score would, below the cut.
-fn complete_deciding(
-    found: &mut [Found],
-    recency: &[f64],
-    q: &SearchQuery,
-    query: &Query,
-    hit_source: &dyn HitSource,
-    pending: PendingSummary,
-) -> Result<(), Fault> {
-    if !found.iter().any(Found::uncertain) {
-        return Ok(());
-    }
-    loop {
-        // The best weighted score, overall and among the hits of most terms.
-        let low = |i: usize| found[i].score * recency[i];
-        let high = |i: usize| found[i].most() * recency[i];
-        let top_terms = found.iter().map(|f| f.terms.max(1)).max().unwrap_or(1);
-        let (mut best, mut best_top) = (0.0_f64, 0.0_f64);
-        for (i, f) in found.iter().enumerate() {
-            best = best.max(low(i));
-            if f.terms.max(1) == top_terms {
-                best_top = best_top.max(low(i));
-            }
-        }
-        let need: Vec<usize> = (0..found.len())
-            .filter(|&i| {
-                let f = &found[i];
-                f.uncertain()
-                    && (high(i) >= best * (1.0 - SLACK)
-                        || (f.terms.max(1) == top_terms && high(i) >= best_top * (1.0 - SLACK)))
-            })
-            .collect();
-        if need.is_empty() {
-            break;
-        }
-        complete_hits(found, &need, query, hit_source, pending)?;
-    }
-    loop {
-        let scale = Scale::of(found, recency);
-        let relevance = |i: usize, score: f64| scale.relevance(found[i].terms, score * recency[i]);
-        let mut order: Vec<usize> = (0..found.len()).collect();
-        order.sort_by(|&a, &b| {
-            let (fa, fb) = (&found[a], &found[b]);
-            let primary = match q.sort {
-                SearchSort::Relevance => relevance(b, fb.score).total_cmp(&relevance(a, fa.score)),
-                SearchSort::Date => fb.summary.updated_at.cmp(&fa.summary.updated_at),
-                SearchSort::Cost => cost_usd(&fb.summary).total_cmp(&cost_usd(&fa.summary)),
-            };
-            primary.then_with(|| relevance(b, fb.score).total_cmp(&relevance(a, fa.score)))
-        });
-        let last = order.get(q.limit - 1).copied();
-        let need: Vec<usize> = (0..found.len())
-            .filter(|&i| found[i].uncertain())
-            .filter(|&i| {
-                let Some(last) = last else {
-                    return true; // all returned
-                };
-                let (f, l) = (&found[i], &found[last]);
-                match q.sort {
-                    SearchSort::Relevance => {
-                        relevance(i, f.most()) >= relevance(last, l.score) - SLACK
-                    }
-                    SearchSort::Date => f.summary.updated_at >= l.summary.updated_at,
-                    SearchSort::Cost => cost_usd(&f.summary) >= cost_usd(&l.summary),
-                }
-            })
-            .collect();
-        if need.is_empty() {
-            return Ok(());
-        }
-        complete_hits(found, &need, query, hit_source, pending)?;
-    }
 }
 
 /// How weighted scores become relevances (`finish`): each is divided by the best, and coverage

@@ -53,7 +53,7 @@ pub fn rank(q: &Query, examined: impl Iterator<Item = Examined>) -> Vec<Hit> {
             summary.match_count = Some(st.match_count(q));
             summary.snippet = st.snippet.clone();
             let score = corpus.score(q, &st);
-            let pending = later.map(|key| Pending { key, bonus: None });
+            let pending = later.map(|key| Pending { key });
             Hit {
                 score,
                 terms: st.terms(q),

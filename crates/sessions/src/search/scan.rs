@@ -110,15 +110,25 @@ fn scan(ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<Hit> {
                 .map(|(a, src)| examine(ctx, *a, src, &matcher))
                 .collect()
         });
-    let examined = outcomes.into_iter().map(|o| match o {
-        Outcome::Dropped | Outcome::Failed => Examined {
-            sessions: 0,
-            read: Vec::new(),
-        },
-        Outcome::Parsed(read, dropped) => Examined {
-            sessions: read.len() + dropped.len(),
-            read,
-        },
-    });
-    rank(q, examined)
+    rank(q, outcomes.into_iter().map(Outcome::examined))
+}
+
+/// One source of `a` read and matched, as ranking takes it.
+pub(super) fn examined(ctx: &Context, a: &dyn Agent, src: &Source, m: &Matcher) -> Examined {
+    examine(ctx, a, src, m).examined()
+}
+
+impl Outcome {
+    fn examined(self) -> Examined {
+        match self {
+            Outcome::Dropped | Outcome::Failed => Examined {
+                sessions: 0,
+                read: Vec::new(),
+            },
+            Outcome::Parsed(read, dropped) => Examined {
+                sessions: read.len() + dropped.len(),
+                read,
+            },
+        }
+    }
 }

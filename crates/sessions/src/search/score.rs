@@ -605,9 +605,8 @@ impl Corpus {
     }
 
     /// The score without the side-by-side bonus, and what that bonus is made of, for an
-    /// implicit-AND query of words: the index knows every count but the side-by-side one without
-    /// reading the session, and bounds the score with it (`Bonus::value` of 0 and of a maximum).
-    pub fn score_parts(&self, q: &Query, st: &Stats) -> (f64, Option<Bonus>) {
+    /// implicit-AND query of words.
+    fn score_parts(&self, q: &Query, st: &Stats) -> (f64, Option<Bonus>) {
         let norms = Field::ALL.map(|f| {
             let k = f as usize;
             self.norm(st.lengths[k], self.total_lengths[k])
@@ -650,14 +649,14 @@ fn sat(tf: f64, norm: f64) -> f64 {
 
 /// The side-by-side bonus of one session, once its count is known.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Bonus {
+struct Bonus {
     weight: f64,
     norm: f64,
 }
 
 impl Bonus {
     /// The bonus for `adjacent` occurrences of the words side by side (increasing in it).
-    pub fn value(&self, adjacent: u32) -> f64 {
+    fn value(&self, adjacent: u32) -> f64 {
         if adjacent == 0 {
             return 0.0;
         }

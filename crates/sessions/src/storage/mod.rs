@@ -18,7 +18,7 @@ use crate::model::SessionSummary;
 
 pub mod cache;
 
-pub use crate::index::lookup::{DocId, FoundDoc, ReadDoc, SourceId, TermLookup};
+pub use crate::index::lookup::{DocId, FoundDoc, ReadDoc, Searched, SourceId, TermLookup};
 pub use crate::index::store::Fault;
 pub use crate::index::Status;
 pub use cache::{dedupe_by_id, SummaryCache};
