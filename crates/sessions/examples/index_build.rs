@@ -4,8 +4,8 @@
 //! The index goes to a fresh temporary directory; the home is only read.
 use agent_mux_sessions::context::CacheSetting;
 use agent_mux_sessions::index::postings::{set_build_budget, Budget};
-use agent_mux_sessions::options::search_query;
 use agent_mux_sessions::{Client, ClientOptions, Env};
+use agent_mux_wire::search_query;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

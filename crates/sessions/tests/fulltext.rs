@@ -10,8 +10,8 @@ use std::process::Command;
 use std::sync::Arc;
 
 use agent_mux_sessions::context::CacheSetting;
-use agent_mux_sessions::options::search_query;
 use agent_mux_sessions::{agents, Client, ClientOptions, Context, Env};
+use agent_mux_wire::search_query;
 use serde_json::{json, Value};
 
 fn generated_home(out: &Path, agents: &str, vocabulary: &str, scale: u32) -> PathBuf {
