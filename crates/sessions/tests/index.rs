@@ -403,10 +403,8 @@ fn sessions_that_grow_are_counted_as_a_fresh_build_counts_them() {
     }
 }
 
-#[test]
-fn sources_that_appear_grow_change_shrink_or_vanish_are_seen_at_the_next_call() {
-    let (tmp, home) = demo_copy();
-    let (with, without) = (indexed(&tmp.path().join("cache")), scanning());
+/// A Claude session of the demo home's shop project: its folder, its file and its id.
+fn shop_session(home: &Path) -> (PathBuf, PathBuf, String) {
     let project = home.join(".claude/projects/-home-dev-src-shop");
     let existing = std::fs::read_dir(&project)
         .unwrap()
@@ -415,6 +413,14 @@ fn sources_that_appear_grow_change_shrink_or_vanish_are_seen_at_the_next_call() 
         .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
         .unwrap();
     let sid = existing.file_stem().unwrap().to_str().unwrap().to_string();
+    (project, existing, sid)
+}
+
+#[test]
+fn sources_that_appear_grow_change_shrink_or_vanish_are_seen_at_the_next_call() {
+    let (tmp, home) = demo_copy();
+    let (with, without) = (indexed(&tmp.path().join("cache")), scanning());
+    let (project, existing, sid) = shop_session(&home);
     assert!(agree(&home, &with, &without)[0].is_empty());
 
     // New: a session appears.
@@ -871,14 +877,7 @@ fn a_process_that_cannot_write_answers_from_the_committed_index_and_scans_what_c
     let (with, without) = (indexed(&cache), scanning());
     let env = Env::with_home(&home);
     assert!(agree(&home, &with, &without)[0].is_empty());
-    let project = home.join(".claude/projects/-home-dev-src-shop");
-    let existing = std::fs::read_dir(&project)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .unwrap();
-    let sid = existing.file_stem().unwrap().to_str().unwrap().to_string();
+    let (project, existing, sid) = shop_session(&home);
     let writer =
         rusqlite::Connection::open(agent_mux_sessions::index::store::path_in(&cache)).unwrap();
     writer.execute_batch("BEGIN IMMEDIATE").unwrap();
