@@ -22,6 +22,12 @@ export declare class NativeClient {
   indexRebuild(args: string): Promise<string>
   /** `{}` → JSON `true` when the index was deleted, `false` when it is off. */
   indexClear(args: string): Promise<string>
+  /** `{options}` → JSON `IndexStatus` after bringing the index up to date with the stores. */
+  indexUpdate(args: string): Promise<string>
+  /** Whether a search left changes for the caller to write (`indexUpdates: 'deferred'`). */
+  indexPending(): boolean
+  /** Whether a thread of this process is writing the index (`indexUpdates: 'background'`). */
+  indexWriting(): boolean
   /** `{agent, options}` → JSON `SessionSummary[]`. */
   list(args: string): Promise<string>
   /** `{agent, options}` → the same sessions as tab-separated lines (`tsv::session_list`). */

@@ -277,6 +277,17 @@ export interface ClientOptions {
   cacheDir?: string | false
   /** Beyond the spec: told how building or updating the index advances (on the JS thread). */
   onProgress?: (progress: IndexProgress) => void
+  /**
+   * Beyond the spec: when the index takes in sessions that are new or changed since it was
+   * written. A search answers the same either way.
+   * - 'background' (default): a search never waits; it reads the changed sources itself, and a
+   *   thread of this process writes them into the index afterwards. The thread does not keep
+   *   the process alive: a process that exits leaves the rest to the next one.
+   * - 'wait': a search writes them first, then answers from the index.
+   * - 'deferred': a search never waits and writes nothing; `index.pending()` tells whether it
+   *   left something, and `index.update()` writes it (the CLI does so in a detached process).
+   */
+  indexUpdates?: 'background' | 'wait' | 'deferred'
 }
 
 /** Beyond the spec: `done` of `total` changed sources of `agent` read into the index. */
@@ -300,6 +311,13 @@ export interface IndexStatus {
 
 export interface IndexManager {
   status(): Promise<IndexStatus>
+  /**
+   * Bring the index up to date with the stores now, once this process's own writing of it is
+   * done and, unless `ifIdle`, another process's (with `ifIdle` it is left to that process).
+   */
+  update(options?: { ifIdle?: boolean }): Promise<IndexStatus>
+  /** Whether a search left new or changed sessions for `update()` (`indexUpdates: 'deferred'`). */
+  pending(): boolean
   /** Delete the index and build it again for every agent. */
   rebuild(): Promise<IndexStatus>
   /** Delete the index; `false` when it is off. */

@@ -141,25 +141,42 @@ function reviveDiff(d) {
   return d
 }
 
-// Report the index's progress to `onProgress` while `promise` is pending. The native
-// side records the latest report; it is read here, on the JS thread, every 100 ms and once more
-// when the call settles, and each new report is passed on once.
+// Report the index's progress to `onProgress` while `promise` is pending, and after it while a
+// thread of this process writes the index (a search does not wait for it). The native side
+// records the latest report; it is read here, on the JS thread, every 100 ms and once more when
+// the call settles, and each new report is passed on once. The timer never keeps the process
+// alive: a process that exits leaves the rest of the writing to the next.
+const followed = new WeakMap()
 function watchProgress(native, onProgress, promise) {
   if (typeof onProgress !== 'function') return promise
   const read = () => JSON.parse(native.progress())
-  let seen = read()?.seq ?? 0
+  const state = followed.get(native) ?? { seen: read()?.seq ?? 0, calls: 0, timer: null }
+  followed.set(native, state)
   const poll = () => {
     const p = read()
-    if (p && p.seq !== seen) {
-      seen = p.seq
+    if (p && p.seq !== state.seen) {
+      state.seen = p.seq
       onProgress({ agent: p.agent, done: p.done, total: p.total })
     }
   }
-  const timer = setInterval(poll, 100)
-  timer.unref?.()
+  const stop = () => {
+    clearInterval(state.timer)
+    state.timer = null
+  }
+  const start = () => {
+    if (state.timer) return
+    state.timer = setInterval(() => {
+      poll()
+      if (state.calls === 0 && !native.indexWriting()) stop()
+    }, 100)
+    state.timer.unref?.()
+  }
+  state.calls++
+  start()
   return promise.finally(() => {
-    clearInterval(timer)
+    state.calls--
     poll()
+    if (state.calls === 0 && !native.indexWriting()) stop()
   })
 }
 
@@ -245,11 +262,13 @@ function createClient(options) {
     throw new AgentMuxError('VALIDATION_ERROR', 'onProgress must be a function')
   }
   const sessions = new SessionManager(native, onProgress)
-  // The persistent index: its size and freshness, a rebuild, its removal.
+  // The persistent index: its size and freshness, an update, a rebuild, its removal.
   const index = Object.freeze({
     status: () => call(native, 'indexStatus', {}, (v) => v),
+    update: (options) => call(native, 'indexUpdate', { options }, (v) => v, onProgress),
     rebuild: () => call(native, 'indexRebuild', {}, (v) => v, onProgress),
     clear: () => call(native, 'indexClear', {}, (v) => v),
+    pending: () => native.indexPending(),
   })
   // Cost reports as ccusage draws them, with its keys: by local day, week or month, by session,
   // and Claude Code's 5-hour billing blocks.

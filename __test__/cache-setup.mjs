@@ -9,4 +9,5 @@ import { afterAll } from 'vitest'
 const dir = mkdtempSync(join(tmpdir(), 'amux-cache-'))
 process.env.AGENT_MUX_CACHE_DIR = dir
 delete process.env.AGENT_MUX_NO_CACHE
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+// A thread of this process, or a detached `amux index update`, may still be writing there.
+afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 }))

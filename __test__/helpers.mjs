@@ -24,8 +24,9 @@ export function copyDemoHome() {
   return dir
 }
 
+// A cache dir may still be written by a thread of this process or a detached `amux index update`.
 export function removeDir(dir) {
-  rmSync(dir, { recursive: true, force: true })
+  rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
 }
 
 /** Path → sha256 of every file, and every directory, under `root` (symlinks by their target text). */

@@ -297,14 +297,24 @@ describe('progress', () => {
     expect((await json('/api/progress')).body).toEqual({ progress: null })
     const cacheDir = mkdtempSync(join(tmpdir(), 'amux-ui-progress-'))
     let latest = null
-    const building = await startUi({ client: createClient({ cacheDir, onProgress: (p) => (latest = p) }), progress: () => latest })
+    const client = createClient({ cacheDir, onProgress: (p) => (latest = p) })
+    const building = await startUi({ client, progress: () => latest })
     try {
       const res = await http(building.port, '/api/search?q=kubernetes', { headers: { Authorization: `token ${building.token}` } })
       expect(res.status).toBe(200)
-      const { progress } = JSON.parse((await http(building.port, '/api/progress', { headers: { Authorization: `token ${building.token}` } })).body)
+      // The search did not wait for the index: a thread fills it after, and its progress
+      // reaches the page until it is done.
+      let progress
+      for (let i = 0; i < 200; i++) {
+        progress = JSON.parse((await http(building.port, '/api/progress', { headers: { Authorization: `token ${building.token}` } })).body).progress
+        if (progress && progress.done === progress.total) break
+        await new Promise((r) => setTimeout(r, 50))
+      }
       expect(progress).toMatchObject({ agent: expect.any(String), done: expect.any(Number), total: expect.any(Number) })
       expect(progress.done).toBe(progress.total)
     } finally {
+      // The thread's last commit, before its directory goes.
+      await client.index.update()
       await building.close()
       removeDir(cacheDir)
     }

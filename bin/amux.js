@@ -54,7 +54,7 @@ function build() {
   const sessions = program.command('sessions').description('list, show, search, export and diff sessions')
   commands(sessions, ['list', 'show', 'search', 'export', 'diff', 'resume', 'fork'])
   const index = program.command('index').description('the persistent index that makes search and list fast (in the cache directory)')
-  commands(index, ['status', 'rebuild', 'clear'])
+  commands(index, ['status', 'update', 'rebuild', 'clear'])
   const cost = program.command('cost').description('spending across sessions')
   commands(cost, ['report', 'daily', 'weekly', 'monthly', 'session', 'blocks'])
   commands(program, ['mcp', 'ui'])

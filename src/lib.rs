@@ -294,6 +294,29 @@ impl NativeClient {
         Job::new(move || json(&client.index_clear(env)?))
     }
 
+    /// `{options}` → JSON `IndexStatus` after bringing the index up to date with the stores.
+    #[napi]
+    pub fn index_update(&self, args: String) -> AsyncTask<TextJob> {
+        let (client, env) = (self.inner.clone(), Env::from_process());
+        Job::new(move || {
+            let v = parse_args(&args)?;
+            let if_idle = wire::update_if_idle(&v["options"])?;
+            json(&client.index_update(env, if_idle)?)
+        })
+    }
+
+    /// Whether a search left changes for the caller to write (`indexUpdates: 'deferred'`).
+    #[napi]
+    pub fn index_pending(&self) -> bool {
+        self.inner.index_pending()
+    }
+
+    /// Whether a thread of this process is writing the index (`indexUpdates: 'background'`).
+    #[napi]
+    pub fn index_writing(&self) -> bool {
+        self.inner.index_writing(Env::from_process())
+    }
+
     /// `{agent, options}` → JSON `SessionSummary[]`.
     #[napi]
     pub fn list(&self, args: String) -> AsyncTask<TextJob> {

@@ -263,4 +263,21 @@ impl Client {
     pub fn index_clear(&self, env: Env) -> Result<bool> {
         self.storage.clear_index(&self.context(env))
     }
+
+    /// Bring the index up to date with the stores for every search (`amux index update`);
+    /// `if_idle`: only if no other process is writing it.
+    pub fn index_update(&self, env: Env, if_idle: bool) -> Result<Status> {
+        self.storage.update_index(&self.context(env), if_idle)
+    }
+
+    /// Whether a search left changes in the stores for the caller to write into the index
+    /// (`IndexUpdates::Deferred`).
+    pub fn index_pending(&self) -> bool {
+        self.storage.index_pending()
+    }
+
+    /// Whether a thread of this process is writing the index (`IndexUpdates::Background`).
+    pub fn index_writing(&self, env: Env) -> bool {
+        self.storage.index_writing(&self.context(env))
+    }
 }

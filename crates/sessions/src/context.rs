@@ -23,6 +23,23 @@ pub struct ClientOptions {
     pub cache: CacheSetting,
     /// `ClientOptions.onProgress`: told how building or updating the index advances.
     pub progress: Option<ProgressFn>,
+    /// `ClientOptions.indexUpdates`: whether a call waits for the index to take in what changed.
+    pub index_updates: IndexUpdates,
+}
+
+/// When the index takes in the sources that changed since it was written. A call that does not
+/// wait answers from what the index holds and reads the changed sources themselves: the same
+/// answer, without writing first.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum IndexUpdates {
+    /// A search writes them first, then answers from the index.
+    #[default]
+    Wait,
+    /// A search answers at once; a thread of this process writes them after it.
+    Background,
+    /// A search answers at once and writes nothing; the caller updates the index when it
+    /// chooses (the CLI, in a process of its own once the command is done).
+    Deferred,
 }
 
 /// `ClientOptions` fields that configure runs (core-types.md 5.1.1); `None` when not given.

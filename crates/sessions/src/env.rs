@@ -34,6 +34,8 @@ pub const VARIABLES: &[&str] = &[
     "AGENT_MUX_NO_CACHE",
     "XDG_CACHE_HOME",
     "LOCALAPPDATA",
+    // How often a long write of the index commits (index::sync).
+    "AGENT_MUX_INDEX_CHECKPOINT_MS",
 ];
 
 #[derive(Debug, Clone, Default)]

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use agent_mux_sessions::context::CacheSetting;
+use agent_mux_sessions::context::{CacheSetting, IndexUpdates};
 use agent_mux_sessions::{Client, ClientOptions, Env};
 use agent_mux_wire::{cost_options, list_options, search_query};
 use serde_json::{json, Value};
@@ -17,9 +17,18 @@ use common::{copy_dir, snapshot};
 /// A generated home of every agent (scripts/gen_home.py, from the repository's own schemas).
 /// Python 3 is a stated prerequisite, so a generator that does not run fails the test.
 fn generated_home(out: &Path, sessions: u32, seed: u32) -> PathBuf {
+    generated_home_of(out, sessions, seed, "all")
+}
+
+/// `generated_home` of `agents` only (`all`: every agent).
+fn generated_home_of(out: &Path, sessions: u32, seed: u32, agents: &str) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let status = Command::new("python3")
-        .arg(root.join("scripts/gen_home.py"))
+    let mut gen = Command::new("python3");
+    gen.arg(root.join("scripts/gen_home.py"));
+    if agents != "all" {
+        gen.args(["--agents", agents]);
+    }
+    let status = gen
         .args([
             "--out",
             out.to_str().unwrap(),
@@ -898,6 +907,98 @@ fn a_process_that_cannot_write_answers_from_the_committed_index_and_scans_what_c
     writer.execute_batch("ROLLBACK").unwrap();
     assert_eq!(agree(&home, &with, &without)[0].len(), 2);
     assert_eq!(with.index_status(env).stale, 0);
+}
+
+/// A client whose searches do not wait for the index to take in what changed, its index in
+/// `cache`.
+fn not_waiting(cache: &Path, updates: IndexUpdates) -> Client {
+    Client::new(ClientOptions {
+        cache: CacheSetting::Dir(cache.to_path_buf()),
+        index_updates: updates,
+        ..Default::default()
+    })
+}
+
+/// A search that leaves the writing for later answers as the stores do while the index holds
+/// nothing, and says so; `index_update` then writes exactly what a build that waited writes. A
+/// session that grows is read by the next search itself until an update takes it in.
+#[test]
+fn a_search_that_leaves_the_writing_for_later_answers_as_the_stores_do() {
+    let (tmp, home) = demo_copy();
+    let cache = tmp.path().join("cache");
+    let env = Env::with_home(&home);
+    let (later, without) = (not_waiting(&cache, IndexUpdates::Deferred), scanning());
+    assert!(!later.index_pending());
+    assert!(assert_same_search(&home, &later, &without) > 100);
+    // Nothing was written, and the caller is told there is something to write.
+    assert!(later.index_pending());
+    let status = later.index_status(env.clone());
+    assert_eq!(status.sessions, 0);
+    assert!(status.stale > 20, "{status:?}");
+    let status = later.index_update(env.clone(), false).unwrap();
+    assert_eq!((status.stale, status.sessions), (0, 27));
+    assert!(!later.index_pending());
+    same_as_rebuilt(&home, &cache);
+    assert!(assert_same_search(&home, &later, &without) > 100);
+    assert!(!later.index_pending());
+    // Grown: the next search reads the grown session itself.
+    let (_, existing, sid) = shop_session(&home);
+    append_message(&existing, &sid, "u2", "zebrafish seen");
+    assert_eq!(agree(&home, &later, &without)[0].len(), 1);
+    assert!(later.index_pending());
+    assert_eq!(later.index_status(env.clone()).stale, 1);
+    later.index_update(env.clone(), false).unwrap();
+    assert_eq!(later.index_status(env).stale, 0);
+    same_as_rebuilt(&home, &cache);
+}
+
+/// The first search on a new home answers at once, from the stores; a thread of the process then
+/// fills the index, while further searches answer as the stores do; once it is done the index
+/// holds what a build that waited holds.
+#[test]
+fn a_search_answers_at_once_and_a_thread_fills_the_index_after_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = generated_home(&tmp.path().join("home"), 300, 5);
+    let cache = tmp.path().join("cache");
+    let env = Env::with_home(&home);
+    let (now, without) = (not_waiting(&cache, IndexUpdates::Background), scanning());
+    let q = json!({"text": "test OR kubernetes", "limit": 1000});
+    let want = search(&without, &env, q.clone());
+    assert!(want.len() > 10);
+    assert_eq!(search(&now, &env, q.clone()), want);
+    // The thread is started before the search returns.
+    assert!(now.index_writing(env.clone()));
+    let mut meanwhile = 0;
+    while now.index_writing(env.clone()) {
+        assert_eq!(search(&now, &env, q.clone()), want);
+        meanwhile += 1;
+    }
+    assert!(meanwhile > 0);
+    assert_eq!(now.index_status(env.clone()).stale, 0);
+    same_as_rebuilt(&home, &cache);
+    assert!(assert_same_search(&home, &now, &without) > 100);
+}
+
+/// A long write commits as it goes: each commit is a consistent index, and the whole is what one
+/// commit at the end would hold.
+#[test]
+fn a_long_write_commits_as_it_goes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = generated_home_of(&tmp.path().join("home"), 400, 9, "claude");
+    let cache = tmp.path().join("cache");
+    let mut env = Env::with_home(&home);
+    env.set("AGENT_MUX_INDEX_CHECKPOINT_MS", "0");
+    let (with, without) = (indexed(&cache), scanning());
+    let q = json!({"text": "test OR kubernetes", "limit": 1000});
+    assert_eq!(search(&with, &env, q.clone()), search(&without, &env, q));
+    // Four batches of sources, a commit after each of the first three and one at the end.
+    let generation: i64 =
+        rusqlite::Connection::open(agent_mux_sessions::index::store::path_in(&cache))
+            .unwrap()
+            .query_row("SELECT generation FROM postings", [], |r| r.get(0))
+            .unwrap();
+    assert_eq!(generation, 4);
+    same_as_rebuilt(&home, &cache);
 }
 
 const OPENCODE_DB: &str = ".local/share/opencode/opencode.db";

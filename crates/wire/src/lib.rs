@@ -7,7 +7,9 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use agent_mux_sessions::context::{CacheSetting, ClientOptions, RetryPolicy, RunDefaults};
+use agent_mux_sessions::context::{
+    CacheSetting, ClientOptions, IndexUpdates, RetryPolicy, RunDefaults,
+};
 use agent_mux_sessions::cost::prices::price_overrides;
 use agent_mux_sessions::error::{Error, Result, SPEC_ERROR_CODES};
 use agent_mux_sessions::ids::is_built_in;
@@ -344,6 +346,7 @@ pub fn client_options(v: &Value) -> Result<ClientOptions> {
     let Some(m) = obj(v, "options")? else {
         return Ok(ClientOptions {
             cache: CacheSetting::FromEnv,
+            index_updates: IndexUpdates::Background,
             ..Default::default()
         });
     };
@@ -391,8 +394,16 @@ pub fn client_options(v: &Value) -> Result<ClientOptions> {
         run_defaults: run_defaults(m)?,
         cache,
         progress: None,
+        index_updates: choice(m, "indexUpdates", INDEX_UPDATES, IndexUpdates::Background)?,
     })
 }
+
+/// `ClientOptions.indexUpdates`: a Node app's calls never wait for the index to be written.
+const INDEX_UPDATES: &[(&str, IndexUpdates)] = &[
+    ("background", IndexUpdates::Background),
+    ("wait", IndexUpdates::Wait),
+    ("deferred", IndexUpdates::Deferred),
+];
 
 /// A non-negative integer (milliseconds, counts): `None` when not given.
 fn opt_uint(m: &Map<String, Value>, key: &str, name: &str, min: u64) -> Result<Option<u64>> {
@@ -516,6 +527,15 @@ fn retry_policy(p: &Map<String, Value>) -> Result<RetryPolicy> {
 }
 
 /// `messages.window`'s options: `{ around?, context?, from?, limit? }`.
+/// `index.update(options)`: whether to skip the update while another process writes the index
+/// (`ifIdle`, default false: wait for it).
+pub fn update_if_idle(v: &Value) -> Result<bool> {
+    match obj(v, "options")? {
+        Some(m) => Ok(opt_bool(m, "ifIdle")?.unwrap_or(false)),
+        None => Ok(false),
+    }
+}
+
 pub fn window_options(v: &Value) -> Result<WindowOptions> {
     let m = match v {
         Value::Null => return Ok(WindowOptions::default()),

@@ -100,6 +100,8 @@ pub struct Snapshot {
     sources: Vec<Searched>,
     /// The indexed sources searched: their agent and the source as listed now.
     in_scope: HashMap<SourceId, (&'static dyn Agent, Source)>,
+    /// Whether the stores hold changes the index has not taken in.
+    left_changes: bool,
 }
 
 /// The sources in the order a scan examines them: largest first, sources of one size in the
@@ -144,7 +146,8 @@ impl TermLookup for Snapshot {
 
 impl Snapshot {
     /// The index `conn` (in `dir`) in a read transaction begun once `synced` were brought up to
-    /// date (but `changed`, left to be scanned), and its postings; `Err` when the postings are
+    /// date (but `changed`, left to be scanned, and `gone` sources it still holds), and its
+    /// postings; `Err` when the postings are
     /// not of the generation the file records (another process between its two commits).
     pub(super) fn new(
         ctx: &Context,
@@ -153,6 +156,7 @@ impl Snapshot {
         postings: Postings,
         synced: Vec<(&'static dyn Agent, Synced)>,
         changed: Vec<(&'static dyn Agent, Source)>,
+        gone: usize,
     ) -> Result<Snapshot, Fault> {
         let (searcher, generation) = postings.searcher()?;
         let recorded: i64 = conn.query_row("SELECT generation FROM postings", [], |r| r.get(0))?;
@@ -161,6 +165,7 @@ impl Snapshot {
                 "postings of generation {generation}, the file records {recorded}"
             )));
         }
+        let left_changes = !changed.is_empty() || gone > 0;
         let sources = scan_order(&synced, changed);
         let in_scope = synced
             .into_iter()
@@ -174,7 +179,14 @@ impl Snapshot {
             ctx: ctx.clone(),
             sources,
             in_scope,
+            left_changes,
         })
+    }
+
+    /// Whether the stores hold changes the index has not taken in: sources new or changed since
+    /// (scanned by this search), or gone.
+    pub fn left_changes(&self) -> bool {
+        self.left_changes
     }
 
     fn read_found(&self, q: &Query) -> Result<Vec<FoundDoc>, Fault> {

@@ -76,22 +76,28 @@ fn with_index<T>(
     usable(&dir, result)
 }
 
-/// The searchable documents of `agents` brought up to date and read from one snapshot; `None`
-/// when the index is off or cannot be used. While another process writes the index, the
-/// snapshot holds what it has committed, and the sources changed since are left to be scanned.
-pub fn snapshot(ctx: &Context, agents: &[&'static dyn Agent]) -> Option<Snapshot> {
+/// The searchable documents of `agents` read from one snapshot; `None` when the index is off or
+/// cannot be used. With `write`, the sources changed since the index was written are written
+/// first; without it, or while another process writes the index, the snapshot holds what was
+/// committed and the changed sources are left to be scanned (`Snapshot::left_changes`).
+pub fn snapshot(ctx: &Context, agents: &[&'static dyn Agent], write: bool) -> Option<Snapshot> {
     let (dir, conn) = open(ctx)?;
     let snapshot = (|| {
-        // Every agent's sources listed at once (stat calls, mostly waiting), then synced.
+        // Every agent's sources listed at once (stat calls, mostly waiting), then compared.
         let listed: Vec<Vec<Source>> = agents.par_iter().map(|a| a.sources(ctx)).collect();
-        let (mut synced, mut changed) = (Vec::new(), Vec::new());
+        let (mut synced, mut changed, mut gone) = (Vec::new(), Vec::new(), 0);
         for (a, listed) in agents.iter().zip(listed) {
-            match sync::sync_sources(&conn, &dir, ctx, *a, listed.clone(), Part::Documents) {
+            let written = match write {
+                true => sync::sync_sources(&conn, &dir, ctx, *a, listed.clone(), Part::Documents),
+                false => Err(Fault::Busy("left for later".into())),
+            };
+            match written {
                 Ok(v) => synced.extend(v.into_iter().map(|s| (*a, s))),
                 Err(Fault::Busy(_)) => {
-                    let (fresh, stale) = sync::unsynced(&conn, *a, listed)?;
-                    synced.extend(fresh.into_iter().map(|s| (*a, s)));
-                    changed.extend(stale.into_iter().map(|s| (*a, s)));
+                    let held = sync::unsynced(&conn, *a, listed)?;
+                    synced.extend(held.fresh.into_iter().map(|s| (*a, s)));
+                    changed.extend(held.changed.into_iter().map(|s| (*a, s)));
+                    gone += held.gone;
                 }
                 Err(e) => return Err(e),
             }
@@ -101,9 +107,59 @@ pub fn snapshot(ctx: &Context, agents: &[&'static dyn Agent]) -> Option<Snapshot
         same_generation(&conn, &postings)?;
         // One snapshot for every lookup of the search, whatever other processes write.
         conn.execute_batch("BEGIN")?;
-        Snapshot::new(ctx, dir.clone(), conn, postings, synced, changed)
+        Snapshot::new(ctx, dir.clone(), conn, postings, synced, changed, gone)
     })();
     usable(&dir, snapshot)
+}
+
+/// Bring the searchable documents of `agents` up to date. Another process writing the index is
+/// waited for when `wait`, else left to do it (`Some(false)`); `None` when the index is off or
+/// unusable.
+pub fn update(ctx: &Context, agents: &[&'static dyn Agent], wait: bool) -> Option<bool> {
+    let once = || {
+        with_index(ctx, |dir, conn| {
+            for a in agents {
+                match sync::sync(conn, dir, ctx, *a, Part::Documents) {
+                    Ok(_) => {}
+                    Err(Fault::Busy(_)) => return Ok(false),
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(true)
+        })
+    };
+    match wait {
+        true => once_free(once).map(|_| true),
+        false => once(),
+    }
+}
+
+/// Run `write` again while another process writing the index refuses it (`Some(false)`);
+/// `None` when the index is off or unusable.
+fn once_free(mut write: impl FnMut() -> Option<bool>) -> Option<()> {
+    loop {
+        if write()? {
+            return Some(());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+}
+
+/// Whether no process writes the index of `ctx` now: the SQLite file's write lock and the
+/// postings' are both free.
+fn writers_idle(ctx: &Context) -> Option<bool> {
+    with_index(ctx, |dir, conn| {
+        match sync::immediate(conn, |_| Ok::<_, Fault>(())) {
+            Err(Fault::Busy(_)) => return Ok(false),
+            other => other?,
+        }
+        let postings = Postings::open(&postings::path_in(dir, store::FORMAT))?;
+        match postings.writer(postings::Budget::update(), false) {
+            Ok(_) => Ok(true),
+            Err(Fault::Busy(_)) => Ok(false),
+            Err(e) => Err(e),
+        }
+    })
 }
 
 /// The postings and the SQLite file are of one generation, or damaged: when they differ, the
@@ -267,6 +323,8 @@ pub fn status(ctx: &Context, agents: &[&'static dyn Agent]) -> Status {
         return out;
     }
     let counted = with_index(ctx, |_, conn| {
+        // One snapshot for the counts and the freshness, whatever another process commits.
+        conn.execute_batch("BEGIN")?;
         let (sources, sessions): (i64, i64) = conn.query_row(
             "SELECT count(*), coalesce(sum(sessions), 0) FROM source",
             [],
@@ -276,6 +334,7 @@ pub fn status(ctx: &Context, agents: &[&'static dyn Agent]) -> Status {
         for a in agents {
             stale += sync::stale(conn, ctx, *a, Part::Documents)?;
         }
+        conn.execute_batch("COMMIT")?;
         Ok((sources as u64, sessions as u64, stale))
     });
     if let Some((sources, sessions, stale)) = counted {
@@ -293,20 +352,29 @@ pub fn clear(ctx: &Context) -> std::io::Result<bool> {
 }
 
 /// Delete the index and build it again: the summaries of `listed`, the documents of `searched`.
+/// Another process writing it is waited for, before (it would go on writing into the files
+/// removed) and after.
 pub fn rebuild(
     ctx: &Context,
     listed: &[&'static dyn Agent],
     searched: &[&'static dyn Agent],
 ) -> std::result::Result<(), String> {
+    let _ = once_free(|| writers_idle(ctx));
     clear(ctx).map_err(|e| e.to_string())?;
-    let built = with_index(ctx, |dir, conn| {
-        for a in listed {
-            sync::sync(conn, dir, ctx, *a, Part::Summaries)?;
-        }
-        for a in searched {
-            sync::sync(conn, dir, ctx, *a, Part::Documents)?;
-        }
-        Ok(())
+    let built = once_free(|| {
+        with_index(ctx, |dir, conn| {
+            let parts = [(listed, Part::Summaries), (searched, Part::Documents)];
+            for (agents, part) in parts {
+                for a in agents {
+                    match sync::sync(conn, dir, ctx, *a, part) {
+                        Ok(_) => {}
+                        Err(Fault::Busy(_)) => return Ok(false),
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
+            Ok(true)
+        })
     });
     built.ok_or_else(|| "the index could not be written".to_string())
 }

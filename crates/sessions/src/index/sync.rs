@@ -192,25 +192,35 @@ pub fn sync_sources(
 }
 
 /// What the index holds of `sources` as they are now, without writing (another process is
-/// writing it): the sources it holds unchanged, and the others, which the caller reads itself.
-pub fn unsynced(
-    conn: &Connection,
-    a: &dyn Agent,
-    sources: Vec<Source>,
-) -> Result<(Vec<Synced>, Vec<Source>), Fault> {
+/// writing it, or the caller leaves the writing for later).
+pub struct Unsynced {
+    /// The sources the index holds unchanged.
+    pub fresh: Vec<Synced>,
+    /// The others, which the caller reads itself.
+    pub changed: Vec<Source>,
+    /// How many sources the index holds that are gone from the store.
+    pub gone: usize,
+}
+
+/// `Unsynced` of `sources`.
+pub fn unsynced(conn: &Connection, a: &dyn Agent, sources: Vec<Source>) -> Result<Unsynced, Fault> {
     let c = compare(conn, a, &sources, Part::Documents)?;
-    let (mut synced, mut changed) = (Vec::new(), Vec::new());
+    let mut out = Unsynced {
+        fresh: Vec::new(),
+        changed: Vec::new(),
+        gone: c.gone.len(),
+    };
     for (source, fresh) in sources.into_iter().zip(c.fresh) {
         match fresh {
-            Some((id, sessions)) => synced.push(Synced {
+            Some((id, sessions)) => out.fresh.push(Synced {
                 source,
                 id,
                 sessions,
             }),
-            None => changed.push(source),
+            None => out.changed.push(source),
         }
     }
-    Ok((synced, changed))
+    Ok(out)
 }
 
 /// What a sync writes: the sources of `a` to read again and those gone.
@@ -267,7 +277,7 @@ fn write_changes(
         tx.execute("DELETE FROM source WHERE id = ?1", [id])?;
     }
     if !c.stale.is_empty() {
-        write_stale(tx, c, postings.as_ref(), fresh)?;
+        write_stale(tx, c, &mut postings, fresh)?;
     }
     if let Some(p) = postings.take() {
         tx.execute("UPDATE postings SET generation = generation + 1", [])?;
@@ -276,11 +286,36 @@ fn write_changes(
     Ok(())
 }
 
-/// Read the stale sources batch by batch and store what they hold.
+/// How long a sync writes before it commits what it has written and goes on in a new
+/// transaction: an interrupted build keeps all but its last stretch, and other processes see the
+/// index fill. `AGENT_MUX_INDEX_CHECKPOINT_MS` sets another (tests interrupt short builds).
+fn checkpoint_every(ctx: &Context) -> std::time::Duration {
+    let ms = ctx.env.var("AGENT_MUX_INDEX_CHECKPOINT_MS");
+    std::time::Duration::from_millis(ms.and_then(|v| v.parse().ok()).unwrap_or(10_000))
+}
+
+/// Commit what was written so far, postings first under a new generation, and begin the next
+/// transaction, waiting for the write lock as long as a connection waits for a busy file (other
+/// processes hold it only to find the postings' writer taken).
+fn checkpoint(tx: &Connection, postings: Option<&mut PostingsWriter>) -> Result<(), Fault> {
+    if let Some(p) = postings {
+        tx.execute("UPDATE postings SET generation = generation + 1", [])?;
+        p.commit_kept(generation(tx)?)?;
+    }
+    tx.execute_batch("COMMIT")?;
+    // A new file is built in rollback mode, where a writer keeps readers waiting: the rest of
+    // a long build is written in WAL.
+    super::store::to_wal(tx);
+    tx.execute_batch("BEGIN IMMEDIATE")?;
+    Ok(())
+}
+
+/// Read the stale sources batch by batch and store what they hold, committing as it goes
+/// (`checkpoint_every`).
 fn write_stale(
     tx: &Connection,
     c: &Change,
-    postings: Option<&PostingsWriter>,
+    postings: &mut Option<PostingsWriter>,
     fresh: &mut [Option<(i64, usize)>],
 ) -> Result<(), Fault> {
     let Change {
@@ -323,12 +358,18 @@ fn write_stale(
                 }
             }
         });
+        let every = checkpoint_every(ctx);
+        let mut since = std::time::Instant::now();
         for (batch, reads) in stale.chunks(BATCH).zip(batches) {
             for (st, r) in batch.iter().zip(reads) {
                 let src = &sources[st.at];
-                fresh[st.at] = Some(write(tx, postings, a.name(), src, &st.key, r)?);
+                fresh[st.at] = Some(write(tx, postings.as_ref(), a.name(), src, &st.key, r)?);
             }
             done += batch.len() as u64;
+            if since.elapsed() >= every && done < total {
+                checkpoint(tx, postings.as_mut())?;
+                since = std::time::Instant::now();
+            }
             if let Some(p) = &ctx.options.progress {
                 (p.0)(&Progress {
                     agent: a.name(),

@@ -11,17 +11,19 @@
 use std::collections::HashSet;
 
 use crate::agents::{self, Agent};
-use crate::context::Context;
+use crate::context::{Context, IndexUpdates};
 use crate::error::{Error, Result};
 use crate::index;
 use crate::model::SessionSummary;
 
 pub mod cache;
+pub mod updates;
 
 pub use crate::index::lookup::{DocId, FoundDoc, ReadDoc, Searched, SourceId, TermLookup};
 pub use crate::index::store::Fault;
 pub use crate::index::Status;
 pub use cache::{dedupe_by_id, SummaryCache};
+use updates::Updates;
 
 /// Where a search finds the sessions of the agents without a search engine of their own.
 pub enum Documents<'a> {
@@ -32,10 +34,12 @@ pub enum Documents<'a> {
     Agents(&'a [&'static dyn Agent]),
 }
 
-/// What a client keeps between calls: the summaries it read from the agents.
+/// What a client keeps between calls: the summaries it read from the agents, and whether a search
+/// left changes for the caller to write into the index.
 #[derive(Default)]
 pub struct Storage {
     cache: SummaryCache,
+    updates: Updates,
 }
 
 impl Storage {
@@ -100,20 +104,47 @@ impl Storage {
     /// The documents a search of `agents` can read, best first: the index's when it can be
     /// used, then the agents' own. A search answers from the first that does not fail: a fault
     /// in the index (reported as it is met, a damaged index removed) sends it to the agents'.
+    /// Unless the client's `IndexUpdates` says to wait, the index is not written first: the
+    /// sources changed since are scanned by the search and written after it (`updates`).
     pub fn documents<'a>(
         &self,
         ctx: &Context,
         agents: &'a [&'static dyn Agent],
     ) -> impl Iterator<Item = Documents<'a>> {
+        let write = ctx.options.index_updates == IndexUpdates::Wait;
         // No agent to read: the index is not even opened.
         let indexed = match agents.is_empty() {
             true => None,
-            false => index::snapshot(ctx, agents),
+            false => index::snapshot(ctx, agents, write),
         };
         indexed
-            .map(|s| Documents::Indexed(Box::new(s)))
+            .map(|s| Documents::Indexed(self.updates.lookup(ctx, agents, s)))
             .into_iter()
             .chain(std::iter::once(Documents::Agents(agents)))
+    }
+
+    /// Bring the index up to date for every search now (`amux index update`), once this
+    /// process's own writing of it is done. Another process writing it is waited for, unless
+    /// `if_idle` (then it is left to finish).
+    pub fn update_index(&self, ctx: &Context, if_idle: bool) -> Result<Status> {
+        let Some(dir) = index::dir::resolve(ctx) else {
+            return Err(off());
+        };
+        self.updates.take_pending();
+        updates::wait(&dir);
+        index::update(ctx, &searched_from_documents(), !if_idle)
+            .ok_or_else(|| Error::internal("the index could not be written"))?;
+        Ok(self.index_status(ctx))
+    }
+
+    /// Whether a search left changes for the caller to write (`IndexUpdates::Deferred`).
+    pub fn index_pending(&self) -> bool {
+        self.updates.pending()
+    }
+
+    /// Whether a thread of this process is writing the index of `ctx`.
+    pub fn index_writing(&self, ctx: &Context) -> bool {
+        index::dir::resolve(ctx).is_some_and(|d| updates::writing(&d))
     }
 
     /// The index's directory, size and freshness (`amux index status`).
@@ -123,19 +154,26 @@ impl Storage {
 
     /// Delete the index and build it again for every agent (`amux index rebuild`).
     pub fn rebuild_index(&self, ctx: &Context) -> Result<Status> {
-        if index::dir::resolve(ctx).is_none() {
-            return Err(Error::validation(
-                "the index is off (cacheDir: false or AGENT_MUX_NO_CACHE)",
-            ));
-        }
+        let Some(dir) = index::dir::resolve(ctx) else {
+            return Err(off());
+        };
+        updates::wait(&dir);
         index::rebuild(ctx, agents::all(), &searched_from_documents()).map_err(Error::internal)?;
         Ok(self.index_status(ctx))
     }
 
-    /// Delete the index (`amux index clear`); false when it is off.
+    /// Delete the index (`amux index clear`), once this process's own writing of it is done;
+    /// false when it is off.
     pub fn clear_index(&self, ctx: &Context) -> Result<bool> {
+        if let Some(dir) = index::dir::resolve(ctx) {
+            updates::wait(&dir);
+        }
         index::clear(ctx).map_err(|e| Error::internal(e.to_string()))
     }
+}
+
+fn off() -> Error {
+    Error::validation("the index is off (cacheDir: false or AGENT_MUX_NO_CACHE)")
 }
 
 /// Summaries as list and search return them: each request (`SessionSummary::requests`) is for

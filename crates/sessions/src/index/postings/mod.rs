@@ -91,6 +91,8 @@ pub fn fault(e: TantivyError) -> Fault {
         | TantivyError::IndexAlreadyExists
         | TantivyError::IncompatibleIndex(_)
         | TantivyError::FieldNotFound(_) => Fault::Broken(e.to_string()),
+        // Another process writes the postings.
+        TantivyError::LockFailure(..) => Fault::Busy(e.to_string()),
         _ => Fault::Unusable(e.to_string()),
     }
 }
@@ -180,15 +182,15 @@ impl Postings {
     pub fn searcher(&self) -> Result<(Searcher, u64), Fault> {
         loop {
             let before = self.generation()?;
-            let reader = self
+            let reader: Result<tantivy::IndexReader, _> = self
                 .index
                 .reader_builder()
                 .reload_policy(tantivy::ReloadPolicy::Manual)
-                .try_into()
-                .map_err(fault)?;
-            // No commit in between: the reader holds that generation.
+                .try_into();
+            // No commit in between: the reader holds that generation. After one, a file of
+            // the commit read may be gone: that is no damage, the next commit is read.
             if self.generation()? == before {
-                return Ok((reader.searcher(), before));
+                return Ok((reader.map_err(fault)?.searcher(), before));
             }
         }
     }
@@ -232,12 +234,20 @@ impl PostingsWriter {
             .delete_term(Term::from_field_u64(self.fields.doc, doc as u64));
     }
 
-    /// Commit under `generation`, wait for merges, and leave every file readable by its owner
-    /// only.
-    pub fn commit(mut self, generation: u64) -> Result<(), Fault> {
+    /// Commit what was added under `generation` and go on writing (a checkpoint of a long
+    /// build), every file readable by its owner only.
+    pub fn commit_kept(&mut self, generation: u64) -> Result<(), Fault> {
         let mut prepared = self.writer.prepare_commit().map_err(fault)?;
         prepared.set_payload(&generation.to_string());
         prepared.commit().map_err(fault)?;
+        private_files(&self.dir)?;
+        Ok(())
+    }
+
+    /// Commit under `generation`, wait for merges, and leave every file readable by its owner
+    /// only.
+    pub fn commit(mut self, generation: u64) -> Result<(), Fault> {
+        self.commit_kept(generation)?;
         let merge = BUILD_BUDGET
             .lock()
             .unwrap_or_else(|e| e.into_inner())
