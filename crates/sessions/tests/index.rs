@@ -1001,6 +1001,52 @@ fn a_long_write_commits_as_it_goes() {
     same_as_rebuilt(&home, &cache);
 }
 
+/// The postings' segments: id and documents.
+fn segments(cache: &Path) -> BTreeSet<(String, u32)> {
+    use agent_mux_sessions::index::{postings, store};
+    let p = postings::Postings::open(&postings::path_in(cache, store::FORMAT)).unwrap();
+    let metas = p.index.searchable_segment_metas().unwrap();
+    metas
+        .iter()
+        .map(|m| (m.id().uuid_string(), m.max_doc()))
+        .collect()
+}
+
+/// Updates add small segments and merge those among themselves, never into the build's large
+/// ones (rewriting them would cost seconds for a message appended).
+#[test]
+fn updates_leave_the_builds_large_segments_as_they_are() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = generated_home_of(&tmp.path().join("home"), 900, 13, "claude");
+    let cache = tmp.path().join("cache");
+    let (with, without) = (indexed(&cache), scanning());
+    let env = Env::with_home(&home);
+    let q = json!({"text": "zebrafish", "limit": 1000});
+    assert!(search(&with, &env, q.clone()).is_empty());
+    // Larger than an update merges (200 documents).
+    let large: BTreeSet<_> = segments(&cache)
+        .into_iter()
+        .filter(|s| s.1 > 200)
+        .map(|s| s.0)
+        .collect();
+    assert!(!large.is_empty());
+    let files = jsonl_files(&home);
+    for (i, (path, _)) in files.iter().take(12).enumerate() {
+        let sid = path.file_stem().unwrap().to_str().unwrap();
+        append_message(path, sid, &format!("z{i}"), "a zebrafish");
+        assert_eq!(
+            search(&with, &env, q.clone()),
+            search(&without, &env, q.clone())
+        );
+    }
+    let now: BTreeSet<_> = segments(&cache).into_iter().map(|s| s.0).collect();
+    assert!(large.is_subset(&now), "a build's large segment was merged");
+    // Twelve updates, twelve small segments, merged as they come.
+    assert!(now.len() - large.len() < 12, "{now:?}");
+    assert_eq!(search(&with, &env, q).len(), 12);
+    same_as_rebuilt(&home, &cache);
+}
+
 const OPENCODE_DB: &str = ".local/share/opencode/opencode.db";
 const OPENCLAW_DB: &str = ".openclaw/agents/main/agent/openclaw-agent.sqlite";
 

@@ -19,11 +19,12 @@ use agent_mux_sessions::search::Query;
 /// Postings of `sessions`, each the document of its position.
 fn indexed(sessions: &[Session], dir: &Path) -> Postings {
     let p = Postings::open(dir).unwrap();
-    let w = p.writer(Budget::update(), true).unwrap();
+    let mut w = p.writer(Budget::update(), true).unwrap();
     for (i, s) in sessions.iter().enumerate() {
         w.add(Texts::of(s).document(&w.fields, i as i64)).unwrap();
     }
     w.commit(1).unwrap();
+    w.finish().unwrap();
     p
 }
 

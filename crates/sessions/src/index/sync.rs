@@ -175,7 +175,10 @@ pub fn sync_sources(
             gone: &gone,
             part,
         };
-        immediate(conn, |tx| write_changes(tx, dir, &change, &mut fresh))?;
+        let writer = immediate(conn, |tx| write_changes(tx, dir, &change, &mut fresh))?;
+        if let Some(w) = writer {
+            w.finish()?;
+        }
     }
     Ok(sources
         .into_iter()
@@ -258,13 +261,13 @@ pub fn generation(conn: &Connection) -> Result<u64, Fault> {
 
 /// Drop the gone sources, read the stale ones batch by batch and store what they hold; the
 /// postings, when documents changed, are committed under a new generation before the caller
-/// commits the file.
+/// commits the file, and their writer returned, to finish once it has.
 fn write_changes(
     tx: &Connection,
     dir: &Path,
     c: &Change,
     fresh: &mut [Option<(i64, usize)>],
-) -> Result<(), Fault> {
+) -> Result<Option<PostingsWriter>, Fault> {
     let documents = c.part == Part::Documents || !c.gone.is_empty();
     let mut postings = match documents {
         true => Some(postings_writer(tx, dir, c.stale.len())?),
@@ -279,11 +282,11 @@ fn write_changes(
     if !c.stale.is_empty() {
         write_stale(tx, c, &mut postings, fresh)?;
     }
-    if let Some(p) = postings.take() {
+    if let Some(p) = postings.as_mut() {
         tx.execute("UPDATE postings SET generation = generation + 1", [])?;
         p.commit(generation(tx)?)?;
     }
-    Ok(())
+    Ok(postings)
 }
 
 /// How long a sync writes before it commits what it has written and goes on in a new
@@ -300,7 +303,7 @@ fn checkpoint_every(ctx: &Context) -> std::time::Duration {
 fn checkpoint(tx: &Connection, postings: Option<&mut PostingsWriter>) -> Result<(), Fault> {
     if let Some(p) = postings {
         tx.execute("UPDATE postings SET generation = generation + 1", [])?;
-        p.commit_kept(generation(tx)?)?;
+        p.commit(generation(tx)?)?;
     }
     tx.execute_batch("COMMIT")?;
     // A new file is built in rollback mode, where a writer keeps readers waiting: the rest of

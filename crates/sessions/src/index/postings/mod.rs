@@ -207,6 +207,12 @@ impl Postings {
             // A build writes its segments as its buffers fill and merges none: merging rewrites
             // every posting once more for a few milliseconds less per query.
             writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+        } else {
+            // An update adds a small segment; those are merged among themselves, never into a
+            // build's large ones (which would take seconds for each message appended).
+            let mut policy = tantivy::indexer::LogMergePolicy::default();
+            policy.set_max_docs_before_merge(SMALL_SEGMENT);
+            writer.set_merge_policy(Box::new(policy));
         }
         Ok(PostingsWriter {
             writer,
@@ -215,6 +221,9 @@ impl Postings {
         })
     }
 }
+
+/// The most documents a segment an update merges may hold.
+const SMALL_SEGMENT: usize = 200;
 
 /// The postings being written.
 pub struct PostingsWriter {
@@ -234,9 +243,10 @@ impl PostingsWriter {
             .delete_term(Term::from_field_u64(self.fields.doc, doc as u64));
     }
 
-    /// Commit what was added under `generation` and go on writing (a checkpoint of a long
-    /// build), every file readable by its owner only.
-    pub fn commit_kept(&mut self, generation: u64) -> Result<(), Fault> {
+    /// Commit what was added under `generation`, every file readable by its owner only. The
+    /// writer goes on writing (a checkpoint of a long build); `finish` once the SQLite file has
+    /// committed too.
+    pub fn commit(&mut self, generation: u64) -> Result<(), Fault> {
         let mut prepared = self.writer.prepare_commit().map_err(fault)?;
         prepared.set_payload(&generation.to_string());
         prepared.commit().map_err(fault)?;
@@ -244,10 +254,10 @@ impl PostingsWriter {
         Ok(())
     }
 
-    /// Commit under `generation`, wait for merges, and leave every file readable by its owner
-    /// only.
-    pub fn commit(mut self, generation: u64) -> Result<(), Fault> {
-        self.commit_kept(generation)?;
+    /// Wait for the merges the last commit started (they keep its generation). Not before the
+    /// SQLite file commits: a process that ends between the two commits leaves postings of
+    /// another generation, which are rebuilt.
+    pub fn finish(mut self) -> Result<(), Fault> {
         let merge = BUILD_BUDGET
             .lock()
             .unwrap_or_else(|e| e.into_inner())
