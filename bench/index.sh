@@ -42,7 +42,7 @@ in_process() {  # medians of the fields of bench/index-calls.cjs over RUNS proce
 }
 ratio() { node -e "console.log(($1 / $2).toFixed(2))"; }
 
-store_bytes=$(du -sb "${DIRS[@]}" | awk '{s+=$1} END {printf "%d\n", s}')
+store_bytes=$(du -sb "${DIRS[@]}" | awk '{s+=$1} END {printf "%.0f\n", s}')
 echo "home: $SRC, $(find "${DIRS[@]}" -type f | wc -l) files of the file-based agents, $((store_bytes / 1000000)) MB"
 echo "build measured: $ROOT ($(git -C "$ROOT" log --oneline -1 2>/dev/null | cut -c1-60))"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load average $(cut -d' ' -f1-3 /proc/loadavg), node $(node -v), $(rg --version | head -1)"
