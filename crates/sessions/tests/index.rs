@@ -622,6 +622,66 @@ fn rebuilt_after_damage(home: &Path, cache: &Path, with: &Client, without: &Clie
     assert_eq!(orphans, 0, "{what}");
 }
 
+/// A session the postings find whose row the file lacks is damage, whether the search reads the
+/// rows of what it found in one pass over them (a word in most sessions) or one by one (a rare
+/// word): the call answers as a scan does, and the next one rebuilds the index.
+#[test]
+fn a_found_session_without_its_row_is_damage_to_a_broad_search_and_a_rare_one() {
+    use agent_mux_sessions::index::{codec, lookup::ONE_PASS_SPARSEST, store};
+    let (tmp, home) = demo_copy();
+    let cache = tmp.path().join("cache");
+    let db = store::path_in(&cache);
+    let (with, without) = (indexed(&cache), scanning());
+    let env = Env::with_home(&home);
+    for (text, one_pass) in [("the", true), ("kubernetes", false)] {
+        let q = json!({"text": text, "limit": 1000});
+        let want = search(&without, &env, q.clone());
+        assert_eq!(search(&with, &env, q.clone()), want, "{text}");
+        // The rows of the sessions found (those the index holds: not Hermes', which its own
+        // engine finds), dense or sparse among the rows they span.
+        let found: BTreeSet<(String, String)> = want
+            .iter()
+            .map(|s| (s.agent.clone(), s.session_id.clone()))
+            .collect();
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let mut st = conn.prepare("SELECT id, summary FROM doc").unwrap();
+        let rows: Vec<i64> = st
+            .query_map([], |r| {
+                let s = codec::decode_summary(&r.get::<_, Vec<u8>>(1)?).unwrap();
+                Ok((r.get(0)?, (s.agent, s.session_id)))
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .filter(|(_, key)| found.contains(key))
+            .map(|(id, _)| id)
+            .collect();
+        drop(st);
+        let (first, last) = (rows[0], rows[rows.len() - 1]);
+        let span = (last - first + 1) as u64;
+        assert_eq!(
+            rows.len() as u64 * ONE_PASS_SPARSEST >= span,
+            one_pass,
+            "{text}"
+        );
+        // The last row found: a pass over the rows ends before it.
+        conn.execute("DELETE FROM doc WHERE id = ?1", [last])
+            .unwrap();
+        drop(conn);
+        assert_eq!(search(&with, &env, q.clone()), want, "{text}");
+        // The damaged index was removed: no file, or one made afresh (a listing of Hermes'
+        // hits opens it) that holds no session yet.
+        let docs: i64 = match db.exists() {
+            false => 0,
+            true => rusqlite::Connection::open(&db)
+                .unwrap()
+                .query_row("SELECT count(*) FROM doc", [], |r| r.get(0))
+                .unwrap(),
+        };
+        assert_eq!(docs, 0, "{text}");
+        rebuilt_after_damage(&home, &cache, &with, &without, text);
+    }
+}
+
 /// Every call reads each source's stamps from the index `source_fresh` alone, in path order:
 /// an index file made before it existed gets it at the next call.
 #[test]

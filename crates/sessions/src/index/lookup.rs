@@ -7,14 +7,14 @@
 //! few whose counts positions cannot tell, are read again from the agents' stores, which the
 //! snapshot has just found unchanged. The search engine (`search::indexed`) turns these into hits
 //! exactly as its scan would.
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::{Connection, OptionalExtension, Row};
 // Keys are the index's own row ids: Fx hashing, not SipHash (a word in every session looks up
 // thousands of them).
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::PathBuf;
 
 use super::codec;
-use super::postings::lookup::{lookup, Counts};
+use super::postings::lookup::{lookup, Counts, Found};
 use super::postings::Postings;
 use super::removed_if_broken;
 use super::store::Fault;
@@ -24,6 +24,10 @@ use crate::context::Context;
 use crate::model::{Session, SessionSummary};
 use crate::query::fields::FIELDS;
 use crate::query::Query;
+
+/// Documents found at least one in this many of the rows their ids span are read in one pass
+/// over those rows, sparser ones one query each (the two cost alike at one in three).
+pub const ONE_PASS_SPARSEST: u64 = 3;
 
 /// A session in the index (its row id there).
 pub type DocId = i64;
@@ -100,6 +104,9 @@ pub struct Snapshot {
     sources: Vec<Searched>,
     /// The indexed sources searched: their agent and the source as listed now.
     in_scope: HashMap<SourceId, (&'static dyn Agent, Source)>,
+    /// The keys of `in_scope` alone, looked up for every document found: small enough to stay
+    /// in the cache, where a map of whole sources misses it at each lookup.
+    searched: HashSet<SourceId>,
     /// Whether the stores hold changes the index has not taken in.
     left_changes: bool,
 }
@@ -167,6 +174,7 @@ impl Snapshot {
         }
         let left_changes = !changed.is_empty() || gone > 0;
         let sources = scan_order(&synced, changed);
+        let searched = synced.iter().map(|(_, s)| s.id).collect();
         let in_scope = synced
             .into_iter()
             .map(|(a, s)| (s.id, (a, s.source)))
@@ -179,6 +187,7 @@ impl Snapshot {
             ctx: ctx.clone(),
             sources,
             in_scope,
+            searched,
             left_changes,
         })
     }
@@ -200,35 +209,65 @@ impl Snapshot {
             Ok(Err(e)) => return Err(Fault::Broken(format!("the postings do not read: {e}"))),
             Err(_) => return Err(Fault::Broken("the postings do not read".into())),
         };
-        let mut row = self
-            .conn
-            .prepare_cached("SELECT source, lengths, summary FROM doc WHERE id = ?1")?;
+        self.stored_rows(found)
+    }
+
+    /// What the SQLite file keeps of the documents `found`, those of the sources searched, in
+    /// id order. Dense among the rows they span (a word in most sessions), they are read in one
+    /// pass over those rows; sparse, each by its id.
+    fn stored_rows(&self, mut found: Vec<Found>) -> Result<Vec<FoundDoc>, Fault> {
+        found.sort_unstable_by_key(|f| f.doc);
+        let (Some(first), Some(last)) = (found.first(), found.last()) else {
+            return Ok(Vec::new());
+        };
+        let span = last.doc.abs_diff(first.doc).saturating_add(1);
         let mut out = Vec::with_capacity(found.len());
-        for f in found {
-            let stored = row
-                .query_row([f.doc], |r| {
-                    Ok((
-                        r.get::<_, SourceId>(0)?,
-                        r.get_ref(1)?.as_blob()?.to_vec(),
-                        r.get::<_, Vec<u8>>(2)?,
-                    ))
-                })
-                .optional()?;
-            // The postings and the file are of one generation: a document without its row is
-            // damage.
-            let (source, lengths, summary) = stored.ok_or_else(corrupt)?;
-            if !self.in_scope.contains_key(&source) {
-                continue;
+        if (found.len() as u64).saturating_mul(ONE_PASS_SPARSEST) < span {
+            let mut st = self
+                .conn
+                .prepare_cached("SELECT source, lengths, summary FROM doc WHERE id = ?1")?;
+            for f in found {
+                let mut rows = st.query([f.doc])?;
+                // The postings and the file are of one generation: a document without its row
+                // is damage.
+                let r = rows.next()?.ok_or_else(corrupt)?;
+                out.extend(self.stored(f, r, 0)?);
             }
-            out.push(FoundDoc {
-                id: f.doc,
-                source,
-                lengths: codec::decode_lengths(&lengths).map_err(|_| corrupt())?,
-                counts: f.counts,
-                summary,
-            });
+            return Ok(out);
         }
-        Ok(out)
+        let mut st = self.conn.prepare_cached(
+            "SELECT id, source, lengths, summary FROM doc WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
+        )?;
+        let mut rows = st.query([first.doc, last.doc])?;
+        let mut found = found.into_iter().peekable();
+        while let Some(r) = rows.next()? {
+            let id: DocId = r.get(0)?;
+            // Rows no document found are passed over.
+            while let Some(f) = found.next_if(|f| f.doc == id) {
+                out.extend(self.stored(f, r, 1)?);
+            }
+        }
+        match found.next() {
+            Some(_) => Err(corrupt()),
+            None => Ok(out),
+        }
+    }
+
+    /// `f` with what its row `r` keeps (source, lengths and summary from column `at` on), or
+    /// `None` when its source is not searched.
+    fn stored(&self, f: Found, r: &Row, at: usize) -> Result<Option<FoundDoc>, Fault> {
+        let source: SourceId = r.get(at)?;
+        if !self.searched.contains(&source) {
+            return Ok(None);
+        }
+        let lengths = r.get_ref(at + 1)?.as_blob()?;
+        Ok(Some(FoundDoc {
+            id: f.doc,
+            source,
+            lengths: codec::decode_lengths(lengths).map_err(|_| corrupt())?,
+            counts: f.counts,
+            summary: r.get_ref(at + 2)?.as_blob()?.to_vec(),
+        }))
     }
 
     fn read_sessions(&self, ids: &[DocId]) -> Result<Vec<ReadDoc>, Fault> {
