@@ -87,16 +87,19 @@ type BySource = HashMap<SourceId, Vec<ReadSession>>;
 
 /// The statistics of the sessions the postings counted; the summaries of those that match as
 /// much as `summary` asks. Their snippets are left for later.
+///
+/// On the calling thread: a summary is a small decode, and one made on another thread is freed
+/// on this one (by the cut), which costs more than the decode saves in parallel.
 fn from_counts(
     q: &Query,
     docs: Vec<FoundDoc>,
     summary: PendingSummary,
 ) -> Result<Vec<(DocId, SourceId, ReadSession)>, Fault> {
-    docs.into_par_iter()
-        .map(|d| {
-            let counts = d.counts.as_ref().expect("counted");
+    docs.into_iter()
+        .map(|mut d| {
+            let counts = d.counts.take().expect("counted");
             let stats = Stats {
-                tf: counts.tf.clone(),
+                tf: counts.tf,
                 adjacent_tf: counts.adjacent,
                 lengths: d.lengths,
                 snippet: None,

@@ -13,6 +13,8 @@
 //! The query language, prefilter, fields and snippets live in `crate::query`, below the agents,
 //! so an agent can answer part of a search itself (`Agent::search_support`) without importing
 //! this engine.
+use rustc_hash::FxHashMap;
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 
 use crate::agents::Agent;
@@ -309,18 +311,29 @@ fn join_native(
 }
 
 /// One result per session (a session seen in two sources, or two hits joined to the same
-/// listed session): the best score wins.
+/// listed session): the best score wins, the first of equal ones. Found by hashing, not sorting:
+/// a word in every session makes thousands of results, seldom two of one session.
 fn dedupe(v: Vec<Found>) -> Vec<Found> {
-    let mut order: Vec<usize> = (0..v.len()).collect();
-    order.sort_by(|&a, &b| {
-        let (a, b) = (&v[a], &v[b]);
-        a.summary
-            .unified_id
-            .cmp(&b.summary.unified_id)
-            .then(b.score.total_cmp(&a.score))
-    });
-    order.dedup_by(|later, first| v[*later].summary.unified_id == v[*first].summary.unified_id);
-    take_in_order(v, order)
+    let mut best: FxHashMap<&str, usize> = FxHashMap::default();
+    best.reserve(v.len());
+    for (i, f) in v.iter().enumerate() {
+        match best.entry(&f.summary.unified_id) {
+            Entry::Vacant(e) => {
+                e.insert(i);
+            }
+            Entry::Occupied(mut e) => {
+                if f.score.total_cmp(&v[*e.get()].score).is_gt() {
+                    e.insert(i);
+                }
+            }
+        }
+    }
+    if best.len() == v.len() {
+        return v;
+    }
+    let mut kept: Vec<usize> = best.into_values().collect();
+    kept.sort_unstable();
+    take_in_order(v, kept)
 }
 
 /// Each result's recency factor at `now` (when not known: the newest result's time).
