@@ -45,9 +45,14 @@ pub trait TermLookup {
     /// counts of each leaf, or none when only reading it can tell.
     fn find(&self, q: &Query) -> Result<Vec<FoundDoc>, Fault>;
 
-    /// The sessions `ids` read again from their agents' stores, in that order.
-    fn sessions(&self, ids: &[DocId]) -> Result<Vec<ReadDoc>, Fault>;
+    /// The sessions `ids` read again from their agents' stores, in that order, as the scan reads
+    /// them: a text for which `needle_free` holds may be left out (`SearchSupport::
+    /// load_for_search`).
+    fn sessions(&self, ids: &[DocId], needle_free: &NeedleFree<'_>) -> Result<Vec<ReadDoc>, Fault>;
 }
+
+/// Whether a text holds none of a query's needles (`search::score::Matcher::needle_free`).
+pub type NeedleFree<'a> = dyn Fn(&str) -> bool + Sync + 'a;
 
 /// A source searched.
 pub enum Searched {
@@ -146,8 +151,8 @@ impl TermLookup for Snapshot {
         removed_if_broken(&self.dir, self.read_found(q))
     }
 
-    fn sessions(&self, ids: &[DocId]) -> Result<Vec<ReadDoc>, Fault> {
-        removed_if_broken(&self.dir, self.read_sessions(ids))
+    fn sessions(&self, ids: &[DocId], needle_free: &NeedleFree<'_>) -> Result<Vec<ReadDoc>, Fault> {
+        removed_if_broken(&self.dir, self.read_sessions(ids, needle_free))
     }
 }
 
@@ -270,7 +275,11 @@ impl Snapshot {
         }))
     }
 
-    fn read_sessions(&self, ids: &[DocId]) -> Result<Vec<ReadDoc>, Fault> {
+    fn read_sessions(
+        &self,
+        ids: &[DocId],
+        needle_free: &NeedleFree<'_>,
+    ) -> Result<Vec<ReadDoc>, Fault> {
         // Per source, the ids asked of it.
         let mut asked: HashMap<SourceId, Vec<DocId>> = HashMap::default();
         let mut source_of = self
@@ -295,7 +304,9 @@ impl Snapshot {
             wanted
                 .par_iter()
                 .map(|(source, wanted)| match in_scope.get(source) {
-                    Some((agent, src)) => read_source(ctx, *agent, src, *source, wanted),
+                    Some((agent, src)) => {
+                        read_source(ctx, *agent, src, *source, wanted, needle_free)
+                    }
                     None => Ok(Vec::new()),
                 })
                 .collect()
@@ -335,18 +346,25 @@ impl Snapshot {
     }
 }
 
-/// The sessions `wanted` (doc, session id, copies of that id before it) of `source`.
+/// The sessions `wanted` (doc, session id, copies of that id before it) of `source`. A file is
+/// read as the scan reads it, leaving out what `needle_free` allows: no tool output without a
+/// needle is decoded (most of them, for a rare word).
 fn read_source(
     ctx: &Context,
     agent: &dyn Agent,
     src: &Source,
     source: SourceId,
     wanted: &[Wanted],
+    needle_free: &NeedleFree<'_>,
 ) -> Result<Vec<ReadDoc>, Fault> {
     let ids: Vec<&str> = wanted.iter().map(|(_, id, _)| id.as_str()).collect();
+    let for_search = || {
+        let support = agent.search_support()?;
+        support.load_for_search(ctx, src, &|text: &str| needle_free(text))
+    };
     let sessions = match agent.many_sessions() {
         Some(m) => m.sessions_of(ctx, src, &ids),
-        None => agent.load_source(ctx, src),
+        None => for_search().unwrap_or_else(|| agent.load_source(ctx, src)),
     }
     .map_err(|e| Fault::Unusable(e.message))?;
     let mut at: HashMap<(&str, usize), DocId> = HashMap::default();

@@ -41,9 +41,11 @@ impl HitSource for Indexed<'_> {
             return Ok(Vec::new());
         }
         let ids: Vec<DocId> = keys.iter().map(|&k| k as DocId).collect();
-        let docs = self.lookup.sessions(&ids)?;
         let pf = Prefilter::new(q);
         let matcher = Matcher::new(q, &pf);
+        let docs = self
+            .lookup
+            .sessions(&ids, &|text: &str| matcher.needle_free(text))?;
         Ok(docs
             .into_par_iter()
             .map(|d| {
@@ -129,9 +131,9 @@ fn by_analysis(
         return Ok(Vec::new());
     }
     let ids: Vec<DocId> = docs.iter().map(|d| d.id).collect();
-    let read = lookup.sessions(&ids)?;
     let pf = Prefilter::new(q);
     let matcher = Matcher::new(q, &pf);
+    let read = lookup.sessions(&ids, &|text: &str| matcher.needle_free(text))?;
     Ok(read
         .into_par_iter()
         .map(|d| {

@@ -13,6 +13,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use crate::agents::Agent;
 use crate::context::{Context, IndexUpdates};
 use crate::index;
+use crate::index::lookup::NeedleFree;
 use crate::index::Snapshot;
 use crate::query::Query;
 
@@ -143,8 +144,8 @@ impl TermLookup for Updating {
         self.snapshot.find(q)
     }
 
-    fn sessions(&self, ids: &[DocId]) -> Result<Vec<ReadDoc>, Fault> {
-        self.snapshot.sessions(ids)
+    fn sessions(&self, ids: &[DocId], needle_free: &NeedleFree<'_>) -> Result<Vec<ReadDoc>, Fault> {
+        self.snapshot.sessions(ids, needle_free)
     }
 }
 
