@@ -116,22 +116,28 @@ pub fn snapshot(ctx: &Context, agents: &[&'static dyn Agent], write: bool) -> Op
 /// waited for when `wait`, else left to do it (`Some(false)`); `None` when the index is off or
 /// unusable.
 pub fn update(ctx: &Context, agents: &[&'static dyn Agent], wait: bool) -> Option<bool> {
-    let once = || {
-        with_index(ctx, |dir, conn| {
-            for a in agents {
-                match sync::sync(conn, dir, ctx, *a, Part::Documents) {
+    let once = || write_parts(ctx, &[(agents, Part::Documents)]);
+    match wait {
+        true => once_free(once).map(|_| true),
+        false => once(),
+    }
+}
+
+/// Bring each part of its agents up to date; `Some(false)` when another process writing the
+/// index refuses it, `None` when the index is off or unusable.
+fn write_parts(ctx: &Context, parts: &[(&[&'static dyn Agent], Part)]) -> Option<bool> {
+    with_index(ctx, |dir, conn| {
+        for (agents, part) in parts {
+            for a in *agents {
+                match sync::sync(conn, dir, ctx, *a, *part) {
                     Ok(_) => {}
                     Err(Fault::Busy(_)) => return Ok(false),
                     Err(e) => return Err(e),
                 }
             }
-            Ok(true)
-        })
-    };
-    match wait {
-        true => once_free(once).map(|_| true),
-        false => once(),
-    }
+        }
+        Ok(true)
+    })
 }
 
 /// Run `write` again while another process writing the index refuses it (`Some(false)`);
@@ -361,20 +367,7 @@ pub fn rebuild(
 ) -> std::result::Result<(), String> {
     let _ = once_free(|| writers_idle(ctx));
     clear(ctx).map_err(|e| e.to_string())?;
-    let built = once_free(|| {
-        with_index(ctx, |dir, conn| {
-            let parts = [(listed, Part::Summaries), (searched, Part::Documents)];
-            for (agents, part) in parts {
-                for a in agents {
-                    match sync::sync(conn, dir, ctx, *a, part) {
-                        Ok(_) => {}
-                        Err(Fault::Busy(_)) => return Ok(false),
-                        Err(e) => return Err(e),
-                    }
-                }
-            }
-            Ok(true)
-        })
-    });
+    let parts = [(listed, Part::Summaries), (searched, Part::Documents)];
+    let built = once_free(|| write_parts(ctx, &parts));
     built.ok_or_else(|| "the index could not be written".to_string())
 }
