@@ -1061,6 +1061,66 @@ fn a_long_write_commits_as_it_goes() {
     same_as_rebuilt(&home, &cache);
 }
 
+#[test]
+fn an_update_cut_off_inside_its_commit_is_written_again_by_the_next() {
+    // A process that exits while its update commits (a search's thread does, with the process)
+    // leaves the files it wrote but no commit of them. The next update, which writes the same
+    // change, must write over them.
+    let (tmp, home) = demo_copy();
+    let cache = tmp.path().join("cache");
+    let (with, without) = (indexed(&cache), scanning());
+    agree(&home, &with, &without);
+    let before = tmp.path().join("before");
+    copy_dir(&cache, &before);
+    let postings = |dir: &Path| {
+        dir.join(format!(
+            "index-v{}.postings",
+            agent_mux_sessions::index::store::FORMAT
+        ))
+    };
+    let names = |dir: &Path| -> BTreeSet<String> {
+        std::fs::read_dir(postings(dir))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+
+    // The update whose commit is cut off: a grown session replaces its document.
+    let (_, existing, sid) = shop_session(&home);
+    append_message(&existing, &sid, "cut-1", "a zebrafish in the cut update");
+    assert_eq!(agree(&home, &with, &without)[0], std::slice::from_ref(&sid));
+    let written: Vec<String> = names(&cache).difference(&names(&before)).cloned().collect();
+    assert!(
+        written.iter().any(|n| n.ends_with(".del")),
+        "the update deleted the grown session's old document: {written:?}"
+    );
+
+    // Its files left beside the last commit, listed (as tantivy lists a file before it writes
+    // it) among the files it manages.
+    let after = tmp.path().join("after");
+    copy_dir(&cache, &after);
+    std::fs::remove_dir_all(&cache).unwrap();
+    copy_dir(&before, &cache);
+    let managed = postings(&cache).join(".managed.json");
+    let mut listed: Vec<String> =
+        serde_json::from_slice(&std::fs::read(&managed).unwrap()).unwrap();
+    for n in &written {
+        std::fs::copy(postings(&after).join(n), postings(&cache).join(n)).unwrap();
+        listed.push(n.clone());
+    }
+    std::fs::write(&managed, serde_json::to_vec(&listed).unwrap()).unwrap();
+
+    // The next process writes the change again.
+    let env = Env::with_home(&home);
+    let next = indexed(&cache);
+    let status = next
+        .index_update(env.clone(), false)
+        .expect("the index is written");
+    assert_eq!((status.stale, status.sessions), (0, 27));
+    assert_eq!(agree(&home, &next, &without)[0], [sid]);
+    same_as_rebuilt(&home, &cache);
+}
+
 /// The postings' segments: id and documents.
 fn segments(cache: &Path) -> BTreeSet<(String, u32)> {
     use agent_mux_sessions::index::{postings, store};

@@ -203,6 +203,9 @@ impl Postings {
             .index
             .writer_with_num_threads(budget.threads, per_thread * budget.threads)
             .map_err(fault)?;
+        // A writer cut off inside its commit (its process exited) left files no commit lists,
+        // under the names this writer's commit will give the same change: removed first.
+        writer.garbage_collect_files().wait().map_err(fault)?;
         if many {
             // A build writes its segments as its buffers fill and merges none: merging rewrites
             // every posting once more for a few milliseconds less per query.
