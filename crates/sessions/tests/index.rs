@@ -1035,8 +1035,34 @@ fn a_search_answers_at_once_and_a_thread_fills_the_index_after_it() {
     }
     assert!(meanwhile > 0);
     assert_eq!(now.index_status(env.clone()).stale, 0);
+    #[cfg(target_os = "linux")]
+    {
+        let nice = niceness_of_threads("amux-index-");
+        assert!(
+            !nice.is_empty() && nice.iter().all(|&n| n == 10),
+            "{nice:?}"
+        );
+    }
     same_as_rebuilt(&home, &cache);
     assert!(assert_same_search(&home, &now, &without) > 100);
+}
+
+/// The nice value of each thread of this process whose name starts with `prefix`: the threads
+/// a background write runs on have a low priority, the process's others a normal one.
+#[cfg(target_os = "linux")]
+fn niceness_of_threads(prefix: &str) -> Vec<i64> {
+    let mut out = Vec::new();
+    for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+        if !comm.starts_with(prefix) {
+            continue;
+        }
+        // The fields after the name, which is in parentheses: nice is the 19th field of all.
+        let stat = std::fs::read_to_string(task.path().join("stat")).unwrap();
+        let after_name = &stat[stat.rfind(')').unwrap() + 2..];
+        out.push(after_name.split(' ').nth(16).unwrap().parse().unwrap());
+    }
+    out
 }
 
 /// A long write commits as it goes: each commit is a consistent index, and the whole is what one

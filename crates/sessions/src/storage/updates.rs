@@ -79,12 +79,44 @@ fn start(ctx: Context, agents: Vec<&'static dyn Agent>) {
             let _done = done;
             // A fault is the next call's to meet: the index answers nothing it has not
             // committed.
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                index::update(&ctx, &agents, false)
-            }));
+            let _ =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    match background_pool() {
+                        Some(pool) => pool.install(|| index::update(&ctx, &agents, false)),
+                        None => index::update(&ctx, &agents, false),
+                    }
+                }));
         });
     // No thread to be had: the next call tries again (`done` was dropped with the closure).
     drop(spawned);
+}
+
+/// The threads a background write reads and writes on, at a low priority: the calls of the
+/// process that come while it writes keep the cores and the global pool (whose threads would
+/// otherwise be busy reading a large session for the writer), and tantivy's threads, started
+/// from these, inherit their priority. `None` when no thread can be started.
+fn background_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .thread_name(|i| format!("amux-index-{i}"))
+            .start_handler(|_| low_priority())
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
+/// Give the calling thread a low priority (Linux, where it is per thread; elsewhere nothing):
+/// nice 10, a tenth of a core's time beside a busy thread of normal priority, rather than 19,
+/// so that a machine kept busy by other work still sees the index written.
+fn low_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: gettid and setpriority take no pointers; a refusal leaves the priority as it was.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, tid, 10);
+    }
 }
 
 /// What a client keeps of the index's updates: whether a search left changes for the caller to
