@@ -16,6 +16,7 @@
 //! never read.
 use std::path::{Path, PathBuf};
 
+use queued::{Gate, Queued};
 use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions,
 };
@@ -26,6 +27,7 @@ use crate::query::fields::FIELDS;
 
 pub mod document;
 pub mod lookup;
+mod queued;
 pub mod tokens;
 
 /// The fields of an index (one set per `Schema`).
@@ -199,7 +201,7 @@ impl Postings {
     /// it writes many sources (a first build), and merges no segment as it goes.
     pub fn writer(&self, budget: Budget, many: bool) -> Result<PostingsWriter, Fault> {
         let per_thread = (budget.memory / budget.threads.max(1)).max(16 << 20);
-        let writer: IndexWriter = self
+        let writer: IndexWriter<Queued> = self
             .index
             .writer_with_num_threads(budget.threads, per_thread * budget.threads)
             .map_err(fault)?;
@@ -219,24 +221,31 @@ impl Postings {
         }
         Ok(PostingsWriter {
             writer,
+            queue: Gate::new(QUEUED),
             fields: self.fields,
             dir: self.dir.clone(),
         })
     }
 }
 
+/// The text queued for tantivy's indexing threads, at most: enough to keep them busy.
+const QUEUED: usize = 64 << 20;
+
 /// The most documents a segment an update merges may hold.
 const SMALL_SEGMENT: usize = 200;
 
 /// The postings being written.
 pub struct PostingsWriter {
-    writer: IndexWriter,
+    writer: IndexWriter<Queued>,
+    queue: std::sync::Arc<Gate>,
     pub fields: Fields,
     dir: PathBuf,
 }
 
 impl PostingsWriter {
+    /// Add `doc`, once the documents before it are indexed but for `QUEUED` bytes.
     pub fn add(&self, doc: tantivy::TantivyDocument) -> Result<(), Fault> {
+        let doc = self.queue.admit(doc);
         self.writer.add_document(doc).map(drop).map_err(fault)
     }
 
