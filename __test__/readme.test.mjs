@@ -147,7 +147,7 @@ describe('README', () => {
     rmSync(join(demoHome, '.cache'), { recursive: true, force: true })
     const run = node(['bin/amux.js', 'sessions', 'search', 'kubernetes', '--json'], demoEnv())
     expect(run.status).toBe(0)
-    expect(existsSync(join(process.env.AGENT_MUX_CACHE_DIR, 'index-v6.sqlite'))).toBe(true)
+    expect(existsSync(join(process.env.AGENT_MUX_CACHE_DIR, 'index-v7.sqlite'))).toBe(true)
     expect(existsSync(join(demoHome, '.cache'))).toBe(false)
   })
 

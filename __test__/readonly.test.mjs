@@ -35,7 +35,7 @@ describe('read-only proof', () => {
       })
       expect(snapshot(home)).toEqual(before)
       // The persistent index (issue #16) was written, and only in the cache directory.
-      expect(existsSync(join(process.env.AGENT_MUX_CACHE_DIR, 'index-v6.sqlite'))).toBe(true)
+      expect(existsSync(join(process.env.AGENT_MUX_CACHE_DIR, 'index-v7.sqlite'))).toBe(true)
     } finally {
       removeDir(home)
     }

@@ -1,6 +1,6 @@
 //! A first build of the index of a home, timed, with its size and the process's peak memory:
 //! the writer's threads, memory and a final merge compared.
-//!   cargo run --release --example index_build -- <home> [threads] [memory MB] [merge]
+//!   cargo run --release --example index_build -- <home> [threads] [memory MB] [nomerge]
 //! The index goes to a fresh temporary directory; the home is only read.
 use agent_mux_sessions::context::CacheSetting;
 use agent_mux_sessions::index::postings::{set_build_budget, Budget};
@@ -12,14 +12,12 @@ fn main() {
     let home = std::path::PathBuf::from(&args[0]);
     if let Some(threads) = args.get(1).and_then(|t| t.parse().ok()) {
         let memory: usize = args.get(2).and_then(|m| m.parse().ok()).unwrap_or(96);
-        let merge = args.get(3).is_some_and(|m| m == "merge");
-        set_build_budget(
-            Budget {
-                threads,
-                memory: memory << 20,
-            },
+        let merge = args.get(3).is_none_or(|m| m != "nomerge");
+        set_build_budget(Budget {
+            threads,
+            memory: memory << 20,
             merge,
-        );
+        });
     }
     let cache = tempfile::tempdir().unwrap();
     let client = Client::new(ClientOptions {

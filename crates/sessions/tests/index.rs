@@ -1166,9 +1166,13 @@ fn updates_leave_the_builds_large_segments_as_they_are() {
     let home = generated_home_of(&tmp.path().join("home"), 900, 13, "claude");
     let cache = tmp.path().join("cache");
     let (with, without) = (indexed(&cache), scanning());
-    let env = Env::with_home(&home);
+    let mut env = Env::with_home(&home);
+    // The build commits after every batch of sources, a segment or more each; then merges
+    // them into one.
+    env.set("AGENT_MUX_INDEX_CHECKPOINT_MS", "0");
     let q = json!({"text": "zebrafish", "limit": 1000});
     assert!(search(&with, &env, q.clone()).is_empty());
+    assert_eq!(segments(&cache).len(), 1, "the build's segments merged");
     // Larger than an update merges (200 documents).
     let large: BTreeSet<_> = segments(&cache)
         .into_iter()

@@ -113,21 +113,23 @@ pub struct Budget {
     pub threads: usize,
     /// Memory for their buffers, all threads together (a segment is written when it is full).
     pub memory: usize,
+    /// Whether the segments it wrote are merged into one once it has committed: each segment
+    /// holds its own dictionary of terms, and a query looks each term up in every segment.
+    pub merge: bool,
 }
 
 /// A first build's budget set by a benchmark (`set_build_budget`), in place of `Budget::build`.
-static BUILD_BUDGET: std::sync::Mutex<Option<(Budget, bool)>> = std::sync::Mutex::new(None);
+static BUILD_BUDGET: std::sync::Mutex<Option<Budget>> = std::sync::Mutex::new(None);
 
-/// Measure first builds with `budget`, merging their segments into one at the end when `merge`
-/// (examples/index_build.rs compares them).
-pub fn set_build_budget(budget: Budget, merge: bool) {
-    *BUILD_BUDGET.lock().unwrap_or_else(|e| e.into_inner()) = Some((budget, merge));
+/// Measure first builds with `budget` (examples/index_build.rs compares them).
+pub fn set_build_budget(budget: Budget) {
+    *BUILD_BUDGET.lock().unwrap_or_else(|e| e.into_inner()) = Some(budget);
 }
 
 impl Budget {
     /// A build from nothing: every core, a buffer large enough that segments come out few.
     pub fn build() -> Budget {
-        if let Some((b, _)) = *BUILD_BUDGET.lock().unwrap_or_else(|e| e.into_inner()) {
+        if let Some(b) = *BUILD_BUDGET.lock().unwrap_or_else(|e| e.into_inner()) {
             return b;
         }
         let threads = std::thread::available_parallelism()
@@ -136,14 +138,17 @@ impl Budget {
         Budget {
             threads,
             memory: threads * (96 << 20),
+            merge: true,
         }
     }
 
-    /// An update of a few sources: one thread, tantivy's least buffer.
+    /// An update of a few sources: one thread, tantivy's least buffer; its small segments are
+    /// merged among themselves as they come (`writer`).
     pub fn update() -> Budget {
         Budget {
             threads: 1,
             memory: 16 << 20,
+            merge: false,
         }
     }
 }
@@ -219,8 +224,13 @@ impl Postings {
             policy.set_max_docs_before_merge(SMALL_SEGMENT);
             writer.set_merge_policy(Box::new(policy));
         }
+        let merge_after = match budget.merge {
+            true => Some(self.index.searchable_segment_ids().map_err(fault)?),
+            false => None,
+        };
         Ok(PostingsWriter {
             writer,
+            merge_after,
             queue: Gate::new(QUEUED),
             fields: self.fields,
             dir: self.dir.clone(),
@@ -237,6 +247,8 @@ const SMALL_SEGMENT: usize = 200;
 /// The postings being written.
 pub struct PostingsWriter {
     writer: IndexWriter<Queued>,
+    /// The segments there were before it, when the ones it writes are to be merged.
+    merge_after: Option<Vec<tantivy::index::SegmentId>>,
     queue: std::sync::Arc<Gate>,
     pub fields: Fields,
     dir: PathBuf,
@@ -266,20 +278,17 @@ impl PostingsWriter {
         Ok(())
     }
 
-    /// Wait for the merges the last commit started (they keep its generation). Not before the
-    /// SQLite file commits: a process that ends between the two commits leaves postings of
-    /// another generation, which are rebuilt.
+    /// Merge the segments a build wrote into one, and wait for the merges the last commit
+    /// started (they keep its generation). Not before the SQLite file commits: a process that
+    /// ends between the two commits leaves postings of another generation, which are rebuilt.
     pub fn finish(mut self) -> Result<(), Fault> {
-        let merge = BUILD_BUDGET
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .is_some_and(|(_, merge)| merge);
-        if merge {
-            let ids = self
+        if let Some(before) = self.merge_after.take() {
+            let mut ids = self
                 .writer
                 .index()
                 .searchable_segment_ids()
                 .map_err(fault)?;
+            ids.retain(|id| !before.contains(id));
             if ids.len() > 1 {
                 self.writer.merge(&ids).wait().map_err(fault)?;
             }
