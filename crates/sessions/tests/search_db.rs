@@ -130,7 +130,7 @@ fn a_store_read_from_disk_gives_the_same_results() {
 
 /// Queries of every kind the analysis' shortcuts treat differently: single words (matched on the
 /// original text), prefixes, OR and NOT, phrases, word pairs (adjacency), accents, CJK.
-const SHORTCUT_QUERIES: [&str; 10] = [
+const SHORTCUT_QUERIES: [&str; 12] = [
     "kubernetes",
     "kube*",
     "flaky OR sqlite",
@@ -141,6 +141,8 @@ const SHORTCUT_QUERIES: [&str; 10] = [
     "cafe",
     "大别山",
     "failing",
+    "大别 OR 别山",
+    "山山",
 ];
 
 /// The shortcuts (fields without a needle only measured, single-word queries matched on the
@@ -165,6 +167,14 @@ fn analysis_shortcuts_give_the_exhaustive_statistics() {
             // Plain ASCII but for a combining mark inside a word (folding drops it, joining
             // the word) and CJK around one: no accent sends this field the folded way.
             format!("step {k} Kuber\u{A8E0}netes 漢kubernetes漢 ca\u{A8E0}fe")
+        } else if k % 13 == 0 {
+            // CJK matched on the original text: overlapping runs, and a mark folding drops.
+            let mark = if k % 26 == 0 {
+                "大\u{301}别山"
+            } else {
+                "别大别"
+            };
+            format!("step {k} 大别山大别山别山 山山山 {mark} Ünï 大别大别山山")
         } else {
             format!(
                 "{} step {k} Kubernetes café naïve kube-proxy {}",

@@ -299,7 +299,7 @@ impl Prefilter {
         let b = text.as_bytes();
         let mut i = self.next_to_look_at(b, 0);
         while i < b.len() {
-            if self.ascii_needles && skippable_for_ascii(&b[i..]) {
+            if (self.ascii_needles && skippable_for_ascii(&b[i..])) || starts_with_cjk(&b[i..]) {
                 i = self.next_to_look_at(b, i + 3);
                 continue;
             }
@@ -452,6 +452,16 @@ fn skippable_for_ascii(b: &[u8]) -> bool {
         return inert_symbols()[k / 64] & (1 << (k % 64)) != 0;
     }
     !(0xA000..=0xABFF).contains(&cp)
+}
+
+/// Does `b` start with a CJK character (`is_cjk`, three bytes)? It folds to itself: it can
+/// neither hide a needle nor join two halves of one.
+fn starts_with_cjk(b: &[u8]) -> bool {
+    let [b0 @ 0xE3..=0xED, b1, b2, ..] = *b else {
+        return false;
+    };
+    let cp = ((b0 as u32 & 0x0F) << 12) | ((b1 as u32 & 0x3F) << 6) | (b2 as u32 & 0x3F);
+    char::from_u32(cp).is_some_and(is_cjk)
 }
 
 /// U+2000..U+2FFF (lead byte E2: punctuation, arrows, maths, box drawing, dingbats, common in

@@ -12,7 +12,9 @@ pub fn is_cjk(c: char) -> bool {
 
 /// A character that is part of a word token (CJK is not: it is matched by substring).
 pub fn is_token_char(c: char) -> bool {
-    c.is_alphanumeric() && !is_cjk(c)
+    // The range check first: CJK text would otherwise look each character up in Unicode's
+    // tables of letters.
+    !is_cjk(c) && c.is_alphanumeric()
 }
 
 /// Scripts whose letters carry combining accents we strip. Hangul and CJK also decompose

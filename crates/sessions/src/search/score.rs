@@ -14,7 +14,7 @@ use crate::query::snippet;
 use crate::model::{Message, Session, Timestamp};
 use crate::query::fields::{answered, for_each_field, Field, FieldCounts, FIELDS};
 pub use crate::query::parse::adjacency_leaf;
-use crate::query::text::{folds_differently, is_token_char, Folded};
+use crate::query::text::{folds_differently, is_cjk, is_token_char, Folded};
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -270,13 +270,16 @@ impl<'a> Matcher<'a> {
     }
 }
 
-/// Matching on the original text, for queries made only of single ASCII words (the common
-/// case): no folded copy of the field. Fields where folding could change the outcome, or a
-/// word boundary takes folding to tell, go the folded way.
+/// Matching on the original text, for queries made only of single ASCII words and of CJK text
+/// (the common cases): no folded copy of the field. Fields where folding could change the
+/// outcome, or a word boundary takes folding to tell, go the folded way.
 struct Direct {
     finder: Caseless,
     /// For each pattern, the leaves it stands for and whether each is a prefix.
     serves: Vec<Vec<(usize, bool)>>,
+    /// For each pattern, whether it is CJK text (matched anywhere, without overlaps, as
+    /// `str::match_indices` counts) rather than a word.
+    cjk: Vec<bool>,
 }
 
 /// Per field: occurrences per leaf, hits (positive leaves), positive leaves hit.
@@ -286,28 +289,36 @@ impl Direct {
     fn new(q: &Query) -> Option<Direct> {
         let mut patterns: Vec<&str> = Vec::new();
         let mut serves: Vec<Vec<(usize, bool)>> = Vec::new();
+        let mut cjk = Vec::new();
         for (l, leaf) in q.leaves.iter().enumerate() {
-            let Leaf::Words { tokens, prefix } = leaf else {
-                return None;
+            let (t, prefix, is_cjk_text) = match leaf {
+                Leaf::Words { tokens, prefix } => match tokens.as_slice() {
+                    [t] if t.is_ascii() => (t, *prefix, false),
+                    _ => return None,
+                },
+                // CJK characters neither fold nor form words: where nothing folds into a
+                // needle's character (`Prefilter::folding_may_matter`), the folded text holds
+                // the same runs of them as the original.
+                Leaf::Substring(s) if s.chars().all(is_cjk) => (s, false, true),
+                Leaf::Substring(_) => return None,
             };
-            let [t] = tokens.as_slice() else {
-                return None;
-            };
-            if !t.is_ascii() {
-                return None;
-            }
             let k = match patterns.iter().position(|p| p == t) {
                 Some(k) => k,
                 None => {
                     patterns.push(t);
                     serves.push(Vec::new());
+                    cjk.push(is_cjk_text);
                     patterns.len() - 1
                 }
             };
-            serves[k].push((l, *prefix));
+            serves[k].push((l, prefix));
         }
         let finder = Caseless::new(&patterns)?;
-        Some(Direct { finder, serves })
+        Some(Direct {
+            finder,
+            serves,
+            cjk,
+        })
     }
 
     fn field(&self, q: &Query, pf: &Prefilter, text: &str) -> Option<FieldHits> {
@@ -316,9 +327,15 @@ impl Direct {
         }
         let mut tf = vec![0u32; q.leaves.len()];
         let mut hits = Vec::new();
+        // Matches of CJK patterns, overlapping ones included: counted once all are found.
+        let mut cjk: Vec<(usize, usize, usize)> = Vec::new();
         // A boundary only folding can tell sends the whole field the folded way.
         let mut unclear = false;
         self.finder.each(text.as_bytes(), |m| {
+            if self.cjk[m.needle] {
+                cjk.push((m.needle, m.start, m.end));
+                return true;
+            }
             let Some(before) = word_char_before(text, m.start) else {
                 unclear = true;
                 return false;
@@ -349,6 +366,21 @@ impl Direct {
         });
         if unclear {
             return None;
+        }
+        // Per pattern, leftmost first, each match past the end of the one kept before it.
+        cjk.sort_unstable();
+        let mut kept_to: Option<(usize, usize)> = None;
+        for (k, s, e) in cjk {
+            if kept_to.is_some_and(|(pk, end)| pk == k && s < end) {
+                continue;
+            }
+            kept_to = Some((k, e));
+            for &(l, _) in &self.serves[k] {
+                tf[l] += 1;
+                if q.positive[l] {
+                    hits.push((s, e, l));
+                }
+            }
         }
         let distinct = positive_leaves_hit(q, &tf);
         Some((tf, hits, distinct))
@@ -725,6 +757,8 @@ mod tests {
             "bo\u{301}rrow borrow\u{301} \u{212a}ubernetes ǅ İstanbul",
             "",
             "prefix kubeadm kube kubé kube→ kube_x",
+            "大别山 大别山大别山 山山山 大\u{301}别山 大别大别山山, 別山 borrow大别山",
+            "帮我总结一下大别山徒步路线 Ünïcode 大别山 café kubernetes",
         ];
         let queries = [
             "borrow",
@@ -734,13 +768,21 @@ mod tests {
             "borrow NOT kube",
             "cafe",
             "istanbul",
+            "大别山",
+            "山山",
+            "大别 OR 别山",
+            "大别山 OR borrow",
+            "kube* NOT 大别山",
         ];
         let mut direct_used = 0;
         for qs in queries {
             let q = Query::parse(qs).unwrap();
             let pf = Prefilter::new(&q);
             let m = Matcher::new(&q, &pf);
-            let d = m.direct.as_ref().expect("single-word queries go direct");
+            let d = m
+                .direct
+                .as_ref()
+                .expect("single-word and CJK queries go direct");
             for text in texts {
                 let want = by_folding(&q, text);
                 if let Some((tf, hits, distinct)) = d.field(&q, &pf, text) {
@@ -754,12 +796,12 @@ mod tests {
             }
         }
         // Most pairs are decided on the original text; the rest fell back to folding.
-        assert!(direct_used >= 20, "{direct_used}");
+        assert!(direct_used >= 40, "{direct_used}");
     }
 
     #[test]
-    fn phrases_cjk_and_word_pairs_are_matched_folded() {
-        for qs in ["\"docker compose\"", "docker compose", "大别山"] {
+    fn phrases_word_pairs_and_mixed_cjk_are_matched_folded() {
+        for qs in ["\"docker compose\"", "docker compose", "大别山abc"] {
             let q = Query::parse(qs).unwrap();
             let pf = Prefilter::new(&q);
             assert!(Matcher::new(&q, &pf).direct.is_none(), "{qs}");
