@@ -432,7 +432,9 @@ fn phrase_counts(
                     positions[k].extend_from_slice(&buf);
                 }
             }
-            positions[k].sort_unstable();
+            if slot.len() > 1 {
+                positions[k].sort_unstable();
+            }
         }
         let n = count_runs(&positions, non_overlapping);
         if n > 0 {
@@ -442,20 +444,29 @@ fn phrase_counts(
     Ok(out)
 }
 
-/// Starts `p` of `positions[0]` with `p + k` in `positions[k]` for every slot `k`.
+/// Starts `p` of `positions[0]` with `p + k` in `positions[k]` for every slot `k`. Every list
+/// is sorted, so one cursor per slot walks it once.
 fn count_runs(positions: &[Vec<u32>], non_overlapping: bool) -> u32 {
     let width = positions.len() as u32;
     let mut count = 0;
     let mut free_from = 0u32;
+    let mut cursors = vec![0usize; positions.len()];
     for &p in &positions[0] {
         if non_overlapping && p < free_from {
             continue;
         }
-        let all = positions
-            .iter()
-            .enumerate()
-            .skip(1)
-            .all(|(k, ps)| ps.binary_search(&(p + k as u32)).is_ok());
+        let mut all = true;
+        for (k, ps) in positions.iter().enumerate().skip(1) {
+            let want = p + k as u32;
+            let at = &mut cursors[k];
+            while *at < ps.len() && ps[*at] < want {
+                *at += 1;
+            }
+            if ps.get(*at) != Some(&want) {
+                all = false;
+                break;
+            }
+        }
         if all {
             count += 1;
             free_from = p + width;
@@ -476,5 +487,9 @@ mod tests {
         // "aaa" searched for "aa": one non-overlapping match, as `str::match_indices` finds.
         assert_eq!(count_runs(&p, true), 1);
         assert_eq!(count_runs(&[vec![3, 9], vec![4, 11]], false), 1);
+        // Three slots, runs at 0 and 7; 4 lacks its third.
+        let p = vec![vec![0, 4, 7, 20], vec![1, 5, 8], vec![2, 9, 30]];
+        assert_eq!(count_runs(&p, true), 2);
+        assert_eq!(count_runs(&p, false), 2);
     }
 }
