@@ -300,7 +300,12 @@ impl Prefilter {
         let mut i = self.next_to_look_at(b, 0);
         while i < b.len() {
             if (self.ascii_needles && skippable_for_ascii(&b[i..])) || starts_with_cjk(&b[i..]) {
-                i = self.next_to_look_at(b, i + 3);
+                i += 3;
+                // A run of CJK text is passed over character by character.
+                while starts_with_cjk(&b[i..]) {
+                    i += 3;
+                }
+                i = self.next_to_look_at(b, i);
                 continue;
             }
             let c = text[i..].chars().next().expect("a char boundary");
