@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::model::{Session, SessionSummary};
 use crate::query::{ByteFilter, NativeHit, Query, StoreRow};
 pub use crate::read::fingerprint::Fingerprint;
-use crate::read::fs::{stamp, Stamp};
+use crate::read::fs::{stamp, stamps, Stamp};
 
 /// How much of a session a read builds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -73,13 +73,31 @@ impl Source {
     }
 
     /// Sources for many files, each with its side files, in their order. The files are stat'ed
-    /// in parallel: a large store is tens of thousands of them at every call.
+    /// together (`stamps`): a large store is tens of thousands of them at every call.
     pub fn many(files: Vec<(PathBuf, Vec<PathBuf>)>) -> Vec<Source> {
-        use rayon::prelude::*;
-        files
-            .into_par_iter()
-            .filter_map(|(path, side)| Source::new(path, &side))
-            .collect()
+        let paths: Vec<&Path> = (files.iter())
+            .flat_map(|(path, side)| std::iter::once(path).chain(side))
+            .map(PathBuf::as_path)
+            .collect();
+        let mut stamped = stamps(&paths).into_iter();
+        drop(paths);
+        let mut out = Vec::with_capacity(files.len());
+        for (path, side_files) in files {
+            let main = stamped.next().flatten();
+            let side = stamped.by_ref().take(side_files.len());
+            let stamps: Vec<Stamp> = side.map(Option::unwrap_or_default).collect();
+            if let Some(main) = main {
+                let mut all = Vec::with_capacity(1 + stamps.len());
+                all.push(main);
+                all.extend(stamps);
+                out.push(Source {
+                    path,
+                    stamps: all,
+                    side_files,
+                });
+            }
+        }
+        out
     }
 
     /// A source for a SQLite database: the file plus its `-wal` (where committed rows may sit).

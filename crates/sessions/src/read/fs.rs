@@ -34,6 +34,65 @@ pub fn stamp(path: &Path) -> Option<Stamp> {
     })
 }
 
+/// `stamp` of every path, in order, stat'ed in parallel. A run of paths in one directory is
+/// stat'ed relative to that directory, opened once: the kernel then looks up one name per file,
+/// not every component of its path again.
+pub fn stamps(paths: &[&Path]) -> Vec<Option<Stamp>> {
+    use rayon::prelude::*;
+    #[cfg(unix)]
+    {
+        let mut dirs: Vec<Option<rustix::fd::OwnedFd>> = Vec::new();
+        let mut dir_of = Vec::with_capacity(paths.len());
+        let mut current: Option<&Path> = None;
+        for p in paths {
+            if p.parent() != current || dirs.is_empty() {
+                current = p.parent();
+                dirs.push(current.and_then(open_dir));
+            }
+            dir_of.push(dirs.len() - 1);
+        }
+        paths
+            .par_iter()
+            .zip(dir_of)
+            .map(|(p, d)| match (&dirs[d], p.file_name()) {
+                (Some(dir), Some(name)) => stamp_at(dir, name),
+                _ => stamp(p),
+            })
+            .collect()
+    }
+    #[cfg(not(unix))]
+    {
+        paths.par_iter().map(|p| stamp(p)).collect()
+    }
+}
+
+#[cfg(unix)]
+fn open_dir(dir: &Path) -> Option<rustix::fd::OwnedFd> {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    rustix::fs::open(dir, flags, Mode::empty()).ok()
+}
+
+/// `stamp` of the file `name` in the opened directory `dir` (a final symlink followed, as
+/// `metadata` does; a time before 1970 is 0, as `stamp` reads it).
+#[cfg(unix)]
+fn stamp_at(dir: &rustix::fd::OwnedFd, name: &std::ffi::OsStr) -> Option<Stamp> {
+    use rustix::fs::{AtFlags, FileType};
+    let st = rustix::fs::statat(dir, name, AtFlags::empty()).ok()?;
+    if FileType::from_raw_mode(st.st_mode as _) != FileType::RegularFile {
+        return None;
+    }
+    let mtime_ns = match st.st_mtime {
+        s if s < 0 => 0,
+        s => s as i128 * 1_000_000_000 + st.st_mtime_nsec as i128,
+    };
+    Some(Stamp {
+        size: st.st_size as u64,
+        mtime_ns,
+        inode: st.st_ino as u64,
+    })
+}
+
 #[cfg(unix)]
 fn inode(md: &fs::Metadata) -> u64 {
     std::os::unix::fs::MetadataExt::ino(md)
@@ -158,6 +217,50 @@ pub fn read_capped(path: &Path, max_bytes: u64) -> std::io::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Stat'ed together, relative to their directories, the files read as one at a time: a
+    /// final symlink followed, anything but a regular file (or nothing) `None`, runs of one
+    /// directory interrupted by another, a directory that cannot be opened.
+    #[cfg(unix)]
+    #[test]
+    fn stamps_read_each_file_as_stamp_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join("a/sub")).unwrap();
+        fs::create_dir_all(root.join("b")).unwrap();
+        fs::write(root.join("a/one.jsonl"), "{}\n").unwrap();
+        fs::write(root.join("a/two.jsonl"), "{\"x\":1}\n").unwrap();
+        fs::write(root.join("b/three.jsonl"), "").unwrap();
+        std::os::unix::fs::symlink(root.join("a/two.jsonl"), root.join("b/link.jsonl")).unwrap();
+        std::os::unix::fs::symlink(root.join("a"), root.join("b/dirlink")).unwrap();
+        let old = std::time::UNIX_EPOCH - std::time::Duration::from_secs(86_400);
+        let before_1970 = root.join("b/old.jsonl");
+        fs::write(&before_1970, "old").unwrap();
+        let f = fs::File::options().write(true).open(&before_1970).unwrap();
+        f.set_modified(old).unwrap();
+        let paths: Vec<PathBuf> = [
+            "a/one.jsonl",
+            "a/two.jsonl",
+            "b/three.jsonl",
+            "a/sub",
+            "a/gone.jsonl",
+            "b/link.jsonl",
+            "b/dirlink",
+            "b/old.jsonl",
+            "nowhere/x.jsonl",
+            "a/one.jsonl",
+        ]
+        .iter()
+        .map(|p| root.join(p))
+        .chain([PathBuf::from("/")])
+        .collect();
+        let refs: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+        let want: Vec<Option<Stamp>> = refs.iter().map(|p| stamp(p)).collect();
+        assert_eq!(stamps(&refs), want);
+        let found = want.iter().filter(|s| s.is_some()).count();
+        assert_eq!(found, 6, "{want:?}");
+        assert_eq!(want[7].unwrap().mtime_ns, 0);
+    }
 
     #[cfg(unix)]
     #[test]
