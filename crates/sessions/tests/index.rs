@@ -484,6 +484,52 @@ fn sources_that_appear_grow_change_shrink_or_vanish_are_seen_at_the_next_call() 
     assert!(!postings.is_empty());
 }
 
+/// A used client lists again from the summaries it kept of the sources that did not change, and
+/// reads from the index only those of the sources that did: stored summaries swapped behind its
+/// back are not seen by it (a new client shows them), and a session that grows is listed as the
+/// stores have it.
+#[test]
+fn a_used_client_reads_again_only_the_summaries_of_sources_that_changed() {
+    let (tmp, home) = demo_copy();
+    let cache = tmp.path().join("cache");
+    let (with, without) = (indexed(&cache), scanning());
+    let env = Env::with_home(&home);
+    let o = list_options(&json!({"limit": 1000})).unwrap();
+    let list = |c: &Client| c.list(env.clone(), "claude", &o).unwrap();
+    let want = list(&without);
+    assert!(want.len() > 1);
+    assert_eq!(list(&with), want);
+    // Every Claude source's row made to hold one session's summaries.
+    let db = rusqlite::Connection::open(agent_mux_sessions::index::store::path_in(&cache)).unwrap();
+    let swapped = db
+        .execute(
+            "UPDATE source SET summaries = (SELECT summaries FROM source WHERE agent = 'claude'
+               AND summaries IS NOT NULL LIMIT 1) WHERE agent = 'claude' AND summaries IS NOT NULL",
+            [],
+        )
+        .unwrap();
+    assert!(swapped > 1);
+    drop(db);
+    assert_ne!(
+        list(&indexed(&cache)),
+        want,
+        "a new client reads the swapped rows"
+    );
+    assert_eq!(list(&with), want);
+
+    let (_, existing, sid) = shop_session(&home);
+    append_message(&existing, &sid, "u2", "one message more");
+    let messages = |v: &[agent_mux_sessions::SessionSummary]| {
+        v.iter()
+            .find(|s| s.session_id == sid)
+            .unwrap()
+            .message_count
+    };
+    let grown = list(&without);
+    assert_eq!(messages(&grown), messages(&want) + 1);
+    assert_eq!(list(&with), grown);
+}
+
 /// A search answers from the postings, not from the sources: a session whose file was changed
 /// behind the index's back (same size, time and inode) is still found by the words it held, by
 /// every query form, while a scan finds it by its new text only.

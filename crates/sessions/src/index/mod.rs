@@ -8,6 +8,7 @@
 //! - `sync`: compares each source with what was recorded, re-reads the changed, drops the gone;
 //! - `reading`: reads a changed source (of a database of many sessions, the changed sessions);
 //! - `codec`: the stored summaries and lengths;
+//! - `listed`: the summaries a client last listed, kept while their sources are unchanged;
 //! - `lookup`: what a search asks of it (`TermLookup`), from one snapshot.
 //!
 //! Part of the storage layer, beneath the engines: it uses only the `Agent` trait and what
@@ -26,12 +27,14 @@ use rayon::prelude::*;
 
 pub mod codec;
 pub mod dir;
+pub mod listed;
 pub mod lookup;
 pub mod postings;
 mod reading;
 pub mod store;
 pub mod sync;
 
+pub use listed::Listed;
 pub use lookup::Snapshot;
 use postings::Postings;
 use store::Fault;
@@ -242,44 +245,104 @@ pub fn each_summary(
     })
 }
 
-/// The `Listing` of `agent`; `None` when the index is off or unusable.
-pub fn summaries(ctx: &Context, agent: &dyn Agent) -> Option<Listing> {
+/// The `Listing` of `agent`; `None` when the index is off or unusable. The summaries of sources
+/// unchanged since `listed` kept them are not read again; `listed` is left with this listing's.
+pub fn summaries(ctx: &Context, agent: &dyn Agent, listed: &Listed) -> Option<Listing> {
     with_index(ctx, |dir, conn| {
         let sources = sync::sync(conn, dir, ctx, agent, Part::Summaries)?;
-        let mut st = conn.prepare_cached(
-            "SELECT id, summaries, list_error FROM source
-             WHERE agent = ?1 AND list_key IS NOT NULL",
-        )?;
-        let mut rows = st.query([agent.name()])?;
-        let mut stored = HashMap::default();
-        while let Some(r) = rows.next()? {
-            let read = match r.get_ref(1)?.as_blob_or_null()? {
-                Some(blob) => Ok(codec::decode_summaries(blob, false)
-                    .map_err(|_| Fault::Broken("stored summaries do not decode".into()))?),
-                None => Err(r.get::<_, Option<String>>(2)?.unwrap_or_default()),
-            };
-            stored.insert(r.get::<_, i64>(0)?, read);
+        let mut before = listed.take(agent.name());
+        let mut kept = HashMap::default();
+        let mut missing = Vec::new();
+        for s in &sources {
+            match before.remove(&s.id) {
+                Some(k) if k.path == s.source.path && k.stamps == s.source.stamps => {
+                    kept.insert(s.id, k);
+                }
+                _ => missing.push(s.id),
+            }
         }
+        let mut stored = read_summaries(conn, agent, &missing, sources.len())?;
         // In the agent's order of sources, as the cache reads them (which copy of a session
         // found twice is kept may depend on it). Room for every summary at once, not grown by
         // doubling: fewer page faults for a list of thousands of sessions.
-        let count = stored
-            .values()
-            .map(|r| r.as_ref().map_or(0, Vec::len))
-            .sum();
+        let count = kept.values().map(|k| k.summaries.len()).sum::<usize>()
+            + stored
+                .values()
+                .map(|r| r.as_ref().map_or(0, Vec::len))
+                .sum::<usize>();
         let (mut out, mut skipped) = (Vec::with_capacity(count), Vec::new());
         for s in sources {
+            if let Some(k) = kept.get(&s.id) {
+                out.extend(k.summaries.iter().cloned());
+                continue;
+            }
             match stored.remove(&s.id) {
-                Some(Ok(summaries)) => out.extend(summaries),
+                Some(Ok(summaries)) => {
+                    out.extend(summaries.iter().cloned());
+                    let k = listed::Kept {
+                        path: s.source.path,
+                        stamps: s.source.stamps,
+                        summaries: std::sync::Arc::new(summaries),
+                    };
+                    kept.insert(s.id, k);
+                }
                 Some(Err(why)) => skipped.push((s.source.path, why)),
                 None => {}
             }
         }
+        listed.put(agent.name(), kept);
         Ok(Listing {
             summaries: out,
             skipped,
         })
     })
+}
+
+/// What the index holds of the sources `ids` of `agent`: their summaries, or why they could not
+/// be read. Rows by id when they are few of the agent's `total`, else one pass over them all.
+fn read_summaries(
+    conn: &Connection,
+    agent: &dyn Agent,
+    ids: &[i64],
+    total: usize,
+) -> Result<HashMap<i64, Result<Vec<SessionSummary>, String>>, Fault> {
+    let mut out = HashMap::default();
+    if ids.is_empty() {
+        return Ok(out);
+    }
+    let decode = |r: &rusqlite::Row| -> Result<Result<Vec<SessionSummary>, String>, Fault> {
+        Ok(match r.get_ref(1)?.as_blob_or_null()? {
+            Some(blob) => Ok(codec::decode_summaries(blob, false)
+                .map_err(|_| Fault::Broken("stored summaries do not decode".into()))?),
+            None => Err(r.get::<_, Option<String>>(2)?.unwrap_or_default()),
+        })
+    };
+    if ids.len() * 3 < total {
+        let mut st = conn.prepare_cached(
+            "SELECT id, summaries, list_error FROM source
+             WHERE id = ?1 AND list_key IS NOT NULL",
+        )?;
+        for id in ids {
+            let mut rows = st.query([id])?;
+            if let Some(r) = rows.next()? {
+                out.insert(*id, decode(r)?);
+            }
+        }
+        return Ok(out);
+    }
+    let wanted: rustc_hash::FxHashSet<i64> = ids.iter().copied().collect();
+    let mut st = conn.prepare_cached(
+        "SELECT id, summaries, list_error FROM source
+         WHERE agent = ?1 AND list_key IS NOT NULL",
+    )?;
+    let mut rows = st.query([agent.name()])?;
+    while let Some(r) = rows.next()? {
+        let id = r.get::<_, i64>(0)?;
+        if wanted.contains(&id) {
+            out.insert(id, decode(r)?);
+        }
+    }
+    Ok(out)
 }
 
 /// What `amux index status` shows.

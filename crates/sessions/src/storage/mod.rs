@@ -34,11 +34,12 @@ pub enum Documents<'a> {
     Agents(&'a [&'static dyn Agent]),
 }
 
-/// What a client keeps between calls: the summaries it read from the agents, and whether a search
-/// left changes for the caller to write into the index.
+/// What a client keeps between calls: the summaries it read from the agents or last listed from
+/// the index, and whether a search left changes for the caller to write into the index.
 #[derive(Default)]
 pub struct Storage {
     cache: SummaryCache,
+    listed: index::Listed,
     updates: Updates,
 }
 
@@ -49,7 +50,7 @@ impl Storage {
 
     /// Unpriced summaries of every session of `agent`, one per session id.
     pub fn summaries(&self, ctx: &Context, agent: &dyn Agent) -> Vec<SessionSummary> {
-        match index::summaries(ctx, agent) {
+        match index::summaries(ctx, agent, &self.listed) {
             Some(listing) => {
                 self.cache.note_skipped(listing.skipped);
                 dedupe_by_id(listing.summaries)
@@ -90,7 +91,7 @@ impl Storage {
         agent: &dyn Agent,
         ids: &HashSet<&str>,
     ) -> Vec<SessionSummary> {
-        match index::summaries(ctx, agent) {
+        match index::summaries(ctx, agent, &self.listed) {
             Some(listing) => {
                 self.cache.note_skipped(listing.skipped);
                 let mut v = dedupe_by_id(listing.summaries);
