@@ -498,6 +498,11 @@ fn a_used_client_reads_again_only_the_summaries_of_sources_that_changed() {
     let list = |c: &Client| c.list(env.clone(), "claude", &o).unwrap();
     let want = list(&without);
     assert!(want.len() > 1);
+    // A client's first listing of an agent keeps nothing (a command lists once); its second
+    // keeps what it listed.
+    let once = indexed(&cache);
+    assert_eq!(list(&once), want);
+    assert_eq!(list(&with), want);
     assert_eq!(list(&with), want);
     // Every Claude source's row made to hold one session's summaries.
     let db = rusqlite::Connection::open(agent_mux_sessions::index::store::path_in(&cache)).unwrap();
@@ -515,6 +520,7 @@ fn a_used_client_reads_again_only_the_summaries_of_sources_that_changed() {
         want,
         "a new client reads the swapped rows"
     );
+    assert_ne!(list(&once), want, "so does one that listed once");
     assert_eq!(list(&with), want);
 
     let (_, existing, sid) = shop_session(&home);

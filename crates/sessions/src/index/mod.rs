@@ -246,11 +246,14 @@ pub fn each_summary(
 }
 
 /// The `Listing` of `agent`; `None` when the index is off or unusable. The summaries of sources
-/// unchanged since `listed` kept them are not read again; `listed` is left with this listing's.
+/// unchanged since `listed` kept them are not read again; from the client's second listing of
+/// `agent` on, `listed` is left with this listing's.
 pub fn summaries(ctx: &Context, agent: &dyn Agent, listed: &Listed) -> Option<Listing> {
     with_index(ctx, |dir, conn| {
         let sources = sync::sync(conn, dir, ctx, agent, Part::Summaries)?;
-        let mut before = listed.take(agent.name());
+        let before = listed.take(agent.name());
+        let keep = before.is_some();
+        let mut before = before.unwrap_or_default();
         let mut kept = HashMap::default();
         let mut missing = Vec::new();
         for s in &sources {
@@ -277,6 +280,7 @@ pub fn summaries(ctx: &Context, agent: &dyn Agent, listed: &Listed) -> Option<Li
                 continue;
             }
             match stored.remove(&s.id) {
+                Some(Ok(summaries)) if !keep => out.extend(summaries),
                 Some(Ok(summaries)) => {
                     out.extend(summaries.iter().cloned());
                     let k = listed::Kept {
@@ -290,7 +294,9 @@ pub fn summaries(ctx: &Context, agent: &dyn Agent, listed: &Listed) -> Option<Li
                 None => {}
             }
         }
-        listed.put(agent.name(), kept);
+        if keep {
+            listed.put(agent.name(), kept);
+        }
         Ok(Listing {
             summaries: out,
             skipped,
