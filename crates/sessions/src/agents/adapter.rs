@@ -63,12 +63,26 @@ pub struct Source {
 impl Source {
     /// A source for `path` and optional side files; `None` when `path` is not a regular file.
     pub fn new(path: PathBuf, side_files: &[PathBuf]) -> Option<Source> {
-        let mut stamps = vec![stamp(&path)?];
-        stamps.extend(side_files.iter().map(|p| stamp(p).unwrap_or_default()));
+        let main = stamp(&path);
+        let side = side_files.iter().map(|p| stamp(p));
+        Source::stamped(path, main, side, side_files.to_vec())
+    }
+
+    /// A source from its stamps as stat'ed: `None` without the main file's; a side file that is
+    /// missing stamps as the default.
+    fn stamped(
+        path: PathBuf,
+        main: Option<Stamp>,
+        side: impl Iterator<Item = Option<Stamp>>,
+        side_files: Vec<PathBuf>,
+    ) -> Option<Source> {
+        let mut stamps = Vec::with_capacity(1 + side_files.len());
+        stamps.push(main?);
+        stamps.extend(side.map(Option::unwrap_or_default));
         Some(Source {
             path,
             stamps,
-            side_files: side_files.to_vec(),
+            side_files,
         })
     }
 
@@ -84,18 +98,9 @@ impl Source {
         let mut out = Vec::with_capacity(files.len());
         for (path, side_files) in files {
             let main = stamped.next().flatten();
-            let side = stamped.by_ref().take(side_files.len());
-            let stamps: Vec<Stamp> = side.map(Option::unwrap_or_default).collect();
-            if let Some(main) = main {
-                let mut all = Vec::with_capacity(1 + stamps.len());
-                all.push(main);
-                all.extend(stamps);
-                out.push(Source {
-                    path,
-                    stamps: all,
-                    side_files,
-                });
-            }
+            // Every side file's stamp is taken, whether or not the main file has one.
+            let side: Vec<Option<Stamp>> = stamped.by_ref().take(side_files.len()).collect();
+            out.extend(Source::stamped(path, main, side.into_iter(), side_files));
         }
         out
     }
