@@ -214,10 +214,7 @@ pub fn each_summary(
         conn.pragma_update(None, "cache_size", -1024)?;
         // One snapshot for every pass, whatever other processes write meanwhile.
         conn.execute_batch("BEGIN")?;
-        let mut st = conn.prepare_cached(
-            "SELECT id, summaries, list_error FROM source
-             WHERE agent = ?1 AND list_key IS NOT NULL",
-        )?;
+        let mut st = conn.prepare_cached(AGENT_SUMMARIES)?;
         let mut skipped = Vec::new();
         for pass in 0..passes {
             let mut rows = st.query([agent.name()])?;
@@ -225,17 +222,10 @@ pub fn each_summary(
                 let Some(path) = paths.get(&r.get::<_, i64>(0)?) else {
                     continue; // a source gone since (another process's sync)
                 };
-                match r.get_ref(1)?.as_blob_or_null()? {
-                    Some(blob) => {
-                        let v = codec::decode_summaries(blob, true)
-                            .map_err(|_| Fault::Broken("stored summaries do not decode".into()))?;
-                        v.into_iter().for_each(|s| f(pass, s));
-                    }
-                    None if pass == 0 => {
-                        let why = r.get::<_, Option<String>>(2)?.unwrap_or_default();
-                        skipped.push((path.to_path_buf(), why));
-                    }
-                    None => {}
+                match stored_summaries(r, true)? {
+                    Ok(v) => v.into_iter().for_each(|s| f(pass, s)),
+                    Err(why) if pass == 0 => skipped.push((path.to_path_buf(), why)),
+                    Err(_) => {}
                 }
             }
         }
@@ -304,6 +294,23 @@ pub fn summaries(ctx: &Context, agent: &dyn Agent, listed: &Listed) -> Option<Li
     })
 }
 
+/// Every listed source of an agent (`?1`): its id, summaries and why it could not be read.
+const AGENT_SUMMARIES: &str = "SELECT id, summaries, list_error FROM source
+     WHERE agent = ?1 AND list_key IS NOT NULL";
+
+/// A row of `AGENT_SUMMARIES` (or of its columns): the source's summaries, with their
+/// `requests` when asked, or why the source could not be read.
+fn stored_summaries(
+    r: &rusqlite::Row,
+    requests: bool,
+) -> Result<Result<Vec<SessionSummary>, String>, Fault> {
+    Ok(match r.get_ref(1)?.as_blob_or_null()? {
+        Some(blob) => Ok(codec::decode_summaries(blob, requests)
+            .map_err(|_| Fault::Broken("stored summaries do not decode".into()))?),
+        None => Err(r.get::<_, Option<String>>(2)?.unwrap_or_default()),
+    })
+}
+
 /// What the index holds of the sources `ids` of `agent`: their summaries, or why they could not
 /// be read. Rows by id when they are few of the agent's `total`, else one pass over them all.
 fn read_summaries(
@@ -316,13 +323,6 @@ fn read_summaries(
     if ids.is_empty() {
         return Ok(out);
     }
-    let decode = |r: &rusqlite::Row| -> Result<Result<Vec<SessionSummary>, String>, Fault> {
-        Ok(match r.get_ref(1)?.as_blob_or_null()? {
-            Some(blob) => Ok(codec::decode_summaries(blob, false)
-                .map_err(|_| Fault::Broken("stored summaries do not decode".into()))?),
-            None => Err(r.get::<_, Option<String>>(2)?.unwrap_or_default()),
-        })
-    };
     if ids.len() * 3 < total {
         let mut st = conn.prepare_cached(
             "SELECT id, summaries, list_error FROM source
@@ -331,21 +331,18 @@ fn read_summaries(
         for id in ids {
             let mut rows = st.query([id])?;
             if let Some(r) = rows.next()? {
-                out.insert(*id, decode(r)?);
+                out.insert(*id, stored_summaries(r, false)?);
             }
         }
         return Ok(out);
     }
     let wanted: rustc_hash::FxHashSet<i64> = ids.iter().copied().collect();
-    let mut st = conn.prepare_cached(
-        "SELECT id, summaries, list_error FROM source
-         WHERE agent = ?1 AND list_key IS NOT NULL",
-    )?;
+    let mut st = conn.prepare_cached(AGENT_SUMMARIES)?;
     let mut rows = st.query([agent.name()])?;
     while let Some(r) = rows.next()? {
         let id = r.get::<_, i64>(0)?;
         if wanted.contains(&id) {
-            out.insert(id, decode(r)?);
+            out.insert(id, stored_summaries(r, false)?);
         }
     }
     Ok(out)
