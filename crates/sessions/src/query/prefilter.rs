@@ -448,11 +448,10 @@ fn next_lead_for_ascii(b: &[u8], mut i: usize) -> usize {
 /// join two halves of a word: those are not skipped. In U+2000..U+2FFF, the symbols that fold
 /// to no ASCII letter or digit (`inert_symbols`).
 fn skippable_for_ascii(b: &[u8]) -> bool {
-    let [b0 @ 0xE2..=0xED, b1, b2, ..] = *b else {
+    let Some(cp @ 0x2000..=0xDFFF) = three_byte_char(b) else {
         return false;
     };
-    let cp = ((b0 as u32 & 0x0F) << 12) | ((b1 as u32 & 0x3F) << 6) | (b2 as u32 & 0x3F);
-    if b0 == 0xE2 {
+    if cp < 0x3000 {
         let k = (cp - 0x2000) as usize;
         return inert_symbols()[k / 64] & (1 << (k % 64)) != 0;
     }
@@ -462,11 +461,18 @@ fn skippable_for_ascii(b: &[u8]) -> bool {
 /// Does `b` start with a CJK character (`is_cjk`, three bytes)? It folds to itself: it can
 /// neither hide a needle nor join two halves of one.
 fn starts_with_cjk(b: &[u8]) -> bool {
-    let [b0 @ 0xE3..=0xED, b1, b2, ..] = *b else {
-        return false;
+    three_byte_char(b)
+        .and_then(char::from_u32)
+        .is_some_and(is_cjk)
+}
+
+/// The code point of the three-byte character `b` starts with (`b` is UTF-8 from a `str`, so
+/// its lead byte tells its length), `None` for any other.
+fn three_byte_char(b: &[u8]) -> Option<u32> {
+    let [b0 @ 0xE0..=0xEF, b1, b2, ..] = *b else {
+        return None;
     };
-    let cp = ((b0 as u32 & 0x0F) << 12) | ((b1 as u32 & 0x3F) << 6) | (b2 as u32 & 0x3F);
-    char::from_u32(cp).is_some_and(is_cjk)
+    Some(((b0 as u32 & 0x0F) << 12) | ((b1 as u32 & 0x3F) << 6) | (b2 as u32 & 0x3F))
 }
 
 /// U+2000..U+2FFF (lead byte E2: punctuation, arrows, maths, box drawing, dingbats, common in
