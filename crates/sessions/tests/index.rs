@@ -1151,10 +1151,8 @@ fn an_update_cut_off_inside_its_commit_is_written_again_by_the_next() {
     let before = tmp.path().join("before");
     copy_dir(&cache, &before);
     let postings = |dir: &Path| {
-        dir.join(format!(
-            "index-v{}.postings",
-            agent_mux_sessions::index::store::FORMAT
-        ))
+        use agent_mux_sessions::index::{postings, store};
+        postings::path_in(dir, store::FORMAT)
     };
     let names = |dir: &Path| -> BTreeSet<String> {
         std::fs::read_dir(postings(dir))
