@@ -159,7 +159,9 @@ function watchProgress(native, onProgress, promise) {
       onProgress({ agent: p.agent, done: p.done, total: p.total })
     }
   }
-  const stop = () => {
+  // Stops once no call is pending and no thread writes the index.
+  const stopWhenIdle = () => {
+    if (state.calls > 0 || native.indexWriting()) return
     clearInterval(state.timer)
     state.timer = null
   }
@@ -167,7 +169,7 @@ function watchProgress(native, onProgress, promise) {
     if (state.timer) return
     state.timer = setInterval(() => {
       poll()
-      if (state.calls === 0 && !native.indexWriting()) stop()
+      stopWhenIdle()
     }, 100)
     state.timer.unref?.()
   }
@@ -176,7 +178,7 @@ function watchProgress(native, onProgress, promise) {
   return promise.finally(() => {
     state.calls--
     poll()
-    if (state.calls === 0 && !native.indexWriting()) stop()
+    stopWhenIdle()
   })
 }
 
