@@ -95,7 +95,7 @@ function fail(error, json) {
   const known = error instanceof UsageError ? 'VALIDATION_ERROR' : agentMuxCode(error)
   const code = known ?? 'INTERNAL'
   let message = String(error && error.message ? error.message : error).replace(/\s*\n\s*/g, ' ')
-  if (code === 'AGENT_NOT_FOUND') message += ` (agents: ${agentNames()})`
+  if (code === 'AGENT_NOT_FOUND' && !message.includes('(agents: ')) message += ` (agents: ${agentNames()})`
   if (json) process.stdout.write(`${JSON.stringify({ error: { code, message } }, null, 2)}\n`)
   else process.stderr.write(`amux: ${code}: ${message}\n`)
   if (!known && process.env.AMUX_DEBUG && error && error.stack) process.stderr.write(`${error.stack}\n`)

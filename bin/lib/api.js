@@ -1,9 +1,10 @@
 'use strict'
 // What the commands' actions share to reach the API (and nothing but the public API): one client,
 // agent names checked as a prompt deserves, the sessions that command-line words name, and the
-// short ids a terminal shows.
+// short ids a terminal shows. (search() and totalCost() answer an unknown agent with "nothing";
+// the parameters' table reports it as AGENT_NOT_FOUND before any call.)
 
-const { createClient, AgentMuxError, BUILT_IN_AGENTS } = require('../../index.js')
+const { createClient } = require('../../index.js')
 const { report } = require('./progress.js')
 const ids = require('../../human/ids.js')
 
@@ -37,15 +38,6 @@ function updateIndexAfter() {
   }
 }
 
-// search() and totalCost() answer an unknown agent with "nothing"; at a prompt a typo deserves an
-// error instead (exit 2, like any mistake on the command line), so the CLI checks names first.
-function knownAgent(agent) {
-  if (agent !== undefined && !BUILT_IN_AGENTS.includes(agent)) {
-    throw new AgentMuxError('AGENT_NOT_FOUND', `unknown agent '${agent}'`)
-  }
-  return agent
-}
-
 /**
  * At most `limit` sessions, and whether the limit left any out: `call(n)` is asked for one more
  * than is shown, which costs one session where the API would otherwise need to count them all.
@@ -75,4 +67,4 @@ async function sessionsNamed(words, count) {
   return Promise.all(ids.parseRefs(words, count).map((ref) => ids.resolveRef(client().sessions, ref)))
 }
 
-module.exports = { client, updateIndexAfter, knownAgent, upTo, shortIds, sessionsNamed, ALL: ids.ALL }
+module.exports = { client, updateIndexAfter, upTo, shortIds, sessionsNamed, ALL: ids.ALL }

@@ -77,7 +77,8 @@ class Option {
 
   value(raw, previous) {
     const invalid = (why) => new UsageError(`option '${this.flags}' argument '${raw}' is invalid. ${why}`)
-    if (this.allowed && !this.allowed.includes(raw)) {
+    // A parser of the parameters' table checks the choices itself, in its own words.
+    if (this.allowed && !this.parse && !this.allowed.includes(raw)) {
       throw invalid(`Allowed choices are ${this.allowed.join(', ')}.`)
     }
     if (!this.parse) return raw
@@ -230,7 +231,7 @@ class Command {
       }
       if (word === '-h' || word === '--help') throw new PrintAndExit(cmd.helpText())
       if (cmd.versionText && (word === '-V' || word === '--version')) throw new PrintAndExit(`${cmd.versionText}\n`)
-      if (word.startsWith('-')) throw new UsageError(`unknown option '${word}'`)
+      if (word.startsWith('-')) throw unknownOption(word, [])
       const sub = cmd.commands.find((c) => c.name === word)
       if (!sub) throw new UsageError(`unknown command '${word}'${suggest(word, cmd.commands.map((c) => c.name))}`)
       cmd = sub.defined()
@@ -290,7 +291,7 @@ class Command {
     const known = option && this.options.find((o) => `--${o.long}` === option || `-${o.short}` === option)
     switch (e.code) {
       case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-        return new UsageError(`unknown option '${option}'${suggest(option, this.options.map((o) => `--${o.long}`))}`)
+        return unknownOption(option, this.options.map((o) => o.long))
       case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
         if (known && known.takesValue) return new UsageError(`option '${known.flags}' needs a value (to give one that starts with '-', write ${option}=<value>)`)
         if (known) return new UsageError(`option '${known.flags}' takes no value`)
@@ -299,6 +300,18 @@ class Command {
         return new UsageError(String(e.message))
     }
   }
+}
+
+/**
+ * An option no command has, reported as the MCP tools and the UI's API report a parameter they do
+ * not take: by its name in the library's spelling (`--group-bi` → 'groupBi'), with the nearest one.
+ * The table's module is read only then: it loads the library, which `--version` never does.
+ */
+function unknownOption(word, longs) {
+  const { unknownParameter } = require('../../params/index.js')
+  const camel = (long) => long.replace(/-(\w)/g, (_, c) => c.toUpperCase())
+  const name = word.startsWith('--') ? camel(word.slice(2)) : word
+  return unknownParameter(name, longs.map(camel))
 }
 
 const drawn = (text) => (typeof text === 'function' ? text() : text)

@@ -1,42 +1,61 @@
 'use strict'
-// The options several commands share, defined once so that their names, value parsers and help
-// read the same everywhere; and the API's filters made from them.
+// The command line's options, made from the parameters' table (params/): the flag is the
+// parameter's name in kebab-case (groupBy → --group-by), the help its line, the value read by its
+// parser, so a bad value is the same VALIDATION_ERROR the MCP tools and the UI's API give. Parsed
+// values are kept under the library's names (`--tag` → `tags`), ready to spread into a call.
+// Only what no other front end has is defined here: --json and --wide.
 
 const { Option } = require('./cli.js')
-const args = require('./args.js')
+const { calls, takenBy, forFrontEnd, filtersOf, defined } = require('../../params/index.js')
 
-/**
- * The filter options, in this order: --since, --until, --model, --tag (repeatable: any of them),
- * --cwd. Add them with `command.addOptions(filterOptions())`; read them with `filtersOf`.
- */
-function filterOptions() {
-  return [
-    new Option('--since <date>', 'only sessions created at or after this date (ISO 8601, local time unless an offset is given; or an age: 7d, 12h)').argParser(args.since),
-    new Option('--until <date>', 'only sessions created at or before this date (a bare date includes that whole day)').argParser(args.until),
-    new Option('--model <id>', 'only sessions that used this model'),
-    new Option('--tag <tag>', 'only sessions with this tag (repeatable: any of them)').argParser(args.collect),
-    new Option('--cwd <dir>', 'only sessions started in this directory (a relative one is taken from here)').argParser(args.directory),
-  ]
+const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
+
+/** The option of one parameter as the command line takes it (`forFrontEnd(p, 'cli')`). */
+function optionOf(p, help = p.help) {
+  const long = `--${kebab(p.name)}`
+  const option = new Option(p.kind.type === 'flag' ? long : `${long} <${p.value ?? p.kind.value}>`, help)
+  option.key = p.key
+  if (p.kind.type === 'texts') option.argParser((value, previous) => p.parse(value, previous))
+  else if (p.kind.type !== 'flag') option.argParser((value) => p.parse(value))
+  if (p.kind.type === 'choice') option.choices(p.kind.choices)
+  if (p.shownDefault !== undefined) option.default(p.default, String(p.shownDefault))
+  return option
 }
 
 /**
- * The API's filters for the filter options given on the command line: `{ since, until, model,
- * tags, cwd }` without the ones not given, to spread into `list`, `listAll`, `search` or `totalCost`.
+ * The options of `call` (a table of params/calls.js), in its order: all of them, or the `only`
+ * named; `help` replaces a parameter's line for this command. Parameters the command line takes
+ * as arguments are left out (see `argumentOf`).
  */
-function filtersOf(parsed) {
-  return defined({ since: parsed.since, until: parsed.until, model: parsed.model, tags: parsed.tag, cwd: parsed.cwd })
+function optionsOf(call, { only, help = {} } = {}) {
+  const taken = takenBy(call, 'cli').filter((p) => !p.argument && (!only || only.includes(p.key)))
+  return taken.map((p) => optionOf(p, help[p.key]))
 }
 
-/** `object` without its undefined values, so the API's own defaults apply to what was not given. */
-function defined(object) {
-  return Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined))
+/** The parser of the parameter `name` of `call` that the command line takes as an argument. */
+function argumentOf(call, name) {
+  const p = forFrontEnd(call.find((q) => q.name === name), 'cli')
+  return (value) => (value === undefined ? undefined : p.parse(value))
 }
 
-/** --limit <n>; `dflt` is the API's own default, named in the help. */
-const limitOption = (dflt) => new Option('--limit <n>', `at most this many results (default: ${dflt})`).argParser(args.limit)
+/** The library's default of the parameter `name` of `call`. */
+const defaultOf = (call, name) => call.find((p) => p.name === name).default
 
-/** --agent <agent>, as a filter of a command that covers every agent otherwise. */
-const agentOption = (what) => new Option('--agent <agent>', what)
+/** The values of `call`'s parameters among the parsed options, to pass to the library. */
+function valuesOf(call, parsed) {
+  return defined(Object.fromEntries(call.map((p) => [p.name, parsed[p.name]])))
+}
+
+/**
+ * The options of a cost report (`amux cost daily|weekly|monthly|session`): the ones every cost
+ * command shares (`calls.usage`: --agent, --since, --until, --timezone, --project, --order,
+ * --breakdown), --model and --last, and the report's own `extra` (--start-of-week, --limit).
+ * `help`: this report's lines for some of them (what --last counts).
+ */
+function costOptions(help, extra = []) {
+  const shared = [...calls.usage.map((p) => p.name), 'model', 'last']
+  return optionsOf(calls.costReport, { only: [...shared, ...extra], help })
+}
 
 /** --json: the API's result as JSON, and errors as `{ "error": { code, message } }`, on stdout. */
 const jsonOption = () => new Option('--json', 'print the result as JSON (and nothing else) on stdout')
@@ -44,31 +63,4 @@ const jsonOption = () => new Option('--json', 'print the result as JSON (and not
 /** --wide: ids in full on a terminal. */
 const wideOption = () => new Option('--wide', 'show session ids in full (a pipe always gets them in full)')
 
-/**
- * The options of the cost reports (`cost daily|weekly|monthly|session|blocks`), as ccusage names
- * them: --since, --until (a bare day is a day of --timezone; ccusage's 20260105 too), --timezone,
- * --project, --order and --breakdown. Read them with `usageOf`.
- */
-function usageOptions() {
-  return [
-    new Option('--since <date>', 'only usage from this day (20260105, 2026-01-05) or moment (ISO 8601, or an age: 7d, 12h) on').argParser(args.reportSince),
-    new Option('--until <date>', 'only usage up to this day (included) or moment').argParser(args.reportUntil),
-    new Option('--timezone <zone>', 'the calendar of days, weeks and months, an IANA zone (default: TZ, else the system\'s)'),
-    new Option('--project <dir>', 'only sessions started in this directory (a relative one is taken from here)').argParser(args.directory),
-    new Option('--order <order>', 'order of the rows').choices(['asc', 'desc']),
-    new Option('--breakdown', 'a line per model under each row'),
-  ]
-}
-
-/** --start-of-week <day>: the first day of a week (the API's `startOfWeek`; default Sunday, as ccusage). */
-const startOfWeekOption = (what = 'the first day of a week') =>
-  new Option('--start-of-week <day>', what)
-    .choices(['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'])
-    .default(undefined, 'sunday')
-
-/** The API's options for `usageOptions` given on the command line. */
-function usageOf(parsed) {
-  return defined({ since: parsed.since, until: parsed.until, timezone: parsed.timezone, project: parsed.project, order: parsed.order })
-}
-
-module.exports = { filterOptions, filtersOf, defined, limitOption, agentOption, jsonOption, wideOption, usageOptions, usageOf, startOfWeekOption }
+module.exports = { calls, defaultOf, costOptions, optionsOf, argumentOf, valuesOf, filtersOf, defined, jsonOption, wideOption }

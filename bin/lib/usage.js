@@ -2,23 +2,24 @@
 // What `amux cost daily|weekly|monthly|session` share: the API's options from the command line,
 // one call, and the result as JSON (ccusage's keys), tab-separated lines, or a table.
 
-const { defined, usageOf } = require('./options.js')
-const { client, knownAgent, upTo } = require('./api.js')
+const { calls, valuesOf } = require('./options.js')
+const { client, upTo } = require('./api.js')
 const { view, print } = require('./output.js')
 const { withProgress } = require('./progress.js')
 const ids = require('../../human/ids.js')
 
 /** `kind`: 'daily', 'weekly', 'monthly' or 'sessions', as the API and ccusage name the report. */
 async function runReport(kind, o) {
-  const options = defined({ agent: knownAgent(o.agent), ...usageOf(o), model: o.model, last: o.last, startOfWeek: o.startOfWeek })
+  // --limit and --breakdown shape what is printed: the report's lines and JSON take them, not its figures.
+  const { limit, breakdown, ...options } = valuesOf(calls.costReport, o)
   const v = view()
   // Piped, the lines come written from the native side: no objects for thousands of sessions.
   if (!v.tty && !o.json) {
-    const lines = client().tsv.cost(kind, { ...options, limit: o.limit, breakdown: o.breakdown })
+    const lines = client().tsv.cost(kind, { ...options, limit, breakdown })
     return process.stdout.write(await withProgress('adding up costs', lines))
   }
   const report = (opts) => withProgress('adding up costs', client().cost[kind](opts))
-  if (o.json) return print(await withProgress('adding up costs', client().json.costBuffer(kind, { ...options, limit: o.limit })))
+  if (o.json) return print(await withProgress('adding up costs', client().json.costBuffer(kind, { ...options, limit })))
   const render = require('./render-usage.js')
   if (kind !== 'sessions') return print(render.periodReport(kind, await report(options), v, o))
   // A terminal shows the first sessions (the costliest unless told), and says when there are more.

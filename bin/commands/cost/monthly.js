@@ -1,19 +1,13 @@
 'use strict'
 // amux cost monthly: usage and cost per local month, as `ccusage monthly` reports them (same --json keys).
 
-const { Option } = require('../../lib/cli.js')
-const { usageOptions, agentOption, jsonOption } = require('../../lib/options.js')
-const args = require('../../lib/args.js')
+const { costOptions, jsonOption } = require('../../lib/options.js')
 const { runReport } = require('../../lib/usage.js')
-
 
 module.exports = (command) =>
   command
     .description('usage and cost per month (each request on the month of its own time)')
-    .addOption(agentOption('only this agent (default: every agent)'))
-    .addOptions(usageOptions())
-    .addOption(new Option('--model <id>', 'only this model\'s usage'))
-    .addOption(new Option('--last <n>', 'only the last n months (1: this month)').argParser(args.positive))
+    .addOptions(costOptions({ last: 'only the last n months (1: this month)' }))
     .addOption(jsonOption())
     .addHelpText(
       'after',

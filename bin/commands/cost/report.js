@@ -1,9 +1,8 @@
 'use strict'
 // amux cost report: total cost and tokens of the matching sessions, optionally grouped.
 
-const { Option } = require('../../lib/cli.js')
-const { filterOptions, filtersOf, defined, agentOption, jsonOption, startOfWeekOption } = require('../../lib/options.js')
-const { client, knownAgent, ALL } = require('../../lib/api.js')
+const { calls, optionsOf, valuesOf, filtersOf, jsonOption } = require('../../lib/options.js')
+const { client, ALL } = require('../../lib/api.js')
 const { view, print, printJson } = require('../../lib/output.js')
 const { withProgress } = require('../../lib/progress.js')
 const render = require('../../lib/render.js')
@@ -14,17 +13,14 @@ const { BUILT_IN_AGENTS } = require('../../../index.js')
 module.exports = (command) =>
   command
     .description('total cost and tokens, optionally grouped')
-    .addOption(agentOption('only this agent'))
-    .addOptions(filterOptions())
-    .addOption(new Option('--group-by <dimension>', 'break the total down (on a terminal with a bar per group)').choices(['agent', 'model', 'day', 'tag', 'week', 'month', 'session', 'project']))
-    .addOption(startOfWeekOption('with --group-by week: the first day of a week'))
+    .addOptions(optionsOf(calls.totalCost))
     .addOption(jsonOption())
     .addHelpText('after', "\nPiped, each group is one line, then TOTAL: group, sessions, input, output, thinking and cached\ntokens, cost (USD), separated by tabs; notes go to stderr.\n")
     .action(report)
 
 async function report(o) {
   const filters = filtersOf(o)
-  const options = defined({ agent: knownAgent(o.agent), ...filters, groupBy: o.groupBy, startOfWeek: o.startOfWeek })
+  const options = valuesOf(calls.totalCost, o)
   const api = client().sessions
   const [result, blind] = await withProgress(
     'adding up costs',

@@ -2,19 +2,21 @@
 // amux cost session: usage and cost per session, costliest first, as `ccusage session` reports
 // them (same --json keys).
 
-const { Option } = require('../../lib/cli.js')
-const { usageOptions, agentOption, jsonOption } = require('../../lib/options.js')
-const args = require('../../lib/args.js')
+const { costOptions, jsonOption } = require('../../lib/options.js')
 const { runReport } = require('../../lib/usage.js')
 
 module.exports = (command) =>
   command
     .description('usage and cost per session, costliest first (sessions last active in the period, whole)')
-    .addOption(agentOption('only this agent (default: every agent)'))
-    .addOptions(usageOptions())
-    .addOption(new Option('--model <id>', "only this model's usage"))
-    .addOption(new Option('--last <n>', 'only the n sessions active last').argParser(args.positive))
-    .addOption(new Option('--limit <n>', 'at most this many sessions, the first in --order (default: 50 on a terminal, every one piped or with --json)').argParser(args.positive))
+    .addOptions(
+      costOptions(
+        {
+          last: 'only the n sessions active last',
+          limit: 'at most this many sessions, the first in --order (default: 50 on a terminal, every one piped or with --json)',
+        },
+        ['limit'],
+      ),
+    )
     .addOption(jsonOption())
     .addHelpText(
       'after',

@@ -1,7 +1,7 @@
 'use strict'
 // amux sessions export <session>: one session written to stdout in an export format.
 
-const { Option } = require('../../lib/cli.js')
+const { calls, optionsOf } = require('../../lib/options.js')
 const { SPELLINGS } = require('../../../human/ids.js')
 const { client, sessionsNamed } = require('../../lib/api.js')
 const { print } = require('../../lib/output.js')
@@ -12,7 +12,7 @@ module.exports = (command) =>
     .description('write one session to stdout (JSON by default)')
     .usage('[options] <agent>:<id> | <agent> <id> | <id-prefix>')
     .argument('<session...>', `the session: ${SPELLINGS}`)
-    .addOption(new Option('--format <format>', 'output format').choices(['json', 'jsonl', 'markdown']).default('json'))
+    .addOptions(optionsOf(calls.export))
     .action(exportSession)
 
 async function exportSession(words, o) {

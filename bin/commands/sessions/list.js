@@ -1,23 +1,20 @@
 'use strict'
 // amux sessions list [agent]: an agent's sessions, or every agent's, newest first.
 
-const { Option } = require('../../lib/cli.js')
-const { filterOptions, filtersOf, defined, limitOption, wideOption, jsonOption } = require('../../lib/options.js')
-const { client, knownAgent, upTo, shortIds } = require('../../lib/api.js')
+const { calls, defaultOf, optionsOf, argumentOf, valuesOf, filtersOf, wideOption, jsonOption } = require('../../lib/options.js')
+const { client, upTo, shortIds } = require('../../lib/api.js')
 const { view, print, printJson } = require('../../lib/output.js')
 const { withProgress } = require('../../lib/progress.js')
 const { BUILT_IN_AGENTS } = require('../../../index.js')
 
 // The API's default limit (session-manager spec), which the terminal's count line needs to know.
-const LIMIT = 100
+const LIMIT = defaultOf(calls.list, 'limit')
 
 module.exports = (command) =>
   command
     .description("list an agent's sessions, or every agent's, newest first")
     .argument('[agent]', `one of: ${BUILT_IN_AGENTS.join(', ')} (every agent when none is given)`)
-    .addOptions(filterOptions())
-    .addOption(limitOption(LIMIT))
-    .addOption(new Option('--sort <field>', 'order by').choices(['date', 'cost', 'turns']).default(undefined, 'date'))
+    .addOptions(optionsOf(calls.list))
     .addOption(wideOption())
     .addOption(jsonOption())
     .addHelpText(
@@ -28,9 +25,9 @@ module.exports = (command) =>
     .action(list)
 
 async function list(agent, o) {
-  knownAgent(agent)
+  argumentOf(calls.list, 'agent')(agent)
   const filters = filtersOf(o)
-  const options = defined({ ...filters, limit: o.limit, sort: o.sort })
+  const options = valuesOf(calls.list, o)
   // One agent's list or every agent's: the same options, the same order.
   const { sessions, tsv } = client()
   const listed = agent ? (opts) => sessions.list(agent, opts) : (opts) => sessions.listAll(opts)

@@ -1,16 +1,15 @@
 'use strict'
 // amux sessions search <query...>: full-text search across every agent's sessions (or one's).
 
-const { Option } = require('../../lib/cli.js')
-const { filterOptions, filtersOf, defined, limitOption, agentOption, wideOption, jsonOption } = require('../../lib/options.js')
-const { client, knownAgent, upTo, shortIds } = require('../../lib/api.js')
+const { calls, defaultOf, optionsOf, argumentOf, valuesOf, defined, wideOption, jsonOption } = require('../../lib/options.js')
+const { client, upTo, shortIds } = require('../../lib/api.js')
 const { view, print, printJson } = require('../../lib/output.js')
 const { withProgress } = require('../../lib/progress.js')
 const render = require('../../lib/render.js')
 const tsv = require('../../lib/tsv.js')
 
 // The API's default limit (session-manager spec), which the terminal's count line needs to know.
-const LIMIT = 50
+const LIMIT = defaultOf(calls.search, 'limit')
 
 const QUERY_HELP = `
 Query language (case is ignored; OR and NOT only in capitals):
@@ -29,18 +28,15 @@ module.exports = (command) =>
   command
     .description('full-text search across the sessions of every agent (or one)')
     .argument('<query...>', 'what to look for (the query language is below)')
-    .addOption(agentOption('search only this agent'))
-    .addOptions(filterOptions())
-    .addOption(limitOption(LIMIT))
-    .addOption(new Option('--sort <order>', 'order by').choices(['relevance', 'date', 'cost']).default(undefined, 'relevance'))
+    .addOptions(optionsOf(calls.search))
     .addOption(wideOption())
     .addOption(jsonOption())
     .addHelpText('after', QUERY_HELP)
     .action(search)
 
 async function search(words, o) {
-  const text = words.join(' ')
-  const query = defined({ text, agent: knownAgent(o.agent), ...filtersOf(o), limit: o.limit, sort: o.sort })
+  const text = argumentOf(calls.search, 'text')(words.join(' '))
+  const query = { ...valuesOf(calls.search, o), text }
   const api = client().sessions
   const searched = (limit) => withProgress(`searching for ${render.quoted(text)}`, api.search(defined({ ...query, limit })))
   const v = view(o)

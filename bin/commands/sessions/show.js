@@ -2,7 +2,7 @@
 // amux sessions show <session>: one session, rendered for reading on a terminal (through a pager
 // when long), else its Markdown export.
 
-const { Option } = require('../../lib/cli.js')
+const { calls, optionsOf } = require('../../lib/options.js')
 const { SPELLINGS } = require('../../../human/ids.js')
 const { client, sessionsNamed } = require('../../lib/api.js')
 const { view, print } = require('../../lib/output.js')
@@ -13,7 +13,8 @@ module.exports = (command) =>
     .description('print one session: on a terminal rendered for reading (through a pager when long), else the Markdown export')
     .usage('[options] <agent>:<id> | <agent> <id> | <id-prefix>')
     .argument('<session...>', `the session: ${SPELLINGS}`)
-    .addOption(new Option('--format <format>', 'print this export format exactly, even on a terminal').choices(['markdown', 'json', 'jsonl']))
+    // No default: without --format a terminal gets the session rendered for reading.
+    .addOptions(optionsOf(calls.export, { help: { format: 'print this export format exactly, even on a terminal' } }).map((o) => o.default(undefined, undefined)))
     .action(show)
 
 async function show(words, o) {

@@ -1,12 +1,12 @@
 'use strict'
 // The MCP server of `amux mcp`: the tools (one module each under tools/) over one client of the
 // library. The SDK's low-level Server is used rather than McpServer so that arguments are checked
-// here: a bad one comes back as the AgentMuxError code and a one-line reason, as everywhere else
-// in this package, instead of the SDK's own wording.
+// here, by the parameters' table: a bad one comes back as the AgentMuxError code and the one-line
+// reason the command line and the UI give for it, instead of the SDK's own wording.
 
 const { Server, ProtocolError, ProtocolErrorCode } = require('@modelcontextprotocol/server')
 const { AgentMuxError } = require('../../../index.js')
-const { z, argumentError } = require('./schemas.js')
+const { z, readArgs } = require('./schemas.js')
 
 const TOOLS = [
   require('./tools/search-sessions.js'),
@@ -63,10 +63,8 @@ function createServer({ client, version, log }) {
     const { name, arguments: raw = {} } = request.params
     const tool = byName.get(name)
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`)
-    const parsed = tool.input.safeParse(raw)
-    if (!parsed.success) return failure(argumentError(name, tool.input, parsed.error.issues, raw), log)
     try {
-      const { text, structured } = await tool.run(parsed.data, { client })
+      const { text, structured } = await tool.run(readArgs(tool.params, raw), { client })
       const result = { content: [{ type: 'text', text }], structuredContent: structured }
       return server.projectCallToolResult(result, outputSchemas.get(name))
     } catch (error) {

@@ -6,16 +6,12 @@ const render = require('../../render.js')
 const { usd, count } = require('../../format.js')
 const { ALL } = require('../../../../human/ids.js')
 const { recordedNoTokens } = require('../../../../human/cost.js')
-const { z, agent, since, until, dates, defined } = require('../schemas.js')
+const { z, toolInput, filtersOf } = require('../schemas.js')
+const { calls } = require('../../../../params/index.js')
 
 const description = `What past coding-agent sessions cost (USD) and how many tokens they used, grouped by agent, model or day (local calendar day of the session's start). Prices are the agents' own where recorded, else list prices. Notes say where $0 means unknown: agents that record no token counts, models with no known price.`
 
-const input = z.strictObject({
-  groupBy: z.enum(['agent', 'model', 'day']).describe('break the total down by this'),
-  agent: agent('only this agent (default: every agent)').optional(),
-  since: since().optional(),
-  until: until().optional(),
-})
+const { params, input } = toolInput(calls.totalCost)
 
 const figures = {
   totalUsd: z.number(),
@@ -34,8 +30,8 @@ const output = z.object({
 })
 
 // The sessions matching the filters that recorded no token counts: their $0 is unknown.
-async function withoutTokens(api, { agent, since, until }) {
-  const options = defined({ since, until, limit: ALL })
+async function withoutTokens(api, { agent, ...rest }) {
+  const options = { ...filtersOf(rest), limit: ALL }
   const sessions = await (agent ? api.list(agent, options) : api.listAll(options))
   return sessions.filter(recordedNoTokens)
 }
@@ -50,9 +46,8 @@ const pick = (c) => ({
 })
 
 async function run(args, { client }) {
-  const options = defined({ groupBy: args.groupBy, agent: args.agent, ...dates(args) })
   const api = client.sessions
-  const [summary, blind] = await Promise.all([api.totalCost(options), withoutTokens(api, options)])
+  const [summary, blind] = await Promise.all([api.totalCost(args), withoutTokens(api, args)])
   const groups = render.costGroups(summary, args.groupBy).map((g) => ({ key: g.key, ...pick(g) }))
   const notes = render.costNotes(summary, args.groupBy, blind)
   const structured = { groupBy: args.groupBy, total: pick(summary), groups, notes }
@@ -69,4 +64,4 @@ function text({ groupBy, total, groups, notes }) {
   return [line('total', total), ...(groups.length ? [`by ${groupBy}:`] : []), ...groups.map((g) => `- ${line(label(g.key), g)}`), ...notes].join('\n')
 }
 
-module.exports = { name: 'cost_report', title: 'Cost of past sessions', description, input, output, run }
+module.exports = { name: 'cost_report', title: 'Cost of past sessions', description, params, input, output, run }

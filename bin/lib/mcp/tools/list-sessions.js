@@ -1,17 +1,12 @@
 'use strict'
 // list_sessions: the newest sessions of one agent or of every agent, as the model reads them.
 
-const { z, agent, since, until, cwd, limit, dates, defined, sessionFields } = require('../schemas.js')
+const { z, toolInput, defined, sessionFields } = require('../schemas.js')
+const { calls } = require('../../../../params/index.js')
 
-const description = `List past coding-agent sessions on this machine, newest first (last update), of every agent or one: Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor, OpenCode, Pi, omp, OpenClaw, Hermes. Each comes with its id for read_session. To find sessions about something, use search_sessions instead.`
+const description = `List past coding-agent sessions on this machine, newest first (last update; \`sort\` for the costliest or longest), of every agent or one: Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor, OpenCode, Pi, omp, OpenClaw, Hermes. Each comes with its id for read_session. To find sessions about something, use search_sessions instead.`
 
-const input = z.strictObject({
-  agent: agent('only this agent (default: every agent)').optional(),
-  since: since().optional(),
-  until: until().optional(),
-  cwd: cwd().optional(),
-  limit: limit(20, 1000),
-})
+const { params, input } = toolInput(calls.list)
 
 const session = z.object({
   ...sessionFields,
@@ -24,9 +19,9 @@ const session = z.object({
 const output = z.object({ sessions: z.array(session) })
 
 async function run(args, { client }) {
-  const options = defined({ cwd: args.cwd, limit: args.limit, ...dates(args) })
+  const { agent, ...options } = args
   const api = client.sessions
-  const found = await (args.agent ? api.list(args.agent, options) : api.listAll(options))
+  const found = await (agent ? api.list(agent, options) : api.listAll(options))
   const sessions = found.map((s) =>
     defined({
       id: s.unifiedId,
@@ -47,7 +42,8 @@ async function run(args, { client }) {
 function render(sessions, args) {
   const whose = args.agent ? `${args.agent} ` : ''
   if (!sessions.length) return `No ${whose}session matches.`
-  const lines = [`${sessions.length} ${whose}session${sessions.length === 1 ? '' : 's'}, newest first:`]
+  const order = { date: 'newest first', cost: 'costliest first', turns: 'longest first' }[args.sort ?? 'date']
+  const lines = [`${sessions.length} ${whose}session${sessions.length === 1 ? '' : 's'}, ${order}:`]
   for (const s of sessions) {
     const facts = [`updated ${s.updatedAt}`, `${s.messageCount} messages`, s.model, s.cwd && `in ${s.cwd}`]
     lines.push(`- ${s.id} · ${s.title || '(untitled)'}`)
@@ -56,4 +52,4 @@ function render(sessions, args) {
   return lines.join('\n')
 }
 
-module.exports = { name: 'list_sessions', title: 'List past sessions', description, input, output, run }
+module.exports = { name: 'list_sessions', title: 'List past sessions', description, params, input, output, run }

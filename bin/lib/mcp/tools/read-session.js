@@ -7,19 +7,23 @@
 const { AgentMuxError } = require('../../../../index.js')
 const ids = require('../../../../human/ids.js')
 const text = require('../session-text.js')
-const { z } = require('../schemas.js')
+const { z, toolInput } = require('../schemas.js')
+const { param, kinds } = require('../../../../params/index.js')
 
 const description = `Read one past coding-agent session as text: a header line, then its messages with index, role and time. Tool calls, tool outputs and thinking are cut to their start, with a marker saying how much was left out.
 With \`around\` (a query, in search_sessions' language), only the messages that hold its hits are shown, with \`context\` messages on each side; the rest is elided ("… 14 messages …"), and a hit message that was cut shows its matching passage.
 The text never exceeds \`maxChars\`: when it is cut, it says so and gives the \`offset\` to call again with for the rest.`
 
-const input = z.strictObject({
-  id: z.string().min(1).describe('the session: its id as search_sessions or list_sessions give it (agent:native-id), or a unique prefix of the native id'),
-  around: z.string().min(1).describe('only the messages holding hits of this query, with context').optional(),
-  context: z.number().int().min(0).max(50).default(2).describe('messages shown on each side of a hit (default 2)'),
-  offset: z.number().int().min(0).default(0).describe('start at this character of the text (the offset a cut result gives)'),
-  maxChars: z.number().int().min(500).max(1_000_000).default(16000).describe('at most this many characters of text (default 16000)'),
-})
+// This tool's own parameters (no other front end reads a session in pages of text), made as the
+// table's are, so they are checked and reported the same way.
+const mcpOnly = (name, kind, help, mcp) => param(name, kind, help, { cli: false, ui: false, mcp })
+const { params, input } = toolInput([
+  mcpOnly('id', kinds.text({ max: 1024 }), 'the session: its id as search_sessions or list_sessions give it (agent:native-id), or a unique prefix of the native id', { required: true }),
+  mcpOnly('around', kinds.text({ max: 1000 }), 'only the messages holding hits of this query, with context'),
+  mcpOnly('context', kinds.count({ min: 0, max: 50 }), 'messages shown on each side of a hit (default 2)', { default: 2 }),
+  mcpOnly('offset', kinds.count({ min: 0 }), 'start at this character of the text (the offset a cut result gives)', { default: 0 }),
+  mcpOnly('maxChars', kinds.count({ min: 500, max: 1_000_000 }), 'at most this many characters of text (default 16000)', { default: 16000 }),
+])
 
 const output = z.object({
   id: z.string(),
@@ -126,4 +130,4 @@ async function run(args, { client }) {
   return { text: body, structured }
 }
 
-module.exports = { name: 'read_session', title: 'Read a past session', description, input, output, run }
+module.exports = { name: 'read_session', title: 'Read a past session', description, params, input, output, run }

@@ -2,7 +2,8 @@
 // search_sessions: the library's full-text search over every agent's sessions, its hits as the
 // model reads them (id to pass to read_session, where, when, how well, the best passage).
 
-const { z, agent, since, until, cwd, limit, dates, defined, sessionFields } = require('../schemas.js')
+const { z, toolInput, defined, sessionFields } = require('../schemas.js')
+const { calls } = require('../../../../params/index.js')
 
 const description = `Full-text search of past coding-agent sessions on this machine (Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor, OpenCode, Pi, omp, OpenClaw, Hermes): find how something was done or fixed before.
 Query language (case is ignored; OR and NOT only in capitals):
@@ -12,16 +13,9 @@ Query language (case is ignored; OR and NOT only in capitals):
   test NOT flaky    the left side, not the right one
   kube*             words starting with it
 Chinese, Japanese or Korean text is found anywhere, without spaces.
-Hits come best first, each with its id for read_session (pass the same query as \`around\` to read only the matching parts), the number of matches and the best passage with hits marked >>>like this<<<.`
+Hits come best first (\`sort\`: newest or costliest first instead), each with its id for read_session (pass the same query as \`around\` to read only the matching parts), the number of matches and the best passage with hits marked >>>like this<<<.`
 
-const input = z.strictObject({
-  query: z.string().min(1).describe('what to look for, in the query language above'),
-  agent: agent('search only this agent').optional(),
-  since: since().optional(),
-  until: until().optional(),
-  cwd: cwd().optional(),
-  limit: limit(10, 100),
-})
+const { params, input } = toolInput(calls.search)
 
 const hit = z.object({
   ...sessionFields,
@@ -38,9 +32,7 @@ const output = z.object({
 const iso = (date) => date.toISOString()
 
 async function run(args, { client }) {
-  const found = await client.sessions.search(
-    defined({ text: args.query, agent: args.agent, cwd: args.cwd, limit: args.limit, ...dates(args) }),
-  )
+  const found = await client.sessions.search(args)
   const hits = found.map((s) =>
     defined({
       id: s.unifiedId,
@@ -54,12 +46,13 @@ async function run(args, { client }) {
       snippet: s.snippet ?? '',
     }),
   )
-  return { text: render(args.query, hits), structured: { query: args.query, hits } }
+  return { text: render(args.text, hits, args.sort), structured: { query: args.text, hits } }
 }
 
-function render(query, hits) {
+function render(query, hits, sort = 'relevance') {
   if (!hits.length) return `No session matches ${JSON.stringify(query)}.`
-  const lines = [`${hits.length} session${hits.length === 1 ? '' : 's'} match ${JSON.stringify(query)}, best first:`]
+  const order = { relevance: 'best first', date: 'newest first', cost: 'costliest first' }[sort]
+  const lines = [`${hits.length} session${hits.length === 1 ? '' : 's'} match ${JSON.stringify(query)}, ${order}:`]
   hits.forEach((h, i) => {
     lines.push('')
     lines.push(`${i + 1}. ${h.id}`)
@@ -71,4 +64,4 @@ function render(query, hits) {
   return lines.join('\n')
 }
 
-module.exports = { name: 'search_sessions', title: 'Search past sessions', description, input, output, run }
+module.exports = { name: 'search_sessions', title: 'Search past sessions', description, params, input, output, run }
