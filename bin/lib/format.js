@@ -6,6 +6,8 @@
 // cli-table3 and string-width are loaded when first used: a piped command draws no table, and
 // every command pays for what it loads at start.
 const stringWidth = (text) => require('string-width')(text)
+// Dollars and counts read the same from the MCP server: they are human/'s.
+const { usd, count } = require('../../human/cost.js')
 
 // NO_COLOR (https://no-color.org) wins when set to anything non-empty; FORCE_COLOR lets a pipe or a
 // test ask for colour; otherwise colour only when the stream is a terminal.
@@ -88,18 +90,6 @@ function duration(ms) {
     .filter(([n]) => n > 0)
     .map(([n, unit]) => `${n}${unit}`)
     .join(' ')
-}
-
-// Dollars: cents when the amount is a cent or more, four places below that so small runs are not "$0.00".
-function usd(amount) {
-  if (amount === undefined || amount === null || !Number.isFinite(amount)) return '–'
-  if (amount === 0) return '$0.00'
-  if (Math.abs(amount) < 0.01) return `$${amount.toFixed(4)}`
-  return `$${amount.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`
-}
-
-function count(n) {
-  return Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–'
 }
 
 // One line of text from a message or title: whitespace collapsed, so a table row stays one row.

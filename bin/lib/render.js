@@ -2,8 +2,9 @@
 // Human renderings of the API's results, one function per command. Each returns the text for
 // stdout; `view` carries the terminal width, the painter and the clock.
 
-const { table, roomy, layout, bothDates, relativeDate, absoluteDate, usd, count, oneLine, highlight, bar, wrap } = require('./format.js')
+const { table, roomy, layout, bothDates, relativeDate, usd, count, oneLine, highlight, bar, wrap } = require('./format.js')
 const { wordDiff, sideLine } = require('../../human/words.js')
+const { costGroups, groupLabel, costNotes } = require('../../human/cost.js')
 
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 
@@ -91,21 +92,6 @@ function searchResults(text, sessions, view, ids = sessions.map((s) => s.unified
 
 const GROUP_HEAD = { agent: 'AGENT', model: 'MODEL', day: 'DAY', tag: 'TAG', week: 'WEEK', month: 'MONTH', session: 'SESSION', project: 'PROJECT' }
 
-// Groupings whose keys are periods, read in calendar order rather than by spend.
-const CALENDAR = new Set(['day', 'week', 'month'])
-
-/** The breakdown's groups in reading order: periods by the calendar, every other grouping by spend. */
-function costGroups(summary, groupBy) {
-  const groups = Object.values(summary.breakdowns ?? {})
-  return groups.sort((a, b) =>
-    CALENDAR.has(groupBy) ? a.key.localeCompare(b.key) : b.totalUsd - a.totalUsd || a.key.localeCompare(b.key),
-  )
-}
-
-// Untagged sessions, and usage without a recorded model, are grouped under the empty key.
-const groupLabel = (key, groupBy) =>
-  key !== '' ? key : groupBy === 'tag' ? '(untagged)' : groupBy === 'model' ? '(no model)' : '(none)'
-
 // Bars get at most this many columns, and are left out when fewer than BAR_MIN are free.
 const BAR_MAX = 40
 const BAR_MIN = 6
@@ -145,37 +131,6 @@ function costReport(summary, groupBy, view) {
   const runs = summary.runCount > summary.sessionCount ? ` (${plural(summary.runCount, 'run')})` : ''
   out += `${plural(summary.sessionCount, 'session')}${runs}, ${usd(summary.totalUsd)} in total\n`
   return out
-}
-
-const unique = (values) => [...new Set(values)]
-const WHERE = { day: 'on', model: 'with models', tag: 'with tags' }
-
-/**
- * Notes under a cost report, one string each (unwrapped). `blind`: the matching sessions that
- * recorded no token counts (Cursor's stores keep none), whose $0.00 means unknown, not free; the
- * note names the groups holding them (every day, with --group-by day).
- */
-function costNotes(summary, groupBy, blind) {
-  const notes = []
-  if (blind.length) {
-    const agents = unique(blind.map((s) => s.agent)).join(', ')
-    const keys =
-      groupBy === 'day'
-        ? unique(blind.map((s) => absoluteDate(s.createdAt).slice(0, 10))).sort()
-        : groupBy === 'model'
-          ? unique(blind.map((s) => groupLabel(s.model ?? '', 'model')))
-          : groupBy === 'tag'
-            ? unique(blind.flatMap((s) => (s.tags.length ? s.tags : [''])).map((t) => groupLabel(t, 'tag')))
-            : []
-    const where = keys.length ? ` ${WHERE[groupBy]} ${keys.join(', ')}` : ''
-    notes.push(
-      `note: no token counts were recorded for ${plural(blind.length, 'session')} (${agents})${where}, so $0.00 there means unknown, not free`,
-    )
-  }
-  if (summary.unpricedModels?.length) {
-    notes.push(`note: no price known for ${summary.unpricedModels.join(', ')}; their tokens count as $0`)
-  }
-  return notes
 }
 
 /** Notes for a terminal: each wrapped at word boundaries to `width`, continuation lines indented. */

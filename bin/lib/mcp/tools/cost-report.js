@@ -2,10 +2,8 @@
 // cost_report: what the sessions cost, from the library's totalCost, grouped, with the notes the
 // CLI prints where a figure means "unknown" rather than "free".
 
-const render = require('../../render.js')
-const { usd, count } = require('../../format.js')
 const { ALL } = require('../../../../human/ids.js')
-const { recordedNoTokens } = require('../../../../human/cost.js')
+const { recordedNoTokens, usd, count, costGroups, costNotes } = require('../../../../human/cost.js')
 const { z, toolInput, filtersOf } = require('../schemas.js')
 const { calls } = require('../../../../params/index.js')
 
@@ -48,8 +46,8 @@ const pick = (c) => ({
 async function run(args, { client }) {
   const api = client.sessions
   const [summary, blind] = await Promise.all([api.totalCost(args), withoutTokens(api, args)])
-  const groups = render.costGroups(summary, args.groupBy).map((g) => ({ key: g.key, ...pick(g) }))
-  const notes = render.costNotes(summary, args.groupBy, blind)
+  const groups = costGroups(summary, args.groupBy).map((g) => ({ key: g.key, ...pick(g) }))
+  const notes = costNotes(summary, args.groupBy, blind)
   const structured = { groupBy: args.groupBy, total: pick(summary), groups, notes }
   return { text: text(structured), structured }
 }
