@@ -16,6 +16,7 @@ import { copyDemoHome, removeDir, repoRoot, withHome } from './helpers.mjs'
 
 const require = createRequire(import.meta.url)
 const { version } = require('../package.json')
+const { calls, takenBy } = require('../params/index.js')
 const bin = join(repoRoot, 'bin', 'amux.js')
 const TOOL_NAMES = ['search_sessions', 'read_session', 'list_sessions', 'cost_report']
 
@@ -108,11 +109,18 @@ describe('amux mcp', () => {
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort())
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]))
     const params = (name) => Object.keys(byName[name].inputSchema.properties).sort()
-    // The filters of the parameters' table, as every front end takes them.
-    expect(params('search_sessions')).toEqual(['agent', 'cwd', 'limit', 'model', 'query', 'since', 'sort', 'tags', 'until'])
+    // The parameters' table as MCP takes it: every filter of list, search and totalCost (a new
+    // one added to the table appears here with no change to the tools), and the tools' own.
+    const filters = calls.filters.map((p) => p.name)
+    const fromTable = (call) => takenBy(call, 'mcp').map((p) => p.name).sort()
+    expect(params('search_sessions')).toEqual(fromTable(calls.search))
+    expect(params('search_sessions')).toEqual(expect.arrayContaining(['agent', 'query', 'limit', 'sort', ...filters]))
     expect(params('read_session')).toEqual(['around', 'context', 'id', 'maxChars', 'offset'])
-    expect(params('list_sessions')).toEqual(['agent', 'cwd', 'limit', 'model', 'since', 'sort', 'tags', 'until'])
-    expect(params('cost_report')).toEqual(['agent', 'cwd', 'groupBy', 'model', 'since', 'tags', 'until'])
+    expect(params('list_sessions')).toEqual(fromTable(calls.list))
+    expect(params('list_sessions')).toEqual(expect.arrayContaining(['agent', 'limit', 'sort', ...filters]))
+    expect(params('cost_report')).toEqual(fromTable(calls.totalCost))
+    expect(params('cost_report')).toEqual(expect.arrayContaining(['agent', 'groupBy', ...filters]))
+    expect(filters).toEqual(expect.arrayContaining(['since', 'until', 'model', 'tags', 'cwd']))
     expect(byName.list_sessions.inputSchema.properties.limit.maximum).toBe(1000)
     expect(byName.list_sessions.inputSchema.properties.tags).toMatchObject({ type: 'array', items: { type: 'string' } })
     expect(byName.search_sessions.inputSchema.required).toEqual(['query'])
