@@ -5,16 +5,16 @@ import { describe, it, expect } from 'vitest'
 import { createRequire } from 'node:module'
 
 const require = createRequire(import.meta.url)
-const format = require('../bin/lib/format.js')
-const render = require('../bin/lib/render.js')
+const format = require('../cli/lib/format.js')
+const render = require('../cli/lib/render.js')
 const { readDate } = require('../human/dates.js')
 const { kinds } = require('../params/index.js')
-const tsv = require('../bin/lib/tsv.js')
+const tsv = require('../cli/lib/tsv.js')
 const ids = require('../human/ids.js')
 const { recordedNoTokens } = require('../human/cost.js')
 const { wordDiff, sideLine } = require('../human/words.js')
-const { renderSession, markdownText, rowsTaken } = require('../bin/lib/transcript.js')
-const { withProgress } = require('../bin/lib/progress.js')
+const { renderSession, markdownText, rowsTaken } = require('../cli/lib/transcript.js')
+const { withProgress } = require('../cli/lib/progress.js')
 
 const NOW = Date.parse('2025-06-15T12:00:00Z')
 const plain = format.painter(false)

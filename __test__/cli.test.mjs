@@ -173,8 +173,8 @@ describe('an empty home', () => {
       return JSON.parse(readFileSync(out, 'utf8')).join('\n')
     }
     const terminalOnly = /cli-table3|string-width|[\\/]transcript\.js|[\\/]pager\.js/
-    // what writes the piped form: bin/lib/tsv.js, or for a session list the native side
-    const tsvJs = /[\\/]bin[\\/]lib[\\/]tsv\.js$/m
+    // what writes the piped form: cli/lib/tsv.js, or for a session list the native side
+    const tsvJs = /[\\/]cli[\\/]lib[\\/]tsv\.js$/m
     const binding = /[\\/]binding\.js$/m
     for (const [args, writer] of [[['sessions', 'search', 'flaky'], tsvJs], [['sessions', 'list', 'claude'], binding], [['cost', 'report'], tsvJs]]) {
       const files = loaded(args, amux)
@@ -187,8 +187,8 @@ describe('an empty home', () => {
     expect(loaded(['sessions', 'list', 'claude'], amux)).not.toMatch(/[\\/](tsv|render)\.js$/m)
     // a start reads its own command's file only; --version reads none, nor the binding
     const ours = (files) => files.split('\n').filter((f) => f.startsWith(root) && !f.includes('record-modules')).map((f) => f.slice(root.length).replaceAll('\\', '/')).sort()
-    expect(ours(loaded(['--version'], amux))).toEqual(['bin/amux.js', 'bin/lib/cli.js', 'package.json'])
-    expect(ours(loaded(['sessions', 'search', 'flaky'], amux)).filter((f) => f.startsWith('bin/commands/'))).toEqual(['bin/commands/sessions/search.js'])
+    expect(ours(loaded(['--version'], amux))).toEqual(['bin/amux.js', 'cli/lib/cli.js', 'cli/main.js', 'package.json'])
+    expect(ours(loaded(['sessions', 'search', 'flaky'], amux)).filter((f) => f.startsWith('cli/commands/'))).toEqual(['cli/commands/sessions/search.js'])
     if (!ptyAvailable) ctx.skip()
     // the same table code on a terminal, where it draws
     expect(loaded(['cost', 'report'], term)).toMatch(/cli-table3/)

@@ -2,7 +2,7 @@
 // list_sessions: the newest sessions of one agent or of every agent, as the model reads them.
 
 const { z, toolInput, defined, sessionFields } = require('../schemas.js')
-const { calls } = require('../../../../params/index.js')
+const { calls } = require('../../params/index.js')
 
 const description = `List past coding-agent sessions on this machine, newest first (last update; \`sort\` for the costliest or longest), of every agent or one: Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor, OpenCode, Pi, omp, OpenClaw, Hermes. Each comes with its id for read_session. To find sessions about something, use search_sessions instead.`
 

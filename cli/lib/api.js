@@ -30,7 +30,7 @@ function client() {
 function updateIndexAfter() {
   if (!made?.index.pending()) return
   const { spawn } = require('node:child_process')
-  const amux = require('node:path').join(__dirname, '..', 'amux.js')
+  const amux = require('node:path').join(__dirname, '..', '..', 'bin', 'amux.js')
   try {
     spawn(process.execPath, [amux, 'index', 'update', '--if-idle', '--quiet'], { detached: true, stdio: 'ignore' }).unref()
   } catch {

@@ -5,7 +5,7 @@
 // reason the command line and the UI give for it, instead of the SDK's own wording.
 
 const { Server, ProtocolError, ProtocolErrorCode } = require('@modelcontextprotocol/server')
-const { AgentMuxError } = require('../../../index.js')
+const { AgentMuxError } = require('../index.js')
 const { z, readArgs } = require('./schemas.js')
 
 const TOOLS = [

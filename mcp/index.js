@@ -4,8 +4,8 @@
 // stdout carries the protocol and nothing else; what the server has to say goes to stderr.
 
 const { serveStdio } = require('@modelcontextprotocol/server/stdio')
-const { createClient } = require('../../../index.js')
-const { version } = require('../../../package.json')
+const { createClient } = require('../index.js')
+const { version } = require('../package.json')
 const { createServer, TOOLS } = require('./server.js')
 const { stdioTransport } = require('./transport.js')
 

@@ -2,10 +2,10 @@
 // cost_report: what the sessions cost, from the library's totalCost, grouped, with the notes the
 // CLI prints where a figure means "unknown" rather than "free".
 
-const { ALL } = require('../../../../human/ids.js')
-const { recordedNoTokens, usd, count, costGroups, costNotes } = require('../../../../human/cost.js')
+const { ALL } = require('../../human/ids.js')
+const { recordedNoTokens, usd, count, costGroups, costNotes } = require('../../human/cost.js')
 const { z, toolInput, filtersOf } = require('../schemas.js')
-const { calls } = require('../../../../params/index.js')
+const { calls } = require('../../params/index.js')
 
 const description = `What past coding-agent sessions cost (USD) and how many tokens they used, grouped by agent, model or day (local calendar day of the session's start). Prices are the agents' own where recorded, else list prices. Notes say where $0 means unknown: agents that record no token counts, models with no known price.`
 

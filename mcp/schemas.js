@@ -6,8 +6,8 @@
 // shown; the parsers are what decides.
 
 const z = require('zod')
-const { BUILT_IN_AGENTS } = require('../../../index.js')
-const { takenBy, readValues, defined, filtersOf, kinds } = require('../../../params/index.js')
+const { BUILT_IN_AGENTS } = require('../index.js')
+const { takenBy, readValues, defined, filtersOf, kinds } = require('../params/index.js')
 const { invalid } = kinds
 
 /** The zod type of one parameter as MCP takes it (`forFrontEnd(p, 'mcp')`). */

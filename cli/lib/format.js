@@ -1,7 +1,7 @@
 'use strict'
 // Human output of the amux CLI: dates, money, token counts, colour and terminal-sized tables.
 // Pure functions of their inputs (the clock and the terminal width are parameters) so they can be
-// tested without a terminal; the command files (bin/commands) decide what goes to stdout.
+// tested without a terminal; the command files (cli/commands) decide what goes to stdout.
 
 // cli-table3 and string-width are loaded when first used: a piped command draws no table, and
 // every command pays for what it loads at start.

@@ -1,14 +1,14 @@
 'use strict'
-// read_session: one session as text (bin/lib/mcp/session-text.js), whole or only around a query's
+// read_session: one session as text (mcp/session-text.js), whole or only around a query's
 // hits, in pages of at most `maxChars` characters. The messages come from the library in windows
 // (`client.messages.window`), so a session of hundreds of MB is never built in JS whole: only
 // what the page needs is read, and `around` leaves the rest in the core.
 
-const { AgentMuxError } = require('../../../../index.js')
-const ids = require('../../../../human/ids.js')
+const { AgentMuxError } = require('../../index.js')
+const ids = require('../../human/ids.js')
 const text = require('../session-text.js')
 const { z, toolInput } = require('../schemas.js')
-const { param, kinds } = require('../../../../params/index.js')
+const { param, kinds } = require('../../params/index.js')
 
 const description = `Read one past coding-agent session as text: a header line, then its messages with index, role and time. Tool calls, tool outputs and thinking are cut to their start, with a marker saying how much was left out.
 With \`around\` (a query, in search_sessions' language), only the messages that hold its hits are shown, with \`context\` messages on each side; the rest is elided ("… 14 messages …"), and a hit message that was cut shows its matching passage.

@@ -3,7 +3,7 @@
 // model reads them (id to pass to read_session, where, when, how well, the best passage).
 
 const { z, toolInput, defined, sessionFields } = require('../schemas.js')
-const { calls } = require('../../../../params/index.js')
+const { calls } = require('../../params/index.js')
 
 const description = `Full-text search of past coding-agent sessions on this machine (Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor, OpenCode, Pi, omp, OpenClaw, Hermes): find how something was done or fixed before.
 Query language (case is ignored; OR and NOT only in capitals):
