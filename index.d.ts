@@ -494,6 +494,8 @@ export interface SessionsReport extends CostReportNotes {
 
 /** Beyond the spec: what `cost.blocks` takes. */
 export interface CostBlocksOptions {
+  /** Only this agent's blocks; default every agent that has billing blocks (Claude Code). Another known agent is a VALIDATION_ERROR. */
+  agent?: AgentName
   /** Only blocks starting from then on (a 'YYYY-MM-DD' / 'YYYYMMDD' string: that local day). */
   since?: Date | string
   until?: Date | string

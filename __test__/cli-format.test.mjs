@@ -5,15 +5,16 @@ import { describe, it, expect } from 'vitest'
 import { createRequire } from 'node:module'
 
 const require = createRequire(import.meta.url)
-const format = require('../bin/lib/format.js')
-const render = require('../bin/lib/render.js')
-const args = require('../bin/lib/args.js')
-const tsv = require('../bin/lib/tsv.js')
+const format = require('../cli/lib/format.js')
+const render = require('../cli/lib/render.js')
+const { readDate } = require('../human/dates.js')
+const { kinds } = require('../params/index.js')
+const tsv = require('../cli/lib/tsv.js')
 const ids = require('../human/ids.js')
 const { recordedNoTokens } = require('../human/cost.js')
 const { wordDiff, sideLine } = require('../human/words.js')
-const { renderSession, markdownText, rowsTaken } = require('../bin/lib/transcript.js')
-const { withProgress } = require('../bin/lib/progress.js')
+const { renderSession, markdownText, rowsTaken } = require('../cli/lib/transcript.js')
+const { withProgress } = require('../cli/lib/progress.js')
 
 const NOW = Date.parse('2025-06-15T12:00:00Z')
 const plain = format.painter(false)
@@ -553,23 +554,29 @@ describe('show on a terminal', () => {
 
 describe('option values', () => {
   it('dates: ISO 8601 (local unless offset) and ages; bare --until dates include the whole day', () => {
-    expect(args.parseDate('2025-01-31').getTime()).toBe(new Date(2025, 0, 31).getTime())
-    expect(args.parseDate('2025-01-31', { endOfDay: true }).getTime()).toBe(new Date(2025, 1, 1).getTime() - 1)
-    expect(args.parseDate('2025-12-31', { endOfDay: true }).getTime()).toBe(new Date(2026, 0, 1).getTime() - 1)
-    expect(args.parseDate('2025-01-31T09:30').getTime()).toBe(new Date(2025, 0, 31, 9, 30).getTime())
-    expect(args.parseDate('2025-01-31T09:30:00Z', { endOfDay: true }).toISOString()).toBe('2025-01-31T09:30:00.000Z')
-    expect(args.parseDate('2025-01-31T09:30+02:00').toISOString()).toBe('2025-01-31T07:30:00.000Z')
-    expect(args.parseDate('7d', { now: NOW }).getTime()).toBe(NOW - 7 * 86_400_000)
-    expect(args.parseDate('90m', { now: NOW }).getTime()).toBe(NOW - 90 * 60_000)
-    for (const bad of ['2025-02-30', '2025-1-5', 'tomorrow', '7 days', '', '1e3', '2025-01-31T25:00']) {
-      expect(() => args.parseDate(bad)).toThrow(/Not a date/)
+    expect(readDate('2025-01-31').getTime()).toBe(new Date(2025, 0, 31).getTime())
+    expect(readDate('2025-01-31', { endOfDay: true }).getTime()).toBe(new Date(2025, 1, 1).getTime() - 1)
+    expect(readDate('2025-12-31', { endOfDay: true }).getTime()).toBe(new Date(2026, 0, 1).getTime() - 1)
+    expect(readDate('2025-01-31T09:30').getTime()).toBe(new Date(2025, 0, 31, 9, 30).getTime())
+    expect(readDate('2025-01-31T09:30:00Z', { endOfDay: true }).toISOString()).toBe('2025-01-31T09:30:00.000Z')
+    expect(readDate('2025-01-31T09:30+02:00').toISOString()).toBe('2025-01-31T07:30:00.000Z')
+    expect(readDate('7d', { now: NOW }).getTime()).toBe(NOW - 7 * 86_400_000)
+    expect(readDate('90m', { now: NOW }).getTime()).toBe(NOW - 90 * 60_000)
+    const date = kinds.date()
+    for (const bad of ['2025-02-30', '2025-1-5', 'tomorrow', '7 days', ' ', '1e3', '2025-01-31T25:00']) {
+      expect(readDate(bad)).toBeNull()
+      expect(() => date.parse(bad, 'since')).toThrow(/^since must be a date, ISO 8601/)
     }
   })
   it('limits and repeatable tags', () => {
-    expect(args.limit('0')).toBe(0)
-    expect(args.limit('25')).toBe(25)
-    expect(() => args.limit('2.5')).toThrow(/whole number/)
-    expect(args.collect('b', args.collect('a'))).toEqual(['a', 'b'])
+    const limit = kinds.count({ min: 1 })
+    expect(limit.parse('25', 'limit')).toBe(25)
+    expect(limit.parse(25, 'limit')).toBe(25)
+    for (const bad of ['0', '2.5', 2.5, '-3', 'ten']) expect(() => limit.parse(bad, 'limit')).toThrow(`limit must be a whole number from 1 up, not '${bad}'`)
+    expect(() => kinds.count({ min: 1, max: 100 }).parse(101, 'limit')).toThrow('limit must be at most 100, not 101')
+    const tags = kinds.texts()
+    expect(tags.parse('b', 'tag', 'cli', tags.parse('a', 'tag', 'cli'))).toEqual(['a', 'b'])
+    expect(tags.parse(['a', 'b'], 'tags', 'mcp')).toEqual(['a', 'b'])
   })
 })
 

@@ -173,8 +173,8 @@ describe('an empty home', () => {
       return JSON.parse(readFileSync(out, 'utf8')).join('\n')
     }
     const terminalOnly = /cli-table3|string-width|[\\/]transcript\.js|[\\/]pager\.js/
-    // what writes the piped form: bin/lib/tsv.js, or for a session list the native side
-    const tsvJs = /[\\/]bin[\\/]lib[\\/]tsv\.js$/m
+    // what writes the piped form: cli/lib/tsv.js, or for a session list the native side
+    const tsvJs = /[\\/]cli[\\/]lib[\\/]tsv\.js$/m
     const binding = /[\\/]binding\.js$/m
     for (const [args, writer] of [[['sessions', 'search', 'flaky'], tsvJs], [['sessions', 'list', 'claude'], binding], [['cost', 'report'], tsvJs]]) {
       const files = loaded(args, amux)
@@ -187,8 +187,8 @@ describe('an empty home', () => {
     expect(loaded(['sessions', 'list', 'claude'], amux)).not.toMatch(/[\\/](tsv|render)\.js$/m)
     // a start reads its own command's file only; --version reads none, nor the binding
     const ours = (files) => files.split('\n').filter((f) => f.startsWith(root) && !f.includes('record-modules')).map((f) => f.slice(root.length).replaceAll('\\', '/')).sort()
-    expect(ours(loaded(['--version'], amux))).toEqual(['bin/amux.js', 'bin/lib/cli.js', 'package.json'])
-    expect(ours(loaded(['sessions', 'search', 'flaky'], amux)).filter((f) => f.startsWith('bin/commands/'))).toEqual(['bin/commands/sessions/search.js'])
+    expect(ours(loaded(['--version'], amux))).toEqual(['bin/amux.js', 'cli/lib/cli.js', 'cli/main.js', 'package.json'])
+    expect(ours(loaded(['sessions', 'search', 'flaky'], amux)).filter((f) => f.startsWith('cli/commands/'))).toEqual(['cli/commands/sessions/search.js'])
     if (!ptyAvailable) ctx.skip()
     // the same table code on a terminal, where it draws
     expect(loaded(['cost', 'report'], term)).toMatch(/cli-table3/)
@@ -241,15 +241,15 @@ describe('exit codes: 0 success, 1 the call failed, 2 the command line was wrong
     expectFailure(amux(['sessions', 'show', 'abc-123'], { home }), 1, 'SESSION_NOT_FOUND', "'abc-123'", 'any agent')
   })
 
-  it('bad dates → VALIDATION_ERROR naming the option, exit 2', () => {
+  it('bad dates → VALIDATION_ERROR naming the parameter and the value, exit 2', () => {
     const cases = [
-      [['sessions', 'list', 'claude', '--since', 'yesterdayish'], '--since'],
-      [['sessions', 'list', 'claude', '--until', '2025-02-31'], '--until'],
-      [['sessions', 'search', 'x', '--since', '2025-13-01'], '--since'],
-      [['sessions', 'search', 'x', '--until', '12 days'], '--until'],
-      [['cost', 'report', '--since', '01/02/2025'], '--since'],
+      [['sessions', 'list', 'claude', '--since', 'yesterdayish'], 'since'],
+      [['sessions', 'list', 'claude', '--until', '2025-02-31'], 'until'],
+      [['sessions', 'search', 'x', '--since', '2025-13-01'], 'since'],
+      [['sessions', 'search', 'x', '--until', '12 days'], 'until'],
+      [['cost', 'report', '--since', '01/02/2025'], 'since'],
     ]
-    for (const [args, option] of cases) expectFailure(amux(args, { home }), 2, 'VALIDATION_ERROR', option, 'Not a date')
+    for (const [args, name] of cases) expectFailure(amux(args, { home }), 2, 'VALIDATION_ERROR', `: ${name} must be a date, ISO 8601`, `not '${args.at(-1)}'`)
   })
 
   it('bad formats and choices → VALIDATION_ERROR, exit 2', () => {
@@ -259,8 +259,8 @@ describe('exit codes: 0 success, 1 the call failed, 2 the command line was wrong
       [['sessions', 'list', 'claude', '--sort', 'size'], "'size'"],
       [['sessions', 'search', 'x', '--sort', 'turns'], "'turns'"],
       [['cost', 'report', '--group-by', 'hour'], "'hour'"],
-      [['sessions', 'list', 'claude', '--limit', '-3'], '--limit'],
-      [['sessions', 'list', 'claude', '--limit', 'ten'], '--limit'],
+      [['sessions', 'list', 'claude', '--limit=-3'], "limit must be a whole number from 1 up, not '-3'"],
+      [['sessions', 'list', 'claude', '--limit', 'ten'], "limit must be a whole number from 1 up, not 'ten'"],
       [['sessions', 'diff', 'claude', 'x'], 'expected 2 sessions, each as <agent>:<id>, <agent> <id>, or a unique prefix'],
       [['sessions', 'diff', 'claude:a', 'codex:b', 'c'], 'expected 2 sessions'],
       [['sessions', 'show', 'claude:'], "'claude:' names no session id"],
@@ -271,7 +271,8 @@ describe('exit codes: 0 success, 1 the call failed, 2 the command line was wrong
   it('unknown commands and options, missing arguments → exit 2', () => {
     expectFailure(amux(['sessions', 'frob'], { home }), 2, 'VALIDATION_ERROR', "'frob'")
     expectFailure(amux(['frob'], { home }), 2, 'VALIDATION_ERROR', "'frob'")
-    expectFailure(amux(['sessions', 'list', 'claude', '--bogus'], { home }), 2, 'VALIDATION_ERROR', "'--bogus'")
+    expectFailure(amux(['sessions', 'list', 'claude', '--bogus'], { home }), 2, 'VALIDATION_ERROR', "unknown parameter 'bogus'")
+    expectFailure(amux(['sessions', 'list', 'claude', '--limt', '3'], { home }), 2, 'VALIDATION_ERROR', "unknown parameter 'limt' (did you mean 'limit'?)")
     expectFailure(amux(['sessions', 'list', 'claude', 'codex'], { home }), 2, 'VALIDATION_ERROR', 'too many arguments')
     expectFailure(amux(['sessions', 'show', 'claude'], { home }), 2, 'VALIDATION_ERROR', "missing the session-id after 'claude'")
     expectFailure(amux(['sessions', 'show'], { home }), 2, 'VALIDATION_ERROR', "'session'")
@@ -308,13 +309,13 @@ describe('with --json, every error is JSON on stdout: { error: { code, message }
   it('usage errors: an unknown option, a bad value, a missing or extra argument, an unknown agent (exit 2)', () => {
     for (const command of JSON_COMMANDS) {
       const words = command.split(' ')
-      expectJsonError(amux([...words, '--bogus', '--json'], { home }), 2, 'VALIDATION_ERROR', "unknown option '--bogus'")
+      expectJsonError(amux([...words, '--bogus', '--json'], { home }), 2, 'VALIDATION_ERROR', "unknown parameter 'bogus'")
       // --json anywhere before `--`, even before the mistake
-      expectJsonError(amux([...words, '--json', '--bogus'], { home }), 2, 'VALIDATION_ERROR', "'--bogus'")
+      expectJsonError(amux([...words, '--json', '--bogus'], { home }), 2, 'VALIDATION_ERROR', "'bogus'")
     }
     const cases = [
-      [['sessions', 'list', 'claude', '--limit', 'ten', '--json'], 'VALIDATION_ERROR', '--limit'],
-      [['sessions', 'list', '--since', 'yesterdayish', '--json'], 'VALIDATION_ERROR', 'Not a date'],
+      [['sessions', 'list', 'claude', '--limit', 'ten', '--json'], 'VALIDATION_ERROR', 'limit must be a whole number'],
+      [['sessions', 'list', '--since', 'yesterdayish', '--json'], 'VALIDATION_ERROR', 'since must be a date'],
       [['sessions', 'list', 'claude', 'codex', '--json'], 'VALIDATION_ERROR', 'too many arguments'],
       [['sessions', 'list', 'nope', '--json'], 'AGENT_NOT_FOUND', "'nope'", 'claude, codex'],
       [['sessions', 'search', '--json'], 'VALIDATION_ERROR', "'query'"],
@@ -340,8 +341,8 @@ describe('with --json, every error is JSON on stdout: { error: { code, message }
 
   it('without --json, or on a command that takes none, or after --, errors stay one line on stderr', () => {
     expectFailure(amux(['sessions', 'list', 'nope'], { home }), 2, 'AGENT_NOT_FOUND')
-    expectFailure(amux(['sessions', 'show', 'claude', 'abc', '--json'], { home }), 2, 'VALIDATION_ERROR', "unknown option '--json'")
-    expectFailure(amux(['sessions', '--json'], { home }), 2, 'VALIDATION_ERROR', "'--json'")
+    expectFailure(amux(['sessions', 'show', 'claude', 'abc', '--json'], { home }), 2, 'VALIDATION_ERROR', "unknown parameter 'json'")
+    expectFailure(amux(['sessions', '--json'], { home }), 2, 'VALIDATION_ERROR', "unknown parameter 'json'")
     expectFailure(amux(['sessions', 'list', 'nope', '--', '--json'], { home }), 2, 'VALIDATION_ERROR', 'too many arguments')
   })
 })

@@ -40,7 +40,7 @@ describe('help', () => {
     weekly: ['--start-of-week', '--timezone', '--breakdown', '--json'],
     monthly: ['--last', '--json'],
     session: ['--limit', '--last', '--order', '--json'],
-    blocks: ['--active', '--recent', '--session-length', '--token-limit', '--timezone', '--json'],
+    blocks: ['--agent', '--active', '--recent', '--session-length', '--token-limit', '--timezone', '--breakdown', '--json'],
   })) {
     it(`amux cost ${command} --help names its options`, () => {
       const r = amux(['cost', command, '--help'])
@@ -139,6 +139,8 @@ describe('--json: ccusage keys, and the API result as it is', () => {
 
   it('blocks: ids on the hour, gaps, and the active block with its burn rate and projection', () => {
     const out = json(['cost', 'blocks', '--token-limit', '100000'], { env: { AGENT_MUX_NOW: NOW } })
+    // Claude's blocks are every agent's that has them: --agent claude changes nothing.
+    expect(json(['cost', 'blocks', '--agent', 'claude', '--token-limit', '100000'], { env: { AGENT_MUX_NOW: NOW } })).toEqual(out)
     expect(out.blocks.map((b) => b.id)).toEqual([
       '2026-10-07T00:00:00.000Z',
       'gap-2026-10-07T05:16:11.000Z',
@@ -235,10 +237,11 @@ describe('mistakes on the command line', () => {
   it('an unknown zone, a bad day, a bad week start → VALIDATION_ERROR, exit 2', () => {
     for (const [args, mention] of [
       [['cost', 'daily', '--timezone', 'Mars/Olympus'], "'Mars/Olympus'"],
-      [['cost', 'daily', '--since', '20261399'], '--since'],
-      [['cost', 'weekly', '--start-of-week', 'someday'], "'someday'"],
-      [['cost', 'blocks', '--session-length', '0'], '--session-length'],
-      [['cost', 'session', '--last', '0'], '--last'],
+      [['cost', 'daily', '--since', '20261399'], "since must be a day (20260105, 2026-01-05) or a date"],
+      [['cost', 'weekly', '--start-of-week', 'someday'], "startOfWeek must be one of sunday, monday"],
+      [['cost', 'blocks', '--session-length', '0'], "sessionLength must be a number of hours above 0, not '0'"],
+      [['cost', 'session', '--last', '0'], "last must be a whole number from 1 up, not '0'"],
+      [['cost', 'blocks', '--agent', 'codex'], 'codex has no billing blocks: only claude do'],
     ]) {
       const r = amux(args)
       expect(r.status, r.stderr).toBe(2)
@@ -246,9 +249,11 @@ describe('mistakes on the command line', () => {
       expect(r.stderr).toMatch(/^amux: VALIDATION_ERROR: /)
       expect(r.stderr).toContain(mention)
     }
-    const e = amux(['cost', 'daily', '--agent', 'nope', '--json'])
-    expect(e.status).toBe(2)
-    expect(JSON.parse(e.stdout).error.code).toBe('AGENT_NOT_FOUND')
+    for (const command of ['daily', 'weekly', 'monthly', 'session', 'blocks']) {
+      const e = amux(['cost', command, '--agent', 'nope', '--json'])
+      expect(e.status).toBe(2)
+      expect(JSON.parse(e.stdout).error).toMatchObject({ code: 'AGENT_NOT_FOUND', message: expect.stringContaining("unknown agent 'nope'") })
+    }
   })
 })
 

@@ -16,6 +16,7 @@ import { copyDemoHome, removeDir, repoRoot, withHome } from './helpers.mjs'
 
 const require = createRequire(import.meta.url)
 const { version } = require('../package.json')
+const { calls, takenBy } = require('../params/index.js')
 const bin = join(repoRoot, 'bin', 'amux.js')
 const TOOL_NAMES = ['search_sessions', 'read_session', 'list_sessions', 'cost_report']
 
@@ -108,10 +109,20 @@ describe('amux mcp', () => {
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort())
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]))
     const params = (name) => Object.keys(byName[name].inputSchema.properties).sort()
-    expect(params('search_sessions')).toEqual(['agent', 'cwd', 'limit', 'query', 'since', 'until'])
+    // The parameters' table as MCP takes it: every filter of list, search and totalCost (a new
+    // one added to the table appears here with no change to the tools), and the tools' own.
+    const filters = calls.filters.map((p) => p.name)
+    const fromTable = (call) => takenBy(call, 'mcp').map((p) => p.name).sort()
+    expect(params('search_sessions')).toEqual(fromTable(calls.search))
+    expect(params('search_sessions')).toEqual(expect.arrayContaining(['agent', 'query', 'limit', 'sort', ...filters]))
     expect(params('read_session')).toEqual(['around', 'context', 'id', 'maxChars', 'offset'])
-    expect(params('list_sessions')).toEqual(['agent', 'cwd', 'limit', 'since', 'until'])
-    expect(params('cost_report')).toEqual(['agent', 'groupBy', 'since', 'until'])
+    expect(params('list_sessions')).toEqual(fromTable(calls.list))
+    expect(params('list_sessions')).toEqual(expect.arrayContaining(['agent', 'limit', 'sort', ...filters]))
+    expect(params('cost_report')).toEqual(fromTable(calls.totalCost))
+    expect(params('cost_report')).toEqual(expect.arrayContaining(['agent', 'groupBy', ...filters]))
+    expect(filters).toEqual(expect.arrayContaining(['since', 'until', 'model', 'tags', 'cwd']))
+    expect(byName.list_sessions.inputSchema.properties.limit.maximum).toBe(1000)
+    expect(byName.list_sessions.inputSchema.properties.tags).toMatchObject({ type: 'array', items: { type: 'string' } })
     expect(byName.search_sessions.inputSchema.required).toEqual(['query'])
     expect(byName.read_session.inputSchema.required).toEqual(['id'])
     expect(byName.cost_report.inputSchema.required).toEqual(['groupBy'])
@@ -347,19 +358,22 @@ describe('amux mcp', () => {
   describe('bad input is an error result, and the server lives on', () => {
     const call = (name, args) => server.client.callTool({ name, arguments: args })
     it('unknown arguments', async () => {
-      expectToolError(await call('search_sessions', { query: 'x', bogus: 1 }), 'VALIDATION_ERROR', "unknown argument 'bogus'", 'query')
-      expectToolError(await call('read_session', { id: 'x', maxchars: 5 }), 'VALIDATION_ERROR', "'maxchars'")
-      expectToolError(await call('list_sessions', { sort: 'cost' }), 'VALIDATION_ERROR', "'sort'")
-      expectToolError(await call('cost_report', { groupBy: 'agent', model: 'x' }), 'VALIDATION_ERROR', "'model'")
+      expect(expectToolError(await call('search_sessions', { query: 'x', bogus: 1 }), 'VALIDATION_ERROR')).toBe("VALIDATION_ERROR: unknown parameter 'bogus'")
+      expectToolError(await call('read_session', { id: 'x', maxchars: 5 }), 'VALIDATION_ERROR', "unknown parameter 'maxchars' (did you mean 'maxChars'?)")
+      expectToolError(await call('list_sessions', { order: 'cost' }), 'VALIDATION_ERROR', "unknown parameter 'order'")
+      expectToolError(await call('cost_report', { groupBy: 'agent', project: '/x' }), 'VALIDATION_ERROR', "unknown parameter 'project'")
     })
     it('missing or mistyped arguments', async () => {
-      expectToolError(await call('search_sessions', {}), 'VALIDATION_ERROR', 'query')
-      expectToolError(await call('search_sessions', { query: 'x', limit: 'ten' }), 'VALIDATION_ERROR', 'limit')
-      expectToolError(await call('cost_report', { groupBy: 'tag' }), 'VALIDATION_ERROR', 'groupBy')
-      expectToolError(await call('read_session', { id: 'x', maxChars: 10 }), 'VALIDATION_ERROR', 'maxChars')
+      expectToolError(await call('search_sessions', {}), 'VALIDATION_ERROR', 'query is required')
+      expectToolError(await call('search_sessions', { query: 'x', limit: 'ten' }), 'VALIDATION_ERROR', "limit must be a whole number from 1 up, not 'ten'")
+      expectToolError(await call('search_sessions', { query: 'x', limit: 101 }), 'VALIDATION_ERROR', 'limit must be at most 100, not 101')
+      expectToolError(await call('list_sessions', { cwd: 'src' }), 'VALIDATION_ERROR', "cwd must be an absolute path, not 'src'")
+      expectToolError(await call('list_sessions', { tags: 'a' }), 'VALIDATION_ERROR', 'tags')
+      expectToolError(await call('cost_report', { groupBy: 'tag' }), 'VALIDATION_ERROR', "groupBy must be one of agent, model, day, not 'tag'")
+      expectToolError(await call('read_session', { id: 'x', maxChars: 10 }), 'VALIDATION_ERROR', "maxChars must be a whole number from 500 up, not '10'")
     })
     it('a bad date', async () => {
-      expectToolError(await call('search_sessions', { query: 'x', since: 'last tuesday' }), 'VALIDATION_ERROR', "since 'last tuesday'", 'ISO 8601')
+      expectToolError(await call('search_sessions', { query: 'x', since: 'last tuesday' }), 'VALIDATION_ERROR', 'since must be a date, ISO 8601', "not 'last tuesday'")
       expectToolError(await call('list_sessions', { until: '2025-02-31' }), 'VALIDATION_ERROR', 'until')
       expectToolError(await call('cost_report', { groupBy: 'day', since: '7 days' }), 'VALIDATION_ERROR', 'since')
     })

@@ -1,13 +1,15 @@
 'use strict'
 // The UI's JSON API: one handler per path, each a thin layer over the library's public API on the
-// server's one long-lived client. Every parameter is checked first (params.js); library errors
+// server's one long-lived client. Every parameter is checked first (params.js, from the
+// parameters' table); library errors
 // keep their code, and nothing else a handler throws reaches the page but "internal error".
 
 const { AgentMuxError, BUILT_IN_AGENTS } = require('../../index.js')
 const { recordedNoTokens } = require('../../human/cost.js')
 const ids = require('../../human/ids.js')
 const { version } = require('../../package.json')
-const { BadRequest, readParams, text, choice, agent, int, date, sessionRef } = require('./params.js')
+const { readParams, uiOnly, sessionRef, calls, kinds, takenBy } = require('./params.js')
+const { defined, filtersOf } = require('../../params/index.js')
 const { Transcripts, WINDOW_MESSAGES } = require('./transcripts.js')
 const { resumeCommand } = require('./resume.js')
 const { readdirSync, statSync } = require('node:fs')
@@ -16,15 +18,12 @@ const { join } = require('node:path')
 // Longest text of a message shown in the diff's cells.
 const DIFF_CUT = 4_000
 
-const defined = (object) => Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined))
-
-const filterParams = {
-  agent,
-  since: date(),
-  until: date({ endOfDay: true }),
-  cwd: text(4096),
-  model: text(200),
-}
+// What only the page asks for: where a page of sessions starts, a window of a transcript, one message.
+const offset = uiOnly('offset', kinds.count({ min: 0, max: 1_000_000 }))
+const from = uiOnly('from', kinds.count({ min: 0, max: 100_000_000 }))
+const count = uiOnly('count', kinds.count({ min: 1, max: 1000 }))
+const index = uiOnly('index', kinds.count({ min: 0, max: 100_000_000 }), { required: true })
+const ref = uiOnly('ref', kinds.text({ max: 1024 }), { required: true })
 
 /**
  * Every agent's sessions (`listAll`), or one agent's, with `list`'s filters and sort: from
@@ -56,8 +55,8 @@ function diffSide(message) {
  * figure drawn is one the API returns. A model-less remainder (sessions that named no model) is
  * the day's total less the models' parts.
  */
-async function costReport(sessions, { since, until, by = 'agent' }) {
-  const period = defined({ since, until })
+async function costReport(sessions, { groupBy: by = 'agent', ...filters }) {
+  const period = filtersOf(filters)
   const [totals, days, listed] = await Promise.all([
     sessions.totalCost({ ...period, groupBy: by }),
     sessions.totalCost({ ...period, groupBy: 'day' }),
@@ -112,32 +111,26 @@ const fileName = (ref, ext) => `${ref.agent}-${ref.sessionId.replace(/[^\w.-]+/g
 function createApi(client, progress = () => null) {
   const { sessions } = client
   const transcripts = new Transcripts(client.messages)
-  const id = sessionRef(sessions)
+  const id = (name = 'id') => uiOnly(name, sessionRef(sessions), { required: true })
 
   const routes = {
     '/api/meta': {
-      params: {},
+      params: [],
       run: async () => ({ version, agents: BUILT_IN_AGENTS }),
     },
     '/api/search': {
-      params: {
-        q: text(1000),
-        ...filterParams,
-        sort: choice(['relevance', 'date', 'cost']),
-        limit: int(1, 500),
-      },
-      run: async ({ q = '', ...rest }) => {
-        if (!q.trim()) return { results: [] }
-        return { results: await sessions.search(defined({ text: q, ...rest })) }
+      params: takenBy(calls.search, 'ui'),
+      run: async ({ text = '', ...rest }) => {
+        if (!text.trim()) return { results: [] }
+        return { results: await sessions.search({ text, ...rest }) }
       },
     },
     '/api/sessions': {
-      params: { ...filterParams, sort: choice(['date', 'cost', 'turns']), offset: int(0, 1_000_000), limit: int(1, 500) },
+      params: [...takenBy(calls.list, 'ui'), offset],
       run: (p) => listSessions(sessions, p),
     },
     '/api/session': {
-      params: { id, from: int(0, 100_000_000), count: int(1, 1000) },
-      required: ['id'],
+      params: [id(), from, count],
       run: async ({ id: ref, from = 0, count = WINDOW_MESSAGES }) => {
         const window = await transcripts.window(ref, from, count)
         if (window.session) window.resume = resumeCommand(window.session)
@@ -145,8 +138,7 @@ function createApi(client, progress = () => null) {
       },
     },
     '/api/session/message': {
-      params: { id, index: int(0, 100_000_000) },
-      required: ['id', 'index'],
+      params: [id(), index],
       run: async ({ id: ref, index }) => {
         const message = await transcripts.message(ref, index)
         if (!message) throw new AgentMuxError('SESSION_NOT_FOUND', `${ref.unifiedId} has no message ${index}`)
@@ -154,8 +146,7 @@ function createApi(client, progress = () => null) {
       },
     },
     '/api/session/lineage': {
-      params: { id },
-      required: ['id'],
+      params: [id()],
       // Forked from: the session's own field; continued in: the agent's sessions forked from it.
       run: async ({ id: ref }) => {
         const all = await sessions.list(ref.agent, { limit: ids.ALL })
@@ -169,8 +160,7 @@ function createApi(client, progress = () => null) {
       },
     },
     '/api/export': {
-      params: { id, format: choice(Object.keys(EXPORT_TYPES)) },
-      required: ['id', 'format'],
+      params: [id(), ...takenBy(calls.export, 'ui')],
       run: async ({ id: ref, format }) => {
         const [type, ext] = EXPORT_TYPES[format]
         return {
@@ -181,8 +171,7 @@ function createApi(client, progress = () => null) {
     },
     '/api/resolve': {
       // What a person typed for a session (agent:id, or a unique id prefix) → its unified id.
-      params: { ref: text(1024) },
-      required: ['ref'],
+      params: [ref],
       run: async ({ ref }) => {
         const [one] = ids.parseRefs(ref.trim().split(/\s+/), 1)
         const found = await ids.resolveRef(sessions, one)
@@ -190,8 +179,7 @@ function createApi(client, progress = () => null) {
       },
     },
     '/api/diff': {
-      params: { a: id, b: id },
-      required: ['a', 'b'],
+      params: [id('a'), id('b')],
       run: async ({ a, b }) => {
         const d = await sessions.diff(a, b)
         const operations = d.operations.map((op) => defined({ type: op.type, indexA: op.indexA, indexB: op.indexB, a: diffSide(op.messageA), b: diffSide(op.messageB) }))
@@ -199,15 +187,15 @@ function createApi(client, progress = () => null) {
       },
     },
     '/api/cost': {
-      params: { since: filterParams.since, until: filterParams.until, by: choice(['agent', 'model']) },
+      params: takenBy(calls.totalCost, 'ui'),
       run: (p) => costReport(sessions, p),
     },
     '/api/progress': {
-      params: {},
+      params: [],
       run: async () => ({ progress: progress() }),
     },
     '/api/index': {
-      params: {},
+      params: [],
       run: async () => {
         const status = await client.index.status()
         return { ...status, written: status.dir ? indexWritten(status.dir) : null }
@@ -220,7 +208,7 @@ function createApi(client, progress = () => null) {
     const route = Object.hasOwn(routes, url.pathname) ? routes[url.pathname] : null
     if (!route) return failure(404, 'NOT_FOUND', `no API at ${url.pathname}`)
     try {
-      const params = readParams(url, route.params, route.required)
+      const params = readParams(url, route.params)
       const out = await route.run(params)
       return out.body !== undefined ? { status: 200, ...out } : { status: 200, json: out }
     } catch (error) {
@@ -235,7 +223,6 @@ const failure = (status, code, message) => ({ status, json: { error: { code, mes
 const STATUS_OF = { VALIDATION_ERROR: 400, AGENT_NOT_FOUND: 400, SESSION_NOT_FOUND: 404 }
 
 function errorAnswer(error) {
-  if (error instanceof BadRequest) return failure(400, 'VALIDATION_ERROR', error.message)
   // By name, not instanceof: the client may come from another copy of the package (a test's).
   if (error?.name === 'AgentMuxError' && typeof error.code === 'string' && error.code !== 'INTERNAL') {
     return failure(STATUS_OF[error.code] ?? 500, error.code, error.message)

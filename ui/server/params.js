@@ -1,86 +1,49 @@
 'use strict'
-// Query parameters of the UI's API, checked before any session is read: an unknown or repeated
-// parameter, or a value out of its range, is a 400 with a JSON error naming it.
+// Query parameters of the UI's API, checked before any session is read. The calls' parameters come
+// from the parameters' table (params/), as the UI takes them; what only the page asks for (a
+// session's id, a window's first message, a page's offset) is made here the same way. A bad value
+// is the AgentMuxError, with the message, the command line and the MCP tools give for it (a 400
+// with a JSON error), and this API's own rules hold for every parameter: an unknown or repeated
+// one, or a control character, is refused too.
 
 const { BUILT_IN_AGENTS } = require('../../index.js')
-const { readDate, DATE_SPELLINGS } = require('../../human/dates.js')
+const { calls, param, kinds, forFrontEnd, takenBy, readValues } = require('../../params/index.js')
 
-class BadRequest extends Error {
-  constructor(message) {
-    super(message)
-    this.name = 'BadRequest'
-  }
-}
+const { invalid, CONTROL } = kinds
 
-// Control characters never belong in a query, an id or a path: refusing them keeps log lines and
-// error messages one line each.
-const CONTROL = /[\u0000-\u001f\u007f]/
-
-function text(max = 1000) {
-  return (value, key) => {
-    if (value.length > max) throw new BadRequest(`${key} is longer than ${max} characters`)
-    if (CONTROL.test(value)) throw new BadRequest(`${key} holds a control character`)
-    return value
-  }
-}
-
-function choice(values) {
-  return (value, key) => {
-    if (!values.includes(value)) throw new BadRequest(`${key} must be one of ${values.join(', ')}`)
-    return value
-  }
-}
-
-const agent = choice(BUILT_IN_AGENTS)
-
-function int(min, max) {
-  return (value, key) => {
-    const n = /^\d{1,9}$/.test(value) ? Number(value) : NaN
-    if (!(n >= min && n <= max)) throw new BadRequest(`${key} must be a whole number from ${min} to ${max}`)
-    return n
-  }
-}
-
-function date({ endOfDay = false } = {}) {
-  return (value, key) => {
-    const date = readDate(text(40)(value, key), { endOfDay })
-    if (!date) throw new BadRequest(`${key} is not a date: expected ${DATE_SPELLINGS}`)
-    return date
-  }
-}
+/** A parameter only the UI takes, as `takenBy` gives the table's. */
+const uiOnly = (name, kind, ui = {}) => forFrontEnd(param(name, kind, '', { cli: false, mcp: false, ui }), 'ui')
 
 /** A unified id (`agent:native id`) as `{ agent, sessionId, unifiedId }`, the agent a known one. */
 function sessionRef(sessions) {
-  return (value, key) => {
-    text(1024)(value, key)
-    const ref = sessions.resolveNativeId(value)
-    if (!ref || !BUILT_IN_AGENTS.includes(ref.agent) || ref.nativeSessionId === '') {
-      throw new BadRequest(`${key} must be a session id as agent:id, with one of the agents ${BUILT_IN_AGENTS.join(', ')}`)
-    }
-    return { agent: ref.agent, sessionId: ref.nativeSessionId, unifiedId: value }
+  const asText = kinds.text({ max: 1024 })
+  return {
+    type: 'text',
+    parse(value, name) {
+      asText.parse(value, name)
+      const ref = sessions.resolveNativeId(value)
+      if (!ref || !BUILT_IN_AGENTS.includes(ref.agent) || ref.nativeSessionId === '') {
+        throw invalid(`${name} must be a session id as agent:id, with one of the agents ${BUILT_IN_AGENTS.join(', ')}`)
+      }
+      return { agent: ref.agent, sessionId: ref.nativeSessionId, unifiedId: value }
+    },
   }
 }
 
 /**
- * The parameters of `url` as `spec` (name → check) reads them; `required` lists those that must be
- * given. An empty value counts as absent. `token` (the access token) is not a parameter of any call.
+ * The parameters of `url` as `params` (from `takenBy` or `uiOnly`) read them, under the library's
+ * names. An empty value counts as absent. `token` (the access token) is not a parameter of any call.
  */
-function readParams(url, spec, required = []) {
-  const out = {}
+function readParams(url, params) {
+  const given = new Map()
   for (const key of new Set(url.searchParams.keys())) {
     if (key === 'token') continue
-    if (!Object.hasOwn(spec, key)) throw new BadRequest(`unknown parameter '${key}'`)
-    if (url.searchParams.getAll(key).length > 1) throw new BadRequest(`${key} is given more than once`)
+    const values = url.searchParams.getAll(key)
+    if (values.length > 1) throw invalid(`${key} is given more than once`)
+    if (CONTROL.test(values[0])) throw invalid(`${key} holds a control character`)
+    given.set(key, values[0])
   }
-  for (const [key, check] of Object.entries(spec)) {
-    const value = url.searchParams.get(key)
-    if (value === null || value === '') {
-      if (required.includes(key)) throw new BadRequest(`${key} is required`)
-      continue
-    }
-    out[key] = check(value, key)
-  }
-  return out
+  return readValues(params, given)
 }
 
-module.exports = { BadRequest, readParams, text, choice, agent, int, date, sessionRef }
+module.exports = { readParams, uiOnly, sessionRef, calls, kinds, takenBy }

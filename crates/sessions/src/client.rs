@@ -26,6 +26,9 @@ pub struct Client {
     storage: Storage,
 }
 
+/// The agents whose requests fall into 5-hour billing blocks (`cost.blocks`).
+const BLOCK_AGENTS: &[&str] = &["claude"];
+
 fn agent(name: &str) -> Result<&'static dyn Agent> {
     agents::find(name).ok_or_else(|| Error::agent_not_found(name))
 }
@@ -211,13 +214,28 @@ impl Client {
         Ok(report.sums())
     }
 
-    /// `cost.blocks`: Claude Code's 5-hour billing blocks.
+    /// `cost.blocks`: the 5-hour billing blocks of the agents that have them (Claude Code's), or
+    /// of the one agent asked for: an unknown one is AGENT_NOT_FOUND, one without blocks a
+    /// VALIDATION_ERROR.
     pub fn cost_blocks(&self, env: Env, opts: &BlocksOptions) -> Result<Blocks> {
+        let targets = match opts.agent.as_deref() {
+            None => BLOCK_AGENTS
+                .iter()
+                .map(|a| agent(a))
+                .collect::<Result<Vec<_>>>()?,
+            Some(name) if BLOCK_AGENTS.contains(&agent(name)?.name()) => vec![agent(name)?],
+            Some(name) => {
+                return Err(Error::validation(format!(
+                    "{name} has no billing blocks: only {} do",
+                    BLOCK_AGENTS.join(", ")
+                )))
+            }
+        };
         let ctx = self.context(env);
         let blocks = std::cell::RefCell::new(BlocksBuilder::new(&ctx, opts)?);
         self.each_costed(
             &ctx,
-            &[agent("claude")?],
+            &targets,
             &mut |n| blocks.borrow_mut().reserve(n),
             &mut |s| blocks.borrow_mut().add(s),
         );

@@ -174,6 +174,8 @@ impl ReportOptions {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct BlocksOptions {
+    /// Only this agent's blocks; none: every agent whose requests fall into billing blocks.
+    pub agent: Option<String>,
     /// Only blocks that start from this moment (or local day) on.
     pub since: Option<Bound>,
     /// Only blocks that start up to this moment (or the end of this local day).
@@ -202,6 +204,7 @@ pub enum TokenLimit {
 impl Default for BlocksOptions {
     fn default() -> Self {
         BlocksOptions {
+            agent: None,
             since: None,
             until: None,
             timezone: None,

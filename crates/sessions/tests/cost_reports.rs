@@ -224,6 +224,41 @@ fn days_weeks_and_months_follow_the_zone_and_the_first_day_of_the_week() {
 }
 
 #[test]
+fn blocks_of_one_agent_claude_alone_has_them() {
+    let home = tempfile::tempdir().unwrap();
+    session(
+        home.path(),
+        "s1",
+        &[r("2026-03-01T10:17:00.000Z", "a", (1, 0, 0, 0))],
+    );
+    let now = "2026-03-01T11:00:00Z";
+    let every = blocks(home.path(), now, &BlocksOptions::default());
+    assert_eq!(every.blocks.len(), 1);
+    let of = |agent: &str| BlocksOptions {
+        agent: Some(agent.to_string()),
+        ..Default::default()
+    };
+    assert_eq!(blocks(home.path(), now, &of("claude")), every);
+    let cache = tempfile::tempdir().unwrap();
+    let asked = |agent: &str| {
+        client(false, cache.path())
+            .cost_blocks(env(home.path(), "UTC", Some(now)), &of(agent))
+            .unwrap_err()
+    };
+    let none = asked("codex");
+    assert_eq!(none.code, agent_mux_sessions::ErrorCode::ValidationError);
+    assert!(
+        none.message.contains("codex has no billing blocks"),
+        "{}",
+        none.message
+    );
+    assert_eq!(
+        asked("clod").code,
+        agent_mux_sessions::ErrorCode::AgentNotFound
+    );
+}
+
+#[test]
 fn blocks_start_on_the_hour_close_after_five_hours_and_leave_gaps() {
     let home = tempfile::tempdir().unwrap();
     session(

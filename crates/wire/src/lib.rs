@@ -278,6 +278,7 @@ pub fn blocks_options(v: &Value) -> Result<BlocksOptions> {
     let Some(m) = obj(v, "options")? else {
         return Ok(o);
     };
+    o.agent = opt_string(m, "agent")?;
     o.since = opt_bound(m, "since")?;
     o.until = opt_bound(m, "until")?;
     o.timezone = opt_string(m, "timezone")?;
@@ -636,6 +637,15 @@ mod tests {
         assert!(client_options(&json!({"configDir": "rel/dir"})).is_err());
         assert!(client_options(&json!({"sessionDirs": {"nope": "/x"}})).is_err());
         assert!(export_format(&json!("yaml")).is_err());
+    }
+
+    #[test]
+    fn blocks_options_take_an_agent() {
+        let o = blocks_options(&json!({"agent": "claude", "active": true})).unwrap();
+        assert_eq!((o.agent.as_deref(), o.active), (Some("claude"), true));
+        assert_eq!(blocks_options(&Value::Null).unwrap().agent, None);
+        let e = blocks_options(&json!({"agent": 3})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::ValidationError);
     }
 
     #[test]

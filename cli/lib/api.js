@@ -1,0 +1,70 @@
+'use strict'
+// What the commands' actions share to reach the API (and nothing but the public API): one client,
+// agent names checked as a prompt deserves, the sessions that command-line words name, and the
+// short ids a terminal shows. (search() and totalCost() answer an unknown agent with "nothing";
+// the parameters' table reports it as AGENT_NOT_FOUND before any call.)
+
+const { createClient } = require('../../index.js')
+const { report } = require('./progress.js')
+const ids = require('../../human/ids.js')
+
+let made
+/**
+ * The process's one client; the index reports its progress for the bar under a long call. A
+ * search does not wait for the index to take in new or changed sessions: it reads them itself,
+ * and `updateIndexAfter` leaves their writing to a process of its own.
+ */
+function client() {
+  if (!made) {
+    made = createClient({ onProgress: report, indexUpdates: 'deferred' })
+    process.once('beforeExit', updateIndexAfter)
+  }
+  return made
+}
+
+/**
+ * Once the command is done: when it left new or changed sessions for the index, write them in a
+ * detached `amux index update`, so this command exits at once and the next finds them indexed.
+ * That process may be interrupted at any point: the index commits as it goes.
+ */
+function updateIndexAfter() {
+  if (!made?.index.pending()) return
+  const { spawn } = require('node:child_process')
+  const amux = require('node:path').join(__dirname, '..', '..', 'bin', 'amux.js')
+  try {
+    spawn(process.execPath, [amux, 'index', 'update', '--if-idle', '--quiet'], { detached: true, stdio: 'ignore' }).unref()
+  } catch {
+    // No process to be had: the next command reads the changed sessions again and tries again.
+  }
+}
+
+/**
+ * At most `limit` sessions, and whether the limit left any out: `call(n)` is asked for one more
+ * than is shown, which costs one session where the API would otherwise need to count them all.
+ */
+async function upTo(limit, call) {
+  const sessions = await call(limit + 1)
+  return { sessions: sessions.slice(0, limit), more: sessions.length > limit }
+}
+
+/**
+ * What the SESSION column shows on a terminal: each id's shortest unique prefix among all of its
+ * agent's sessions (not only those shown), so it can be pasted into show, export or diff.
+ * `universe` (agent → every id) when the caller already has it, else it is listed.
+ */
+async function shortIds(sessions, universe) {
+  universe ??= await ids.idsByAgent(client().sessions, sessions.map((s) => s.agent))
+  const short = new Map()
+  for (const [agent, all] of universe) {
+    const own = sessions.filter((s) => s.agent === agent).map((s) => s.sessionId)
+    ids.shortIds(own, [...all, ...own]).forEach((id, i) => short.set(`${agent}:${own[i]}`, id))
+  }
+  return sessions.map((s) => short.get(s.unifiedId))
+}
+
+/** The `count` sessions that the command-line words name (see ids.parseRefs), as `{ agent, sessionId }`. */
+async function sessionsNamed(words, count) {
+  return Promise.all(ids.parseRefs(words, count).map((ref) => ids.resolveRef(client().sessions, ref)))
+}
+
+module.exports = { client, updateIndexAfter, upTo, shortIds, sessionsNamed, ALL: ids.ALL }

@@ -1,0 +1,232 @@
+'use strict'
+// Human renderings of the API's results, one function per command. Each returns the text for
+// stdout; `view` carries the terminal width, the painter and the clock.
+
+const { table, roomy, layout, bothDates, relativeDate, usd, count, oneLine, highlight, bar, wrap } = require('./format.js')
+const { wordDiff, sideLine } = require('../../human/words.js')
+const { costGroups, groupLabel, costNotes } = require('../../human/cost.js')
+
+const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+
+// The line under a list of sessions. `more`: the limit left sessions out (the command asked for
+// one more than it shows), so the count is not the total.
+const countLine = (n, what, more) => `${plural(n, what)}${more ? ' shown, more with a higher --limit' : ''}\n`
+
+// Dates read best as "3h ago · 2025-06-15 09:12", but the title says more about a session than the
+// absolute date: when the full dates would squeeze the title below its `want`, show relative dates.
+function fitted(build, view) {
+  const full = build((d) => bothDates(d, view.now))
+  const [columns, rows] = roomy(...full, view.width) ? full : build((d) => relativeDate(d, view.now))
+  return table(columns, rows, view)
+}
+
+// Titles are where a reader recognises a session: they ask for this much room before the dates give
+// up their absolute part.
+const TITLE_WANT = 40
+
+// Model names may give up width before the title does, down to this many columns.
+const MODEL_MIN = 12
+
+/**
+ * `agent`: the agent listed, undefined for every agent's sessions; `ids`: what the SESSION column
+ * shows for each session (short on a terminal, full with --wide, `agent:` first for every agent's);
+ * `more`: sessions past the limit were left out.
+ */
+function sessionList(agent, sessions, view, ids = sessions.map((s) => s.sessionId), more = false) {
+  const what = agent ? `${agent} session` : 'session'
+  if (sessions.length === 0) return more ? countLine(0, what, more) : `No ${what}s found.\n`
+  const columns = [
+    { head: 'SESSION' },
+    { head: 'UPDATED' },
+    { head: 'TURNS', align: 'right' },
+    { head: 'MODEL', shrink: MODEL_MIN },
+    { head: 'COST', align: 'right' },
+    { head: 'TITLE', flex: true, min: 16, want: TITLE_WANT },
+  ]
+  const draw = (date) => [
+    columns,
+    sessions.map((s, i) => [
+      ids[i],
+      date(s.updatedAt),
+      count(s.turnCount),
+      s.model ?? '–',
+      usd(s.cost?.totalUsd),
+      oneLine(s.title) || '(untitled)',
+    ]),
+  ]
+  return `${fitted(draw, view)}${countLine(sessions.length, what, more)}`
+}
+
+// A query as typed, quoted unless it brings its own quotes ('"test flaky"' is not shown ""test flaky"").
+const quoted = (text) => (text.includes('"') ? text : `"${text}"`)
+
+/** `ids`: what the SESSION column shows for each hit (`agent:` and the short or full id); `more` as above. */
+function searchResults(text, sessions, view, ids = sessions.map((s) => s.unifiedId), more = false) {
+  if (sessions.length === 0) return more ? countLine(0, 'matching session', more) : `No sessions match ${quoted(text)}.\n`
+  const columns = [
+    { head: '#', align: 'right' },
+    { head: 'SESSION' },
+    { head: 'UPDATED' },
+    { head: 'SCORE', align: 'right' },
+    { head: 'COST', align: 'right' },
+    { head: 'TITLE', flex: true, min: 16, want: TITLE_WANT },
+  ]
+  const draw = (date) => {
+    const rows = []
+    sessions.forEach((s, i) => {
+      rows.push([
+        String(i + 1),
+        ids[i],
+        date(s.updatedAt),
+        s.relevanceScore === undefined ? '–' : s.relevanceScore.toFixed(2),
+        usd(s.cost?.totalUsd),
+        oneLine(s.title) || '(untitled)',
+      ])
+      // the snippet sits under its session, spanning the columns after the rank
+      if (s.snippet) rows.push({ span: highlight(s.snippet, view.paint) })
+    })
+    return [columns, rows]
+  }
+  return `${fitted(draw, view)}${countLine(sessions.length, 'matching session', more)}`
+}
+
+const GROUP_HEAD = { agent: 'AGENT', model: 'MODEL', day: 'DAY', tag: 'TAG', week: 'WEEK', month: 'MONTH', session: 'SESSION', project: 'PROJECT' }
+
+// Bars get at most this many columns, and are left out when fewer than BAR_MIN are free.
+const BAR_MAX = 40
+const BAR_MIN = 6
+
+function costReport(summary, groupBy, view) {
+  const line = (key, c) => [
+    key,
+    count(c.sessionCount),
+    count(c.inputTokens),
+    count(c.outputTokens),
+    count(c.thinkingTokens),
+    count(c.cachedTokens),
+    usd(c.totalUsd),
+  ]
+  const groups = costGroups(summary, groupBy)
+  const rows = groups.map((g) => line(groupLabel(g.key, groupBy), g))
+  rows.push(line(view.paint('bold', 'TOTAL'), summary))
+  const columns = [
+    { head: groupBy ? GROUP_HEAD[groupBy] : '', flex: true, min: 5 },
+    { head: 'SESSIONS', align: 'right' },
+    { head: 'INPUT', align: 'right' },
+    { head: 'OUTPUT', align: 'right' },
+    { head: 'THINKING', align: 'right' },
+    { head: 'CACHED', align: 'right' },
+    { head: 'COST', align: 'right' },
+  ]
+  // A bar per group beside its cost, scaled to the largest, so a spike is seen at a glance.
+  const barWidth = Math.min(BAR_MAX, view.width - layout(columns, rows, Infinity).total - 2)
+  const largest = Math.max(0, ...groups.map((g) => g.totalUsd))
+  if (groupBy && groups.length && largest > 0 && barWidth >= BAR_MIN) {
+    columns.push({ head: '' })
+    groups.forEach((g, i) => rows[i].push(view.paint('cyan', bar(g.totalUsd / largest, barWidth))))
+    rows[rows.length - 1].push('')
+  }
+  let out = table(columns, rows, view)
+  // runCount only says more than sessionCount when agent-mux's run index recorded several runs.
+  const runs = summary.runCount > summary.sessionCount ? ` (${plural(summary.runCount, 'run')})` : ''
+  out += `${plural(summary.sessionCount, 'session')}${runs}, ${usd(summary.totalUsd)} in total\n`
+  return out
+}
+
+/** Notes for a terminal: each wrapped at word boundaries to `width`, continuation lines indented. */
+const wrappedNotes = (notes, width) => notes.map((n) => `${wrap(n, width, '      ')}\n`).join('')
+
+// What a diff row says about one message: its text, else its tool calls or tool result.
+function gist(message) {
+  if (!message) return ''
+  const text = oneLine(message.content)
+  if (text) return text
+  if (message.toolCalls?.length) return `[calls ${message.toolCalls.map((c) => c.toolName).join(', ')}]`
+  if (message.toolResult) {
+    // Some agents (Gemini) keep the tool's output only in the result, not as message text.
+    const output = typeof message.toolResult.output === 'string' ? oneLine(message.toolResult.output) : ''
+    return output || `[result of ${message.toolResult.toolName}]`
+  }
+  return '(empty)'
+}
+
+// Runs of unchanged messages longer than this are folded to their first and last message.
+const FOLD_AFTER = 4
+
+function sessionDiff(diff, view) {
+  const { paint } = view
+  const marks = { addition: '+', removal: '-', modification: '~', unchanged: ' ' }
+  const colours = { addition: 'green', removal: 'red', modification: 'yellow' }
+  const rows = []
+  const ops = diff.operations
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i]
+    if (op.type === 'unchanged') {
+      let end = i
+      while (end + 1 < ops.length && ops[end + 1].type === 'unchanged') end++
+      if (end - i + 1 > FOLD_AFTER) {
+        rows.push(unchangedRow(ops[i]))
+        rows.push(['', '', '', '', paint('dim', `… ${end - i - 1} unchanged messages …`)])
+        rows.push(unchangedRow(ops[end]))
+        i = end
+        continue
+      }
+      rows.push(unchangedRow(op))
+      continue
+    }
+    const colour = (text) => paint(colours[op.type], text)
+    if (op.type === 'modification') {
+      // Two lines, A's text over B's, as a unified diff shows a changed line, with the changed
+      // words marked and both lines starting just before the first change: however long the
+      // message, the change is in sight.
+      const words = wordDiff(gist(op.messageA), gist(op.messageB))
+      const removed = paint.enabled ? (w) => paint('bold', paint('red', w)) : (w) => `[-${w}-]`
+      const added = paint.enabled ? (w) => paint('bold', paint('green', w)) : (w) => `{+${w}+}`
+      rows.push([colour(marks.modification), idx(op.indexA), '', op.messageA.role, sideLine(words.a, words.head, removed)])
+      rows.push(['', '', idx(op.indexB), op.messageB.role, sideLine(words.b, words.head, added)])
+      continue
+    }
+    const message = op.messageB ?? op.messageA
+    rows.push([colour(marks[op.type]), idx(op.indexA), idx(op.indexB), message.role, colour(gist(message))])
+  }
+  const { stats } = diff
+  const head =
+    `${paint('red', `--- ${diff.a.unifiedId}`)}\n${paint('green', `+++ ${diff.b.unifiedId}`)}\n` +
+    `${stats.unchanged} unchanged, ${stats.modifications} modified, ${stats.additions} added, ${stats.removals} removed\n`
+  if (rows.length === 0) return `${head}(both sessions are empty)\n`
+  const columns = [
+    { head: '' },
+    { head: 'A', align: 'right' },
+    { head: 'B', align: 'right' },
+    { head: 'ROLE' },
+    { head: 'MESSAGE', flex: true },
+  ]
+  return head + table(columns, rows, view)
+}
+
+const idx = (n) => (n === undefined || n === null ? '' : String(n))
+const unchangedRow = (op) => [' ', idx(op.indexA), idx(op.indexB), op.messageA?.role ?? '', gist(op.messageA)]
+
+function indexStatus(status) {
+  if (!status.dir) return 'the index is off (cacheDir: false or AGENT_MUX_NO_CACHE=1): every call reads the stores'
+  const mb = (status.bytes / 1e6).toFixed(1)
+  const fresh = status.stale === 0 ? 'up to date' : `${plural(status.stale, 'source')} to read at the next search`
+  return [
+    `index   ${status.dir}`,
+    `size    ${mb} MB, ${plural(status.sources, 'source')}, ${plural(status.sessions, 'session')}`,
+    `fresh   ${fresh}`,
+  ].join('\n')
+}
+
+module.exports = {
+  sessionList,
+  searchResults,
+  costReport,
+  costGroups,
+  costNotes,
+  wrappedNotes,
+  sessionDiff,
+  gist,
+  quoted,
+  indexStatus,
+}

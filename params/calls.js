@@ -1,0 +1,106 @@
+'use strict'
+// The parameters of each call, defined once for the command line, the MCP tools and the UI's API
+// (param.js says how an entry reads). A new filter is one entry here, added to the calls that
+// take it; each front end makes its option, schema or query parameter from it.
+
+const kinds = require('./kinds.js')
+const { param, withOptions } = require('./param.js')
+
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday']
+
+// What the agents, lists and searches are filtered by.
+const agent = param('agent', kinds.agent(), 'only this agent (default: every agent)')
+const since = param('since', kinds.date(), 'only sessions created at or after this date (ISO 8601, local time unless an offset is given; or an age: 7d, 12h)')
+const until = param('until', kinds.date({ endOfDay: true }), 'only sessions created at or before this date (a bare date includes that whole day)')
+const model = param('model', kinds.text({ max: 200 }), 'only sessions that used this model', { cli: { value: 'id' } })
+const tags = param('tags', kinds.texts(), 'only sessions with any of these tags', {
+  cli: { name: 'tag', value: 'tag', help: 'only sessions with this tag (repeatable: any of them)' },
+  // The UI's query string refuses a repeated parameter, and its page filters by no tag.
+  ui: false,
+})
+const cwd = param('cwd', kinds.directory(), 'only sessions started in this directory', {
+  cli: { help: 'only sessions started in this directory (a relative one is taken from here)' },
+  mcp: { help: 'only sessions whose working directory is exactly this absolute path' },
+})
+
+/** The filters of list, search and totalCost, in this order. */
+const filters = [since, until, model, tags, cwd]
+
+const limit = (dflt, frontEnds) => param('limit', kinds.count({ min: 1 }), 'at most this many results', { default: dflt, ...frontEnds })
+
+const list = [
+  // `amux sessions list [agent]`: the command line names the agent as an argument.
+  withOptions(agent, { frontEnds: { cli: { argument: true } } }),
+  ...filters,
+  // A model's context and the page's rows are bounded; a script may ask for every session.
+  limit(100, { mcp: { default: 20, max: 1000 }, ui: { default: 50, max: 500 } }),
+  param('sort', kinds.choice(['date', 'cost', 'turns']), 'order by', { default: 'date', cli: { value: 'field' } }),
+]
+
+const search = [
+  // The query: the command line's words, MCP's `query`, the UI's `q`.
+  param('text', kinds.text({ max: 1000 }), 'what to look for', { cli: { argument: true }, mcp: { name: 'query', required: true }, ui: { name: 'q' } }),
+  withOptions(agent, { help: 'search only this agent' }),
+  ...filters,
+  limit(50, { mcp: { default: 10, max: 100 }, ui: { max: 500 } }),
+  param('sort', kinds.choice(['relevance', 'date', 'cost']), 'order by', { default: 'relevance', cli: { value: 'order' } }),
+]
+
+const totalCost = [
+  withOptions(agent, {
+    help: 'only this agent',
+    // The UI's chart splits the cost by agent itself.
+    frontEnds: { ui: false },
+  }),
+  ...filters,
+  param('groupBy', kinds.choice(['agent', 'model', 'day', 'tag', 'week', 'month', 'session', 'project']), 'break the total down', {
+    cli: { value: 'dimension', help: 'break the total down (on a terminal with a bar per group)' },
+    // The tool's text and the page's chart draw these only.
+    mcp: { choices: ['agent', 'model', 'day'], required: true, help: 'break the total down by this' },
+    ui: { name: 'by', choices: ['agent', 'model'], default: 'agent' },
+  }),
+  param('startOfWeek', kinds.choice(WEEKDAYS), 'with groupBy week: the first day of a week', {
+    default: 'sunday',
+    cli: { value: 'day', help: 'with --group-by week: the first day of a week' },
+    mcp: false,
+    ui: false,
+  }),
+]
+
+/**
+ * What every cost report (daily, weekly, monthly, session) and the billing blocks take, as ccusage
+ * names them: the command line's `amux cost <report>` options.
+ */
+const usage = [
+  agent,
+  param('since', kinds.day(), 'only usage from this day (20260105, 2026-01-05) or moment (ISO 8601, or an age: 7d, 12h) on'),
+  param('until', kinds.day({ endOfDay: true }), 'only usage up to this day (included) or moment'),
+  param('timezone', kinds.text({ max: 100 }), "the calendar of days, weeks and months, an IANA zone (default: TZ, else the system's)", { cli: { value: 'zone' } }),
+  param('project', kinds.directory(), 'only sessions started in this directory', {
+    cli: { help: 'only sessions started in this directory (a relative one is taken from here)' },
+  }),
+  param('order', kinds.choice(['asc', 'desc']), 'order of the rows', { cli: { value: 'order' } }),
+  param('breakdown', kinds.flag(), 'a line per model under each row'),
+]
+
+const costReport = [
+  ...usage,
+  param('model', kinds.text({ max: 200 }), "only this model's usage", { cli: { value: 'id' } }),
+  param('last', kinds.count({ min: 1 }), 'only the last n periods (1: this one), or the n sessions active last'),
+  param('limit', kinds.count({ min: 1 }), 'at most this many sessions, the first in order'),
+  param('startOfWeek', kinds.choice(WEEKDAYS), 'the first day of a week', { default: 'sunday', cli: { value: 'day' } }),
+]
+
+const blocks = [
+  withOptions(agent, { help: 'only this agent (default: Claude Code, whose billing blocks are known)' }),
+  ...usage.slice(1),
+  param('active', kinds.flag(), 'only the active block'),
+  param('recent', kinds.flag(), 'only the blocks of the last three days, and the active one'),
+  param('sessionLength', kinds.positive({ unit: 'hours' }), 'the length of a block in hours', { default: 5 }),
+  param('tokenLimit', kinds.tokenLimit(), "tokens a block may use, for the active block's status ('max': the most a past block used)"),
+]
+
+// The library takes no default: the command line's export writes JSON unless told; the page names one.
+const exportSession = [param('format', kinds.choice(['json', 'jsonl', 'markdown']), 'output format', { cli: { default: 'json' }, mcp: false, ui: { required: true } })]
+
+module.exports = { filters, list, search, totalCost, usage, costReport, blocks, export: exportSession, WEEKDAYS }
