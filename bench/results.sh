@@ -44,6 +44,9 @@ IN_PLACE=$([ "$SESSIONS" -ge 30000 ] && echo --in-place || true)
 BODY=$(mktemp)
 ERR=$(mktemp)
 trap 'rm -f "$BODY" "$ERR"' EXIT
+# The commit measured is the one checked out when the run starts.
+commit=$(git log -1 --format='%h %s' | cut -c1-72)
+dirty=$(git status --porcelain --untracked-files=no | grep -q . && echo ", with uncommitted changes" || true)
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 FAILED=0
@@ -76,8 +79,6 @@ fenced node bench/mcp.mjs --home "$ABS_HOME" --huge "$ABS_HUGE" --runs "$RUNS"
 say "" "## diff of two 10,000-message sessions (the Rust core, release)" ""
 fenced cargo run --quiet --release -p agent-mux-sessions --example diff_bench
 
-commit=$(git log -1 --format='%h %s' | cut -c1-72)
-dirty=$(git status --porcelain --untracked-files=no | grep -q . && echo ", with uncommitted changes" || true)
 {
   cat <<EOF
 # Benchmark results
