@@ -1,10 +1,11 @@
-// The README is a newcomer's first test: its API examples, its main-job output, `npm run demo`'s
-// script and its storage table are checked against the code and the bundled demo home here, so a
-// change that makes the README wrong fails a test.
+// The README and the pages of docs/ are a newcomer's first test: their runnable examples, the
+// README's main-job output, every `$ amux …` example, `npm run demo`'s script, the storage table,
+// the price snapshot and every relative link are checked against the code and the bundled demo
+// home here, so a change that makes the docs wrong fails a test.
 import { describe, it, expect } from 'vitest'
-import { existsSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, dirname } from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { repoRoot, demoHome, hostPlatform } from './helpers.mjs'
@@ -12,6 +13,14 @@ import { inTerminal, ptyAvailable } from './tty.mjs'
 
 const require = createRequire(import.meta.url)
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8')
+// Every page a reader walks: the README, then docs/*.md, by path from the repository's root.
+const pages = new Map([['README.md', readme]])
+for (const name of readdirSync(join(repoRoot, 'docs')).filter((n) => n.endsWith('.md')).sort()) {
+  pages.set(`docs/${name}`, readFileSync(join(repoRoot, 'docs', name), 'utf8'))
+}
+// A page whose js blocks run, in order, as one script (the README's are always run).
+const RUNNABLE = '<!-- runnable:'
+const runnable = [...pages].filter(([path, text]) => path === 'README.md' || text.includes(RUNNABLE)).map(([path]) => path)
 const binary = join(repoRoot, `agent-mux.${hostPlatform()}.node`)
 
 // Every variable a reader honours (crates/sessions/src/env.rs VARIABLES) except HOME and TZ: any of
@@ -32,25 +41,38 @@ function node(args, env) {
   return spawnSync(process.execPath, args, { encoding: 'utf8', env, cwd: repoRoot, timeout: 120_000 })
 }
 
-/** The body of the `## <title>` section. */
-function section(title) {
-  const start = readme.indexOf(`\n## ${title}`)
+/** The body of the `## <title>` section of a page's text (the README's unless told). */
+function section(title, text = readme) {
+  const start = text.indexOf(`\n## ${title}`)
   expect(start).toBeGreaterThan(0)
-  const end = readme.indexOf('\n## ', start + 1)
-  return readme.slice(start, end < 0 ? undefined : end)
+  const end = text.indexOf('\n## ', start + 1)
+  return text.slice(start, end < 0 ? undefined : end)
 }
 
 const fenced = (text, lang) => [...text.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1])
 
 describe('README', () => {
-  it('the API examples run against the demo home and print what their `// prints:` comments say', (ctx) => {
+  it('the pages whose examples are runnable are the README and docs/api.md at least', () => {
+    expect(runnable).toContain('README.md')
+    expect(runnable).toContain('docs/api.md')
+  })
+
+  it('no `// prints:` comment is outside a page that runs it', () => {
+    for (const [path, text] of pages) {
+      if (!runnable.includes(path)) expect(text, path).not.toContain('// prints:')
+    }
+  })
+
+  it.for(runnable)('the js examples of %s run against the demo home and print what their `// prints:` comments say', (path, ctx) => {
     try { require.resolve(binary) } catch { ctx.skip() }
-    const blocks = fenced(section('API'), 'js')
-    // one block for the import, then list, get, search, totalCost, cost reports, export, diff, ids, options, tsv, windows, errors
-    expect(blocks.length).toBe(13)
+    const text = pages.get(path)
+    const blocks = fenced(text, 'js')
+    expect(blocks.length).toBeGreaterThan(0)
     const code = blocks.join('\n').replaceAll("require('@a5c-ai/agent-mux')", `require(${JSON.stringify(join(repoRoot, 'index.js'))})`)
     const expected = [...code.matchAll(/\/\/ prints: (.*)$/gm)].map((m) => m[1])
-    expect(expected.length).toBe(16)
+    // every `// prints:` of the page is in a block that runs
+    expect(expected.length).toBe(text.split('// prints: ').length - 1)
+    expect(expected.length).toBeGreaterThan(0)
     const dir = mkdtempSync(join(tmpdir(), 'amux-readme-'))
     try {
       const script = join(dir, 'examples.cjs')
@@ -90,26 +112,31 @@ describe('README', () => {
     expect(shown.length).toBeGreaterThan(3)
   })
 
-  it("the command-line section's examples are what amux prints on a 100-column terminal (ages aside)", (ctx) => {
+  it("every `$ amux …` example of the README and docs/ is what amux prints on a 100-column terminal (ages aside)", (ctx) => {
     try { require.resolve(binary) } catch { ctx.skip() }
     if (!ptyAvailable) ctx.skip()
-    const block = fenced(section('The `amux` command'), 'text').find((b) => b.startsWith('$ amux '))
-    const examples = block.trimEnd().split(/\n\n(?=\$ amux )/)
-    expect(examples.length).toBeGreaterThanOrEqual(4)
+    const examples = [...pages].flatMap(([path, text]) =>
+      fenced(text, 'text')
+        .filter((b) => b.startsWith('$ amux '))
+        .flatMap((block) => block.trimEnd().split(/\n\n(?=\$ amux )/))
+        .map((example) => [path, example]),
+    )
+    expect(examples.filter(([path]) => path === 'README.md').length).toBeGreaterThanOrEqual(2)
+    expect(examples.filter(([path]) => path === 'docs/cli.md').length).toBeGreaterThanOrEqual(4)
     // ages move with the clock, and with them the width of the date column
     const normal = (text) =>
       text
         .trimEnd()
         .split('\n')
         .map((l) => l.replace(/\b(just now|\d+(m|h|d|w|mo|y) ago)\b/g, 'AGE').replace(/ +/g, ' '))
-    for (const example of examples) {
+    for (const [path, example] of examples) {
       const [command, ...shown] = example.split('\n')
       const line = command.slice(2).replace(/^amux /, 'node bin/amux.js ')
       const env = demoEnv({ NO_COLOR: '1', PAGER: 'cat' })
       const run = line.includes('|')
         ? spawnSync('sh', ['-c', line], { encoding: 'utf8', env, cwd: repoRoot })
         : inTerminal(process.execPath, line.split(' ').slice(1), { cols: 100, env, cwd: repoRoot })
-      expect(normal(run.stdout + run.stderr), command).toEqual(normal(shown.join('\n')))
+      expect(normal(run.stdout + run.stderr), `${path}: ${command}`).toEqual(normal(shown.join('\n')))
     }
   })
 
@@ -164,7 +191,7 @@ describe('README', () => {
       OpenClaw: ['openclaw/mod.rs'],
       Hermes: ['hermes/mod.rs'],
     }
-    const rows = section('Where sessions are read from')
+    const rows = section('Where sessions are read from', pages.get('docs/formats.md'))
       .split('\n')
       .filter((l) => l.startsWith('| ') && !l.startsWith('| agent') && !l.startsWith('|---'))
       .map((l) => l.split(' | '))
@@ -205,11 +232,42 @@ describe('README', () => {
     }
   })
 
-  it('states the price snapshot that is really embedded', () => {
+  it('states the price snapshot that is really embedded, in the README and docs/cost.md', () => {
     const prices = JSON.parse(readFileSync(join(repoRoot, 'crates/sessions/src/cost/prices.json'), 'utf8'))
-    const cost = section('Cost')
-    expect(cost).toContain(`litellm ${prices.litellmVersion}`)
-    expect(cost).toContain(`snapshot of ${prices.generated}`)
-    expect(cost).toContain(`${Object.keys(prices.models).length} models`)
+    for (const cost of [section('Cost'), pages.get('docs/cost.md')]) {
+      expect(cost).toContain(`litellm ${prices.litellmVersion}`)
+      expect(cost).toContain(`snapshot of ${prices.generated}`)
+      expect(cost).toContain(`${Object.keys(prices.models).length} models`)
+    }
+  })
+
+  it('the README links every page of docs/, and each page says at its top what it covers', () => {
+    for (const path of [...pages.keys()].filter((p) => p.startsWith('docs/'))) {
+      expect(readme, path).toContain(`](${path})`)
+      const text = pages.get(path)
+      expect(text.startsWith('# '), path).toBe(true)
+      expect(text.split('\n')[2], path).toMatch(/^What this page covers: /)
+    }
+  })
+
+  it('every relative link of the README and docs/ names a file that exists, and a heading there', () => {
+    // GitHub's anchors: the heading in lower case, without punctuation, spaces as dashes
+    const slug = (heading) => heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replaceAll(' ', '-')
+    const anchors = (text) => new Set([...text.replace(/```[\s\S]*?```/g, '').matchAll(/^#+ (.*)$/gm)].map((m) => slug(m[1])))
+    let links = 0
+    for (const [path, text] of pages) {
+      for (const [, target] of text.replace(/```[\s\S]*?```/g, '').matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(target)) continue
+        const [file, anchor] = target.split('#')
+        const resolved = file ? join(dirname(path), file) : path
+        expect(existsSync(join(repoRoot, resolved)), `${path}: ${target}`).toBe(true)
+        if (anchor) {
+          const heading = resolved.endsWith('.md') ? anchors(readFileSync(join(repoRoot, resolved), 'utf8')) : new Set()
+          expect(heading.has(anchor), `${path}: ${target}`).toBe(true)
+        }
+        links++
+      }
+    }
+    expect(links).toBeGreaterThan(20)
   })
 })
