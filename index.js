@@ -64,18 +64,16 @@ class AgentMuxError extends Error {
   }
 }
 
+// The native side throws and rejects with errors whose `code` is the core's (`VALIDATION_ERROR`,
+// `SESSION_NOT_FOUND`, …; napi's own statuses are written in CamelCase); anything else is a fault.
+const CORE_CODE = /^[A-Z]+(_[A-Z]+)*$/
+
 function fromNative(err) {
   if (err instanceof AgentMuxError) return err
-  const text = err && typeof err.message === 'string' ? err.message : String(err)
-  if (text.startsWith('{"code"')) {
-    try {
-      const { code, message } = JSON.parse(text)
-      return new AgentMuxError(code, message)
-    } catch {
-      // fall through: not one of ours
-    }
+  if (err && typeof err.code === 'string' && CORE_CODE.test(err.code)) {
+    return new AgentMuxError(err.code, err.message)
   }
-  const wrapped = new AgentMuxError('INTERNAL', text)
+  const wrapped = new AgentMuxError('INTERNAL', err && typeof err.message === 'string' ? err.message : String(err))
   wrapped.cause = err
   return wrapped
 }

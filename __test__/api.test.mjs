@@ -118,6 +118,30 @@ describe('error codes', () => {
     }
   })
 
+  it('a native error carries its code itself, with a plain message', async () => {
+    // Straight from the binding, under index.js: the code is the error's own, not JSON in its text.
+    const { NativeClient } = require('../binding.js')
+    const native = new NativeClient('{}')
+    const rejected = await rejection(native.list(JSON.stringify({ agent: 'claude', options: { limit: -1 } })))
+    expect(rejected.code).toBe('VALIDATION_ERROR')
+    expect(rejected.message).toBe('limit must be a non-negative integer')
+    let thrown
+    try {
+      new NativeClient(JSON.stringify({ configDir: 'relative/dir' }))
+    } catch (e) {
+      thrown = e
+    }
+    expect(thrown.code).toBe('VALIDATION_ERROR')
+    expect(thrown.message).toMatch(/^configDir must be an absolute path/)
+    // Through the API: an AgentMuxError whose message has no JSON in it.
+    const e = await rejection(sessions.list('claude', { sort: 'size' }))
+    expect(e).toBeInstanceOf(AgentMuxError)
+    expect(e.code).toBe('VALIDATION_ERROR')
+    expect(e.recoverable).toBe(false)
+    expect(e.message).toBe("sort must be one of 'date', 'cost', 'turns'")
+    expect(e.message).not.toMatch(/[{}"]/)
+  })
+
   it('createClient rejects a relative configDir synchronously', () => {
     expect(() => createClient({ configDir: 'relative/dir' })).toThrow(AgentMuxError)
     try {

@@ -2,7 +2,8 @@
 //! runs the work on libuv's thread pool, and hands back JSON text for the JS layer to revive, or
 //! for `get` (whose sessions can be hundreds of MB) the JS objects themselves (`to_js`), or for
 //! the JSON a command prints, a Buffer over its bytes.
-//! Errors cross as a JSON `{code, message}` in the error message; panics become `INTERNAL`.
+//! Errors reach JS as errors whose `code` is the core's (`VALIDATION_ERROR`, …) and whose message
+//! is the core's message; panics become `INTERNAL`.
 //! No format knowledge lives here.
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
@@ -13,7 +14,7 @@ use agent_mux_sessions::{ids, tsv};
 use agent_mux_sessions::{Client, Env, Error as CoreError, Result as CoreResult};
 use agent_mux_wire as wire;
 use napi::bindgen_prelude::*;
-use napi::{JsString, JsValue};
+use napi::{JsError, JsString, JsValue};
 use napi_derive::napi;
 use serde_json::Value;
 
@@ -42,9 +43,29 @@ fn release_freed() {
     }
 }
 
-fn to_napi(e: CoreError) -> napi::Error {
-    let body = serde_json::json!({ "code": e.code.as_str(), "message": e.message });
-    napi::Error::from_reason(body.to_string())
+/// A core error as napi throws it: the status string becomes the JS error's `code`.
+type Failure = napi::Error<&'static str>;
+
+fn to_napi(e: CoreError) -> Failure {
+    napi::Error::new(e.code.as_str(), e.message)
+}
+
+/// A core error as the JS error a task's promise rejects with. napi's tasks reject with an
+/// `Error<Status>`, whose code would be napi's status; one that refers to a JS error made here
+/// rejects with that error itself, code and all.
+fn rejection(env: napi::Env, e: CoreError) -> napi::Error {
+    let message = e.message.clone();
+    // SAFETY: `env` is the live env of the task's completion callback, on the JS thread.
+    let made = unsafe { JsError::from(to_napi(e)).into_value(env.raw()) };
+    if made.is_null() {
+        // The env is tearing down: nothing is left to receive the error.
+        return napi::Error::from_reason(message);
+    }
+    // SAFETY: `made` is an error created just now in this callback's env and scope.
+    match unsafe { Unknown::from_napi_value(env.raw(), made) } {
+        Ok(js) => napi::Error::from(js),
+        Err(_) => napi::Error::from_reason(message),
+    }
 }
 
 fn parse_args(args: &str) -> CoreResult<Value> {
@@ -150,25 +171,22 @@ impl<T> Job<T> {
         })
     }
 
-    /// Run the work once, with a panic turned into an `INTERNAL` error.
-    fn run(&mut self) -> napi::Result<T> {
-        let work = self
-            .work
-            .take()
-            .ok_or_else(|| to_napi(CoreError::internal("job ran twice")))?;
-        match catch_unwind(AssertUnwindSafe(work)) {
-            Ok(r) => r.map_err(to_napi),
-            Err(panic) => {
+    /// Run the work once, with a panic turned into an `INTERNAL` error. The error is kept as
+    /// the core's until the main thread makes it a JS error (`rejection`).
+    fn run(&mut self) -> napi::Result<CoreResult<T>> {
+        let Some(work) = self.work.take() else {
+            return Ok(Err(CoreError::internal("job ran twice")));
+        };
+        Ok(
+            catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|panic| {
                 let why = panic
                     .downcast_ref::<&str>()
                     .map(|s| s.to_string())
                     .or_else(|| panic.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "unknown panic".into());
-                Err(to_napi(CoreError::internal(format!(
-                    "internal panic: {why}"
-                ))))
-            }
-        }
+                Err(CoreError::internal(format!("internal panic: {why}")))
+            }),
+        )
     }
 }
 
@@ -182,14 +200,19 @@ pub type BytesJob = Job<Vec<u8>>;
 
 #[napi]
 impl Task for TextJob {
-    type Output = String;
+    type Output = CoreResult<String>;
     type JsValue = JsString<'static>;
 
-    fn compute(&mut self) -> napi::Result<String> {
+    fn compute(&mut self) -> napi::Result<CoreResult<String>> {
         self.run()
     }
 
-    fn resolve(&mut self, env: napi::Env, output: String) -> napi::Result<JsString<'static>> {
+    fn resolve(
+        &mut self,
+        env: napi::Env,
+        output: CoreResult<String>,
+    ) -> napi::Result<JsString<'static>> {
+        let output = output.map_err(|e| rejection(env, e))?;
         // ASCII (all JSON from `json`) is copied into V8 as it is; UTF-8 has to be decoded.
         let text = if output.is_ascii() {
             env.create_string_latin1(&output)?
@@ -203,28 +226,33 @@ impl Task for TextJob {
 
 #[napi]
 impl Task for BytesJob {
-    type Output = Vec<u8>;
+    type Output = CoreResult<Vec<u8>>;
     type JsValue = Buffer;
 
-    fn compute(&mut self) -> napi::Result<Vec<u8>> {
+    fn compute(&mut self) -> napi::Result<CoreResult<Vec<u8>>> {
         self.run()
     }
 
-    fn resolve(&mut self, _env: napi::Env, output: Vec<u8>) -> napi::Result<Buffer> {
-        Ok(Buffer::from(output))
+    fn resolve(&mut self, env: napi::Env, output: CoreResult<Vec<u8>>) -> napi::Result<Buffer> {
+        Ok(Buffer::from(output.map_err(|e| rejection(env, e))?))
     }
 }
 
 #[napi]
 impl Task for SessionJob {
-    type Output = Session;
+    type Output = CoreResult<Session>;
     type JsValue = Object<'static>;
 
-    fn compute(&mut self) -> napi::Result<Session> {
+    fn compute(&mut self) -> napi::Result<CoreResult<Session>> {
         self.run()
     }
 
-    fn resolve(&mut self, env: napi::Env, output: Session) -> napi::Result<Object<'static>> {
+    fn resolve(
+        &mut self,
+        env: napi::Env,
+        output: CoreResult<Session>,
+    ) -> napi::Result<Object<'static>> {
+        let output = output.map_err(|e| rejection(env, e))?;
         let made = to_js::Builder::new(env.raw()).session(output)?;
         // SAFETY: `made` is an object created just now in this callback's env and scope.
         unsafe { Object::from_napi_value(env.raw(), made) }
@@ -243,7 +271,7 @@ pub struct NativeClient {
 impl NativeClient {
     /// `options`: JSON of `ClientOptions`. Throws a `VALIDATION_ERROR` for invalid options.
     #[napi(constructor)]
-    pub fn new(options: String) -> napi::Result<Self> {
+    pub fn new(options: String) -> napi::Result<Self, &'static str> {
         let mut opts = parse_args(&options)
             .and_then(|v| wire::client_options(&v))
             .map_err(to_napi)?;
@@ -334,7 +362,7 @@ impl NativeClient {
     /// JSON rows (arrays of strings, numbers and nulls) → tab-separated lines (`tsv::rows`): the
     /// one place the CLI's piped output is written.
     #[napi]
-    pub fn tsv_rows(&self, rows: String) -> napi::Result<String> {
+    pub fn tsv_rows(&self, rows: String) -> napi::Result<String, &'static str> {
         parse_args(&rows)
             .and_then(|v| wire::tsv_rows(&v))
             .map(|r| tsv::rows(&r))
