@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use agent_mux_sessions::context::{Progress, ProgressFn};
 use agent_mux_sessions::model::{Session, SessionSummary};
-use agent_mux_sessions::{ids, tsv};
+use agent_mux_sessions::{ids, memory, tsv};
 use agent_mux_sessions::{Client, Env, Error as CoreError, Result as CoreResult};
 use agent_mux_wire as wire;
 use napi::bindgen_prelude::*;
@@ -29,18 +29,24 @@ mod window;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// Give the pages mimalloc holds free back to the system. Reading a report's sessions frees
-/// megabytes that it would keep a while longer, and the report's text is allocated next.
-fn release_freed() {
-    #[cfg(not(all(target_os = "linux", target_env = "musl", target_arch = "aarch64")))]
-    {
-        extern "C" {
-            /// mimalloc's own (linked in with the global allocator above).
-            fn mi_collect(force: bool);
-        }
-        // SAFETY: mi_collect takes no pointer; it only walks the allocator's own pages.
-        unsafe { mi_collect(true) }
+/// Give the pages mimalloc holds free back to the system: the core's `memory::release_freed`,
+/// once `NativeClient::new` has installed it. Reading a report's sessions frees megabytes that it
+/// would keep a while longer, and the report's text is allocated next.
+#[cfg(not(all(target_os = "linux", target_env = "musl", target_arch = "aarch64")))]
+fn release_mimalloc() {
+    extern "C" {
+        /// mimalloc's own (linked in with the global allocator above).
+        fn mi_collect(force: bool);
     }
+    // SAFETY: mi_collect takes no pointer; it only walks the allocator's own pages.
+    unsafe { mi_collect(true) }
+}
+
+/// Tell the core how freed memory goes back to the system under the allocator in use here:
+/// mimalloc's collection, or (aarch64 musl, the system allocator) the core's own default.
+fn install_release() {
+    #[cfg(not(all(target_os = "linux", target_env = "musl", target_arch = "aarch64")))]
+    memory::use_release(release_mimalloc);
 }
 
 /// A core error as napi throws it: the status string becomes the JS error's `code`.
@@ -272,6 +278,7 @@ impl NativeClient {
     /// `options`: JSON of `ClientOptions`. Throws a `VALIDATION_ERROR` for invalid options.
     #[napi(constructor)]
     pub fn new(options: String) -> napi::Result<Self, &'static str> {
+        install_release();
         let mut opts = parse_args(&options)
             .and_then(|v| wire::client_options(&v))
             .map_err(to_napi)?;
@@ -466,7 +473,7 @@ impl NativeClient {
             let v = parse_args(&args)?;
             let opts = wire::report_options(field(&v, "report"), field(&v, "options"))?;
             let sums = client.cost_report_sums(env, &opts)?;
-            release_freed();
+            memory::release_freed();
             pretty(&sums)
         })
     }
@@ -479,7 +486,7 @@ impl NativeClient {
             let v = parse_args(&args)?;
             let opts = wire::blocks_options(field(&v, "options"))?;
             let blocks = client.cost_blocks(env, &opts)?;
-            release_freed();
+            memory::release_freed();
             pretty(&blocks)
         })
     }
@@ -506,7 +513,7 @@ impl NativeClient {
             let format = wire::export_format(field(&v, "format"))?;
             let out = client.export(env, &agent, &id, format);
             // The session, dropped, leaves the process before its text is copied into JS.
-            agent_mux_sessions::memory::release_freed();
+            memory::release_freed();
             out
         })
     }

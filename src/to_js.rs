@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::ptr;
 
+use agent_mux_sessions::memory;
 use agent_mux_sessions::model::{MarkedCalls, Raw, Session};
 use napi::sys;
 use serde_json::Value;
@@ -18,12 +19,12 @@ use serde_json::Value;
 const SHARE_FROM: usize = 1024;
 
 /// Give what was freed back to the system every this many messages or raw records, so the Rust
-/// session shrinks in RSS while its JS copy grows (glibc keeps freed memory otherwise).
+/// session shrinks in RSS while its JS copy grows (the allocator keeps freed memory otherwise).
 const RELEASE_EVERY: usize = 128;
 
 fn release_now_and_then(i: usize) {
     if i % RELEASE_EVERY == RELEASE_EVERY - 1 {
-        agent_mux_sessions::memory::release_freed();
+        memory::release_freed();
     }
 }
 
