@@ -281,8 +281,32 @@ function createClient(options) {
     sessions: report('sessions'),
     blocks: (options) => call(native, 'costBlocks', { options }, reviveBlocks, onProgress),
   })
-  // Lines for scripts, written natively: a list of thousands of sessions prints faster than it
-  // turns into objects, and any other rows follow the same rules (JSON makes a Date its ISO string).
+  // A window of one session's messages: around a query's hits, or a run from an index.
+  const messages = Object.freeze({
+    window: (agent, sessionId, options) => call(native, 'window', { agent, sessionId, options }, reviveWindow),
+  })
+  const client = { sessions, index, cost, messages }
+  Object.defineProperty(client, NATIVE, { value: { native, onProgress } })
+  return Object.freeze(client)
+}
+
+// amux's own output, kept off the API: a library user gets objects, and the lines and JSON text
+// amux prints are written natively from the same results (a list of thousands of sessions or a
+// report of megabytes prints faster than it turns into objects, and `tsv.rows` gives any other
+// rows the same rules). `textOutput(client)` is the CLI's way to them; it is not in index.d.ts.
+// A client holds its native side under a registered symbol, not enumerable, so that a copy of
+// this module loaded twice (ESM and CJS under a bundler) still finds it.
+const NATIVE = Symbol.for('@a5c-ai/agent-mux.native')
+const outputs = new WeakMap()
+function textOutput(client) {
+  const made = client?.[NATIVE]
+  if (!made) throw new AgentMuxError('VALIDATION_ERROR', 'textOutput takes a client made by createClient')
+  if (!outputs.has(client)) outputs.set(client, outputOf(made.native, made.onProgress))
+  return outputs.get(client)
+}
+
+function outputOf(native, onProgress) {
+  // Tab-separated lines, as amux prints them to a pipe (JSON makes a Date its ISO string).
   const tsv = Object.freeze({
     list: (agent, options) => call(native, 'listTsv', { agent, options }, null, onProgress),
     listAll: (options) => call(native, 'listAllTsv', { options }, null, onProgress),
@@ -297,13 +321,8 @@ function createClient(options) {
       }
     },
   })
-  // A window of one session's messages: around a query's hits, or a run from an index.
-  const messages = Object.freeze({
-    window: (agent, sessionId, options) => call(native, 'window', { agent, sessionId, options }, reviveWindow),
-  })
-  // JSON text, written natively: what `JSON.stringify(result, null, 2)` of the same call gives,
-  // without making thousands of objects only to print them. The native side answers with a
-  // Buffer over its own UTF-8 bytes; the *Buffer calls hand it on as it is, for a writer that
+  // What `JSON.stringify(result, null, 2)` of the same call gives. The native side answers with
+  // a Buffer over its own UTF-8 bytes; the *Buffer calls hand it on as it is, for a writer that
   // need not hold the text a second time as a JS string.
   const text = (buffer) => buffer.toString('utf8')
   const json = Object.freeze({
@@ -312,9 +331,10 @@ function createClient(options) {
     costBuffer: (report, options) => call(native, 'costReportJson', { report, options }, null, onProgress),
     blocksBuffer: (options) => call(native, 'costBlocksJson', { options }, null, onProgress),
   })
-  return Object.freeze({ sessions, index, cost, tsv, messages, json })
+  return Object.freeze({ tsv, json })
 }
 
 module.exports.createClient = createClient
 module.exports.AgentMuxError = AgentMuxError
 module.exports.BUILT_IN_AGENTS = Object.freeze(builtInAgents())
+Object.defineProperty(module.exports, 'textOutput', { value: textOutput, enumerable: false })

@@ -9,6 +9,7 @@ import { createClient, AgentMuxError, BUILT_IN_AGENTS } from '../index.mjs'
 import { rejection, withHome, demoHome } from './helpers.mjs'
 
 const require = createRequire(import.meta.url)
+const cjs = require('../index.js')
 const root = fileURLToPath(new URL('..', import.meta.url)).replace(/[\/]$/, '')
 
 let home
@@ -62,6 +63,20 @@ describe('ids', () => {
   })
   it('resolve functions are synchronous', () => {
     expect(typeof sessions.resolveUnifiedId('claude', 'x')).toBe('string')
+  })
+})
+
+describe('the public surface', () => {
+  it('is the spec plus documented additions: no text namespaces, amux reaches its own apart', async () => {
+    const client = createClient()
+    expect(Object.keys(client).sort()).toEqual(['cost', 'index', 'messages', 'sessions'])
+    // The CLI's lines and JSON text: not an export a library user sees (nor in index.d.ts).
+    expect(Object.keys(cjs)).not.toContain('textOutput')
+    const { tsv, json } = cjs.textOutput(client)
+    expect(tsv.rows([['a', 1]])).toBe('a\t1\n')
+    expect(typeof json.costBuffer).toBe('function')
+    expect(cjs.textOutput(client).tsv).toBe(tsv)
+    expect(() => cjs.textOutput({ sessions: client.sessions })).toThrow(cjs.AgentMuxError)
   })
 })
 
@@ -257,7 +272,7 @@ describe('tsv.list: the lines amux prints to a pipe', () => {
       for (const agent of BUILT_IN_AGENTS) {
         for (const options of optionSets) {
           const list = await mux.sessions.list(agent, options)
-          const text = await mux.tsv.list(agent, options)
+          const text = await cjs.textOutput(mux).tsv.list(agent, options)
           expect(text, `${agent} ${JSON.stringify(options)}`).toBe(expected(list))
           lines += list.length
         }
@@ -267,11 +282,11 @@ describe('tsv.list: the lines amux prints to a pipe', () => {
   })
 
   it('rejects what list rejects, with the same codes', async () => {
-    const { tsv } = createClient()
+    const { tsv } = cjs.textOutput(createClient())
     expect((await rejection(tsv.list('nope'))).code).toBe('AGENT_NOT_FOUND')
     for (const options of [{ limit: -1 }, { sort: 'size' }, { since: '2025-01-01' }]) {
       const e = await rejection(tsv.list('claude', options))
-      expect(e).toBeInstanceOf(AgentMuxError)
+      expect(e).toBeInstanceOf(cjs.AgentMuxError)
       expect(e.code).toBe('VALIDATION_ERROR')
     }
   })

@@ -3,7 +3,7 @@
 // agent names checked as a prompt deserves, the sessions that command-line words name, and the
 // short ids a terminal shows.
 
-const { createClient, AgentMuxError, BUILT_IN_AGENTS } = require('../../index.js')
+const { createClient, textOutput, AgentMuxError, BUILT_IN_AGENTS } = require('../../index.js')
 const { report } = require('./progress.js')
 const ids = require('../../human/ids.js')
 
@@ -15,7 +15,9 @@ let made
  */
 function client() {
   if (!made) {
-    made = createClient({ onProgress: report, indexUpdates: 'deferred' })
+    const api = createClient({ onProgress: report, indexUpdates: 'deferred' })
+    // amux's lines and JSON text (`tsv`, `json`), written natively beside the API's objects.
+    made = Object.freeze({ ...api, ...textOutput(api) })
     process.once('beforeExit', updateIndexAfter)
   }
   return made
