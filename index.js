@@ -101,12 +101,6 @@ function reviveMessage(m) {
   return m
 }
 
-function reviveSession(s) {
-  reviveSummary(s)
-  for (const m of s.messages) reviveMessage(m)
-  return s
-}
-
 function reviveWindow(w) {
   reviveSummary(w.session)
   for (const m of w.messages) reviveMessage(m.message)
@@ -188,8 +182,9 @@ function call(native, method, args, revive, onProgress) {
   } catch (err) {
     return Promise.reject(fromNative(err))
   }
-  // Most calls answer with JSON text; `get` answers with the objects themselves (a session can be
-  // hundreds of MB, and text in between would hold it twice more).
+  // Most calls answer with JSON text, which V8 parses faster than napi builds objects; `get`
+  // answers with the objects themselves, Dates included (a session can be hundreds of MB, and
+  // text in between would hold it twice more). bench/contract.mjs measures both ways.
   return promise.then(
     (out) => (revive ? revive(typeof out === 'string' ? JSON.parse(out) : out) : out),
     (err) => {
@@ -217,7 +212,7 @@ class SessionManager {
   }
 
   get(agent, sessionId) {
-    return call(this.#native, 'get', { agent, sessionId }, reviveSession)
+    return call(this.#native, 'get', { agent, sessionId }, null)
   }
 
   search(query) {

@@ -1,7 +1,8 @@
 //! The napi binding: converts arguments from JS (one JSON string per call, dates as epoch ms),
 //! runs the work on libuv's thread pool, and hands back JSON text for the JS layer to revive, or
-//! for `get` (whose sessions can be hundreds of MB) the JS objects themselves (`to_js`), or for
-//! the JSON a command prints, a Buffer over its bytes.
+//! for `get` (whose sessions can be hundreds of MB) the JS objects themselves, Dates included
+//! (`to_js`), or for the JSON a command prints, a Buffer over its bytes. Text and objects are
+//! both written from the model's serde derives.
 //! Errors reach JS as errors whose `code` is the core's (`VALIDATION_ERROR`, …) and whose message
 //! is the core's message; panics become `INTERNAL`.
 //! No format knowledge lives here.
@@ -18,6 +19,7 @@ use napi::{JsError, JsString, JsValue};
 use napi_derive::napi;
 use serde_json::Value;
 
+mod objects;
 mod to_js;
 mod window;
 
@@ -162,7 +164,9 @@ impl serde_json::ser::Formatter for AsciiOnly {
 }
 
 /// One unit of work for the thread pool, whose result `T` becomes a JS value on the main thread:
-/// text as a string, a session (`get`) as objects built directly (`to_js`).
+/// text as a string, a session (`get`) as objects built directly (`to_js`). Which way each call
+/// takes was measured (bench/contract.mjs): text, which V8 parses faster than objects are built
+/// through napi, except for a session, which as text is held three times over.
 pub struct Job<T> {
     work: Option<Box<dyn FnOnce() -> CoreResult<T> + Send>>,
 }
@@ -259,7 +263,7 @@ impl Task for SessionJob {
         output: CoreResult<Session>,
     ) -> napi::Result<Object<'static>> {
         let output = output.map_err(|e| rejection(env, e))?;
-        let made = to_js::Builder::new(env.raw()).session(output)?;
+        let made = to_js::Builder::with_dates(env.raw(), 1).session(output)?;
         // SAFETY: `made` is an object created just now in this callback's env and scope.
         unsafe { Object::from_napi_value(env.raw(), made) }
     }
@@ -394,7 +398,7 @@ impl NativeClient {
         })
     }
 
-    /// `{agent, sessionId}` → the `Session` as JS objects (dates as epoch ms).
+    /// `{agent, sessionId}` → the `Session` as JS objects, its moments as Dates.
     #[napi]
     pub fn get(&self, args: String) -> AsyncTask<SessionJob> {
         let (client, env) = (self.inner.clone(), Env::from_process());
