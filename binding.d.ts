@@ -10,6 +10,18 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 export declare class NativeClient {
+  /** `list`'s sessions as objects. */
+  listObjects(args: string): Promise<object>
+  /** `search`'s sessions as objects. */
+  searchObjects(args: string): Promise<object>
+  /** `totalCost`'s summary as objects. */
+  totalCostObjects(args: string): Promise<object>
+  /** A cost report as objects. */
+  costReportObjects(args: string): Promise<object>
+  /** The billing blocks as objects. */
+  costBlocksObjects(args: string): Promise<object>
+  /** `get`'s session as JSON text. */
+  getText(args: string): Promise<unknown>
   /** `{agent, sessionId, options}` → JSON `MessageWindow`. */
   window(args: string): Promise<unknown>
   /** `options`: JSON of `ClientOptions`. Throws a `VALIDATION_ERROR` for invalid options. */
@@ -41,7 +53,7 @@ export declare class NativeClient {
   listAll(args: string): Promise<string>
   /** `{options}` → the same sessions as tab-separated lines, the unified id first. */
   listAllTsv(args: string): Promise<string>
-  /** `{agent, sessionId}` → the `Session` as JS objects (dates as epoch ms). */
+  /** `{agent, sessionId}` → the `Session` as JS objects, its moments as Dates. */
   get(args: string): Promise<object>
   /** `{query}` → JSON `SessionSummary[]` with `relevanceScore`. */
   search(args: string): Promise<string>

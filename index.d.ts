@@ -1,5 +1,5 @@
 // Public types of @a5c-ai/agent-mux: the names and shapes of session-manager-spec.md and
-// core-types.md, exactly. Additions beyond the spec (optional fields, `listAll`, `index`, `tsv`,
+// core-types.md, exactly. Additions beyond the spec (optional fields, `listAll`, `index`, `cost`,
 // `messages`) are marked "Beyond the spec".
 
 export type BuiltInAgentName =
@@ -324,33 +324,6 @@ export interface IndexManager {
   clear(): Promise<boolean>
 }
 
-/** Beyond the spec: results as tab-separated lines, as `amux` prints them to a pipe. */
-export interface TsvOutput {
-  /**
-   * The sessions `sessions.list(agent, options)` returns, one line each, ending in `\n`:
-   * sessionId, updatedAt (ISO 8601), turnCount, model, cost.totalUsd (to a millionth), title.
-   * An absent value is an empty field; tabs and line breaks inside a value become spaces.
-   */
-  list(agent: AgentName, options?: SessionListOptions): Promise<string>
-  /** The sessions `sessions.listAll(options)` returns, one line each as above, `unifiedId` first. */
-  listAll(options?: SessionListOptions): Promise<string>
-  /**
-   * A cost report (`cost.daily` …), one line per row ending in `\n`: the period (sessions:
-   * agent:id, then the last activity as ISO 8601), input, output, cache write, cache read and
-   * total tokens, cost (to a millionth), models (comma-separated); then a TOTAL line. With
-   * `breakdown`, a line per model (that model last) in place of each row.
-   */
-  cost(report: 'daily' | 'weekly' | 'monthly' | 'sessions', options?: CostReportOptions & { breakdown?: boolean }): Promise<string>
-  /** Billing blocks: id, start, end, last request (ISO 8601), 'active' | 'gap' | '', requests, tokens, cost, models. */
-  blocks(options?: CostBlocksOptions): Promise<string>
-  /**
-   * Any rows by the same rules, one line each, ending in `\n` ('' for none): a Date as ISO 8601,
-   * a number to a millionth, `null`, `undefined` and non-finite numbers as empty fields, tabs and
-   * line breaks inside a string as spaces. Throws `VALIDATION_ERROR` for any other value.
-   */
-  rows(rows: ReadonlyArray<ReadonlyArray<string | number | boolean | Date | null | undefined>>): string
-}
-
 /** Beyond the spec: which of a session's messages `MessageReader.window` returns. */
 export interface MessageWindowOptions {
   /**
@@ -555,33 +528,14 @@ export interface CostReports {
   blocks(options?: CostBlocksOptions): Promise<{ blocks: BillingBlock[] }>
 }
 
-/** Beyond the spec: results as JSON text, as `amux … --json` prints them (`JSON.stringify(result, null, 2)`). */
-export interface JsonOutput {
-  /** `JSON.stringify(await cost[report](options), null, 2)`, written natively. */
-  cost(report: 'daily' | 'weekly' | 'monthly' | 'sessions', options?: CostReportOptions): Promise<string>
-  /** `JSON.stringify(await cost.blocks(options), null, 2)`, written natively. */
-  blocks(options?: CostBlocksOptions): Promise<string>
-  /**
-   * `cost`'s text as UTF-8 bytes (a Node `Buffer`), never made a JS string: for writing megabytes
-   * to a stream without holding them twice more.
-   */
-  costBuffer(report: 'daily' | 'weekly' | 'monthly' | 'sessions', options?: CostReportOptions): Promise<Uint8Array>
-  /** `blocks`' text as UTF-8 bytes (a Node `Buffer`), never made a JS string. */
-  blocksBuffer(options?: CostBlocksOptions): Promise<Uint8Array>
-}
-
 export interface AgentMuxClient {
   readonly sessions: SessionManager
   /** Beyond the spec: the persistent index. */
   readonly index: IndexManager
   /** Beyond the spec: cost reports by day, week, month, session, and billing blocks. */
   readonly cost: CostReports
-  /** Beyond the spec: tab-separated lines for scripts. */
-  readonly tsv: TsvOutput
   /** Beyond the spec: windows of a session's messages. */
   readonly messages: MessageReader
-  /** Beyond the spec: JSON text for scripts. */
-  readonly json: JsonOutput
 }
 
 export type ErrorCode =

@@ -64,18 +64,16 @@ class AgentMuxError extends Error {
   }
 }
 
+// The native side throws and rejects with errors whose `code` is the core's (`VALIDATION_ERROR`,
+// `SESSION_NOT_FOUND`, …; napi's own statuses are written in CamelCase); anything else is a fault.
+const CORE_CODE = /^[A-Z]+(_[A-Z]+)*$/
+
 function fromNative(err) {
   if (err instanceof AgentMuxError) return err
-  const text = err && typeof err.message === 'string' ? err.message : String(err)
-  if (text.startsWith('{"code"')) {
-    try {
-      const { code, message } = JSON.parse(text)
-      return new AgentMuxError(code, message)
-    } catch {
-      // fall through: not one of ours
-    }
+  if (err && typeof err.code === 'string' && CORE_CODE.test(err.code)) {
+    return new AgentMuxError(err.code, err.message)
   }
-  const wrapped = new AgentMuxError('INTERNAL', text)
+  const wrapped = new AgentMuxError('INTERNAL', err && typeof err.message === 'string' ? err.message : String(err))
   wrapped.cause = err
   return wrapped
 }
@@ -101,12 +99,6 @@ function reviveSummary(s) {
 function reviveMessage(m) {
   if (m && m.timestamp !== undefined) m.timestamp = new Date(m.timestamp)
   return m
-}
-
-function reviveSession(s) {
-  reviveSummary(s)
-  for (const m of s.messages) reviveMessage(m)
-  return s
 }
 
 function reviveWindow(w) {
@@ -190,8 +182,9 @@ function call(native, method, args, revive, onProgress) {
   } catch (err) {
     return Promise.reject(fromNative(err))
   }
-  // Most calls answer with JSON text; `get` answers with the objects themselves (a session can be
-  // hundreds of MB, and text in between would hold it twice more).
+  // Most calls answer with JSON text, which V8 parses faster than napi builds objects; `get`
+  // answers with the objects themselves, Dates included (a session can be hundreds of MB, and
+  // text in between would hold it twice more). bench/contract.mjs measures both ways.
   return promise.then(
     (out) => (revive ? revive(typeof out === 'string' ? JSON.parse(out) : out) : out),
     (err) => {
@@ -219,7 +212,7 @@ class SessionManager {
   }
 
   get(agent, sessionId) {
-    return call(this.#native, 'get', { agent, sessionId }, reviveSession)
+    return call(this.#native, 'get', { agent, sessionId }, null)
   }
 
   search(query) {
@@ -283,8 +276,32 @@ function createClient(options) {
     sessions: report('sessions'),
     blocks: (options) => call(native, 'costBlocks', { options }, reviveBlocks, onProgress),
   })
-  // Lines for scripts, written natively: a list of thousands of sessions prints faster than it
-  // turns into objects, and any other rows follow the same rules (JSON makes a Date its ISO string).
+  // A window of one session's messages: around a query's hits, or a run from an index.
+  const messages = Object.freeze({
+    window: (agent, sessionId, options) => call(native, 'window', { agent, sessionId, options }, reviveWindow),
+  })
+  const client = { sessions, index, cost, messages }
+  Object.defineProperty(client, NATIVE, { value: { native, onProgress } })
+  return Object.freeze(client)
+}
+
+// amux's own output, kept off the API: a library user gets objects, and the lines and JSON text
+// amux prints are written natively from the same results (a list of thousands of sessions or a
+// report of megabytes prints faster than it turns into objects, and `tsv.rows` gives any other
+// rows the same rules). `textOutput(client)` is the CLI's way to them; it is not in index.d.ts.
+// A client holds its native side under a registered symbol, not enumerable, so that a copy of
+// this module loaded twice (ESM and CJS under a bundler) still finds it.
+const NATIVE = Symbol.for('@a5c-ai/agent-mux.native')
+const outputs = new WeakMap()
+function textOutput(client) {
+  const made = client?.[NATIVE]
+  if (!made) throw new AgentMuxError('VALIDATION_ERROR', 'textOutput takes a client made by createClient')
+  if (!outputs.has(client)) outputs.set(client, outputOf(made.native, made.onProgress))
+  return outputs.get(client)
+}
+
+function outputOf(native, onProgress) {
+  // Tab-separated lines, as amux prints them to a pipe (JSON makes a Date its ISO string).
   const tsv = Object.freeze({
     list: (agent, options) => call(native, 'listTsv', { agent, options }, null, onProgress),
     listAll: (options) => call(native, 'listAllTsv', { options }, null, onProgress),
@@ -299,13 +316,8 @@ function createClient(options) {
       }
     },
   })
-  // A window of one session's messages: around a query's hits, or a run from an index.
-  const messages = Object.freeze({
-    window: (agent, sessionId, options) => call(native, 'window', { agent, sessionId, options }, reviveWindow),
-  })
-  // JSON text, written natively: what `JSON.stringify(result, null, 2)` of the same call gives,
-  // without making thousands of objects only to print them. The native side answers with a
-  // Buffer over its own UTF-8 bytes; the *Buffer calls hand it on as it is, for a writer that
+  // What `JSON.stringify(result, null, 2)` of the same call gives. The native side answers with
+  // a Buffer over its own UTF-8 bytes; the *Buffer calls hand it on as it is, for a writer that
   // need not hold the text a second time as a JS string.
   const text = (buffer) => buffer.toString('utf8')
   const json = Object.freeze({
@@ -314,9 +326,10 @@ function createClient(options) {
     costBuffer: (report, options) => call(native, 'costReportJson', { report, options }, null, onProgress),
     blocksBuffer: (options) => call(native, 'costBlocksJson', { options }, null, onProgress),
   })
-  return Object.freeze({ sessions, index, cost, tsv, messages, json })
+  return Object.freeze({ tsv, json })
 }
 
 module.exports.createClient = createClient
 module.exports.AgentMuxError = AgentMuxError
 module.exports.BUILT_IN_AGENTS = Object.freeze(builtInAgents())
+Object.defineProperty(module.exports, 'textOutput', { value: textOutput, enumerable: false })

@@ -9,6 +9,7 @@ import { createClient, AgentMuxError, BUILT_IN_AGENTS } from '../index.mjs'
 import { rejection, withHome, demoHome } from './helpers.mjs'
 
 const require = createRequire(import.meta.url)
+const cjs = require('../index.js')
 const root = fileURLToPath(new URL('..', import.meta.url)).replace(/[\/]$/, '')
 
 let home
@@ -65,6 +66,20 @@ describe('ids', () => {
   })
 })
 
+describe('the public surface', () => {
+  it('is the spec plus documented additions: no text namespaces, amux reaches its own apart', async () => {
+    const client = createClient()
+    expect(Object.keys(client).sort()).toEqual(['cost', 'index', 'messages', 'sessions'])
+    // The CLI's lines and JSON text: not an export a library user sees (nor in index.d.ts).
+    expect(Object.keys(cjs)).not.toContain('textOutput')
+    const { tsv, json } = cjs.textOutput(client)
+    expect(tsv.rows([['a', 1]])).toBe('a\t1\n')
+    expect(typeof json.costBuffer).toBe('function')
+    expect(cjs.textOutput(client).tsv).toBe(tsv)
+    expect(() => cjs.textOutput({ sessions: client.sessions })).toThrow(cjs.AgentMuxError)
+  })
+})
+
 describe('error codes', () => {
   const { sessions } = createClient()
   it('unknown agent is AGENT_NOT_FOUND for list/get/export/diff, [] for search', async () => {
@@ -116,6 +131,30 @@ describe('error codes', () => {
       expect(e).toBeInstanceOf(AgentMuxError)
       expect(e.code).toBe('VALIDATION_ERROR')
     }
+  })
+
+  it('a native error carries its code itself, with a plain message', async () => {
+    // Straight from the binding, under index.js: the code is the error's own, not JSON in its text.
+    const { NativeClient } = require('../binding.js')
+    const native = new NativeClient('{}')
+    const rejected = await rejection(native.list(JSON.stringify({ agent: 'claude', options: { limit: -1 } })))
+    expect(rejected.code).toBe('VALIDATION_ERROR')
+    expect(rejected.message).toBe('limit must be a non-negative integer')
+    let thrown
+    try {
+      new NativeClient(JSON.stringify({ configDir: 'relative/dir' }))
+    } catch (e) {
+      thrown = e
+    }
+    expect(thrown.code).toBe('VALIDATION_ERROR')
+    expect(thrown.message).toMatch(/^configDir must be an absolute path/)
+    // Through the API: an AgentMuxError whose message has no JSON in it.
+    const e = await rejection(sessions.list('claude', { sort: 'size' }))
+    expect(e).toBeInstanceOf(AgentMuxError)
+    expect(e.code).toBe('VALIDATION_ERROR')
+    expect(e.recoverable).toBe(false)
+    expect(e.message).toBe("sort must be one of 'date', 'cost', 'turns'")
+    expect(e.message).not.toMatch(/[{}"]/)
   })
 
   it('createClient rejects a relative configDir synchronously', () => {
@@ -233,7 +272,7 @@ describe('tsv.list: the lines amux prints to a pipe', () => {
       for (const agent of BUILT_IN_AGENTS) {
         for (const options of optionSets) {
           const list = await mux.sessions.list(agent, options)
-          const text = await mux.tsv.list(agent, options)
+          const text = await cjs.textOutput(mux).tsv.list(agent, options)
           expect(text, `${agent} ${JSON.stringify(options)}`).toBe(expected(list))
           lines += list.length
         }
@@ -243,11 +282,11 @@ describe('tsv.list: the lines amux prints to a pipe', () => {
   })
 
   it('rejects what list rejects, with the same codes', async () => {
-    const { tsv } = createClient()
+    const { tsv } = cjs.textOutput(createClient())
     expect((await rejection(tsv.list('nope'))).code).toBe('AGENT_NOT_FOUND')
     for (const options of [{ limit: -1 }, { sort: 'size' }, { since: '2025-01-01' }]) {
       const e = await rejection(tsv.list('claude', options))
-      expect(e).toBeInstanceOf(AgentMuxError)
+      expect(e).toBeInstanceOf(cjs.AgentMuxError)
       expect(e.code).toBe('VALIDATION_ERROR')
     }
   })

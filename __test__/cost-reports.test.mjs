@@ -8,8 +8,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { createClient } from '../index.mjs'
+import { createRequire } from 'node:module'
 import { demoHome, repoRoot, shared, withHome } from './helpers.mjs'
 import { inTerminal, ptyAvailable } from './tty.mjs'
+
+// amux's own text output: off the API's exports, reached as the CLI reaches it.
+const cjs = createRequire(import.meta.url)('../index.js')
 
 const bin = join(repoRoot, 'bin', 'amux.js')
 const STRAY = ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'NO_COLOR', 'FORCE_COLOR', 'COLUMNS', 'AGENT_MUX_NOW', 'XDG_CONFIG_HOME']
@@ -88,15 +92,15 @@ describe('--json: ccusage keys, and the API result as it is', () => {
   it('json.costBuffer and json.blocksBuffer: the same text as UTF-8 bytes, never a JS string', async () => {
     await withHome(demoHome, async () => {
       for (const report of ['daily', 'weekly', 'monthly', 'sessions']) {
-        const bytes = await client.json.costBuffer(report, { order: 'asc' })
+        const bytes = await cjs.textOutput(client).json.costBuffer(report, { order: 'asc' })
         expect(Buffer.isBuffer(bytes)).toBe(true)
-        const text = await client.json.cost(report, { order: 'asc' })
+        const text = await cjs.textOutput(client).json.cost(report, { order: 'asc' })
         expect(typeof text).toBe('string')
         expect(text).toBe(JSON.stringify(await client.cost[report]({ order: 'asc' }), null, 2))
         expect(bytes.equals(Buffer.from(text, 'utf8'))).toBe(true)
       }
-      const blocks = await client.json.blocksBuffer()
-      expect(blocks.toString('utf8')).toBe(await client.json.blocks())
+      const blocks = await cjs.textOutput(client).json.blocksBuffer()
+      expect(blocks.toString('utf8')).toBe(await cjs.textOutput(client).json.blocks())
       expect(JSON.parse(blocks.toString('utf8')).blocks.length).toBeGreaterThan(0)
     })
   })

@@ -6,7 +6,11 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient, BUILT_IN_AGENTS } from '../index.mjs'
+import { createRequire } from 'node:module'
 import { copyDemoHome, rejection, removeDir, shared, withHome } from './helpers.mjs'
+
+// amux's own text output: off the API's exports, reached as the CLI reaches it.
+const cjs = createRequire(import.meta.url)('../index.js')
 
 const ALL = 1_000_000
 const ids = (list) => list.map((s) => s.unifiedId)
@@ -106,7 +110,7 @@ describe('listAll on the demo home', () => {
       const list = await client.sessions.listAll(options)
       const cost = (s) => (s.cost ? String(Number(s.cost.totalUsd.toFixed(6))) : '')
       const lines = list.map((s) => [s.unifiedId, s.updatedAt.toISOString(), String(s.turnCount), s.model ?? '', cost(s), s.title].join('\t'))
-      expect(await client.tsv.listAll(options)).toBe(lines.map((l) => `${l}\n`).join(''))
+      expect(await cjs.textOutput(client).tsv.listAll(options)).toBe(lines.map((l) => `${l}\n`).join(''))
     }
   })
 

@@ -1,8 +1,12 @@
 import { describe, it, expect } from 'vitest'
-import { createClient, AgentMuxError } from '../index.mjs'
+import { createRequire } from 'node:module'
+
+// amux's own text output: off the API's exports, reached as the CLI reaches it (require).
+const cjs = createRequire(import.meta.url)('../index.js')
+const { createClient, AgentMuxError } = cjs
 
 describe('tsv.rows: any rows by the rules of the piped session lists', () => {
-  const { tsv } = createClient()
+  const { tsv } = cjs.textOutput(createClient())
   it('writes dates as ISO 8601, numbers to a millionth, absent values empty, breaks as spaces', () => {
     const at = new Date('2026-01-02T03:04:05.678Z')
     expect(tsv.rows([['a\tb\r\nc', at, 0.1 + 0.2, 1234567, undefined, null, Number.NaN, true], []])).toBe(

@@ -1,22 +1,25 @@
 //! The napi binding: converts arguments from JS (one JSON string per call, dates as epoch ms),
 //! runs the work on libuv's thread pool, and hands back JSON text for the JS layer to revive, or
-//! for `get` (whose sessions can be hundreds of MB) the JS objects themselves (`to_js`), or for
-//! the JSON a command prints, a Buffer over its bytes.
-//! Errors cross as a JSON `{code, message}` in the error message; panics become `INTERNAL`.
+//! for `get` (whose sessions can be hundreds of MB) the JS objects themselves, Dates included
+//! (`to_js`), or for the JSON a command prints, a Buffer over its bytes. Text and objects are
+//! both written from the model's serde derives.
+//! Errors reach JS as errors whose `code` is the core's (`VALIDATION_ERROR`, …) and whose message
+//! is the core's message; panics become `INTERNAL`.
 //! No format knowledge lives here.
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 
 use agent_mux_sessions::context::{Progress, ProgressFn};
 use agent_mux_sessions::model::{Session, SessionSummary};
-use agent_mux_sessions::{ids, tsv};
+use agent_mux_sessions::{ids, memory, tsv};
 use agent_mux_sessions::{Client, Env, Error as CoreError, Result as CoreResult};
 use agent_mux_wire as wire;
 use napi::bindgen_prelude::*;
-use napi::{JsString, JsValue};
+use napi::{JsError, JsString, JsValue};
 use napi_derive::napi;
 use serde_json::Value;
 
+mod objects;
 mod to_js;
 mod window;
 
@@ -28,23 +31,49 @@ mod window;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// Give the pages mimalloc holds free back to the system. Reading a report's sessions frees
-/// megabytes that it would keep a while longer, and the report's text is allocated next.
-fn release_freed() {
-    #[cfg(not(all(target_os = "linux", target_env = "musl", target_arch = "aarch64")))]
-    {
-        extern "C" {
-            /// mimalloc's own (linked in with the global allocator above).
-            fn mi_collect(force: bool);
-        }
-        // SAFETY: mi_collect takes no pointer; it only walks the allocator's own pages.
-        unsafe { mi_collect(true) }
+/// Give the pages mimalloc holds free back to the system: the core's `memory::release_freed`,
+/// once `NativeClient::new` has installed it. Reading a report's sessions frees megabytes that it
+/// would keep a while longer, and the report's text is allocated next.
+#[cfg(not(all(target_os = "linux", target_env = "musl", target_arch = "aarch64")))]
+fn release_mimalloc() {
+    extern "C" {
+        /// mimalloc's own (linked in with the global allocator above).
+        fn mi_collect(force: bool);
     }
+    // SAFETY: mi_collect takes no pointer; it only walks the allocator's own pages.
+    unsafe { mi_collect(true) }
 }
 
-fn to_napi(e: CoreError) -> napi::Error {
-    let body = serde_json::json!({ "code": e.code.as_str(), "message": e.message });
-    napi::Error::from_reason(body.to_string())
+/// Tell the core how freed memory goes back to the system under the allocator in use here:
+/// mimalloc's collection, or (aarch64 musl, the system allocator) the core's own default.
+fn install_release() {
+    #[cfg(not(all(target_os = "linux", target_env = "musl", target_arch = "aarch64")))]
+    memory::use_release(release_mimalloc);
+}
+
+/// A core error as napi throws it: the status string becomes the JS error's `code`.
+type Failure = napi::Error<&'static str>;
+
+fn to_napi(e: CoreError) -> Failure {
+    napi::Error::new(e.code.as_str(), e.message)
+}
+
+/// A core error as the JS error a task's promise rejects with. napi's tasks reject with an
+/// `Error<Status>`, whose code would be napi's status; one that refers to a JS error made here
+/// rejects with that error itself, code and all.
+fn rejection(env: napi::Env, e: CoreError) -> napi::Error {
+    let message = e.message.clone();
+    // SAFETY: `env` is the live env of the task's completion callback, on the JS thread.
+    let made = unsafe { JsError::from(to_napi(e)).into_value(env.raw()) };
+    if made.is_null() {
+        // The env is tearing down: nothing is left to receive the error.
+        return napi::Error::from_reason(message);
+    }
+    // SAFETY: `made` is an error created just now in this callback's env and scope.
+    match unsafe { Unknown::from_napi_value(env.raw(), made) } {
+        Ok(js) => napi::Error::from(js),
+        Err(_) => napi::Error::from_reason(message),
+    }
 }
 
 fn parse_args(args: &str) -> CoreResult<Value> {
@@ -135,7 +164,9 @@ impl serde_json::ser::Formatter for AsciiOnly {
 }
 
 /// One unit of work for the thread pool, whose result `T` becomes a JS value on the main thread:
-/// text as a string, a session (`get`) as objects built directly (`to_js`).
+/// text as a string, a session (`get`) as objects built directly (`to_js`). Which way each call
+/// takes was measured (bench/contract.mjs): text, which V8 parses faster than objects are built
+/// through napi, except for a session, which as text is held three times over.
 pub struct Job<T> {
     work: Option<Box<dyn FnOnce() -> CoreResult<T> + Send>>,
 }
@@ -150,25 +181,22 @@ impl<T> Job<T> {
         })
     }
 
-    /// Run the work once, with a panic turned into an `INTERNAL` error.
-    fn run(&mut self) -> napi::Result<T> {
-        let work = self
-            .work
-            .take()
-            .ok_or_else(|| to_napi(CoreError::internal("job ran twice")))?;
-        match catch_unwind(AssertUnwindSafe(work)) {
-            Ok(r) => r.map_err(to_napi),
-            Err(panic) => {
+    /// Run the work once, with a panic turned into an `INTERNAL` error. The error is kept as
+    /// the core's until the main thread makes it a JS error (`rejection`).
+    fn run(&mut self) -> napi::Result<CoreResult<T>> {
+        let Some(work) = self.work.take() else {
+            return Ok(Err(CoreError::internal("job ran twice")));
+        };
+        Ok(
+            catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|panic| {
                 let why = panic
                     .downcast_ref::<&str>()
                     .map(|s| s.to_string())
                     .or_else(|| panic.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "unknown panic".into());
-                Err(to_napi(CoreError::internal(format!(
-                    "internal panic: {why}"
-                ))))
-            }
-        }
+                Err(CoreError::internal(format!("internal panic: {why}")))
+            }),
+        )
     }
 }
 
@@ -182,14 +210,19 @@ pub type BytesJob = Job<Vec<u8>>;
 
 #[napi]
 impl Task for TextJob {
-    type Output = String;
+    type Output = CoreResult<String>;
     type JsValue = JsString<'static>;
 
-    fn compute(&mut self) -> napi::Result<String> {
+    fn compute(&mut self) -> napi::Result<CoreResult<String>> {
         self.run()
     }
 
-    fn resolve(&mut self, env: napi::Env, output: String) -> napi::Result<JsString<'static>> {
+    fn resolve(
+        &mut self,
+        env: napi::Env,
+        output: CoreResult<String>,
+    ) -> napi::Result<JsString<'static>> {
+        let output = output.map_err(|e| rejection(env, e))?;
         // ASCII (all JSON from `json`) is copied into V8 as it is; UTF-8 has to be decoded.
         let text = if output.is_ascii() {
             env.create_string_latin1(&output)?
@@ -203,29 +236,34 @@ impl Task for TextJob {
 
 #[napi]
 impl Task for BytesJob {
-    type Output = Vec<u8>;
+    type Output = CoreResult<Vec<u8>>;
     type JsValue = Buffer;
 
-    fn compute(&mut self) -> napi::Result<Vec<u8>> {
+    fn compute(&mut self) -> napi::Result<CoreResult<Vec<u8>>> {
         self.run()
     }
 
-    fn resolve(&mut self, _env: napi::Env, output: Vec<u8>) -> napi::Result<Buffer> {
-        Ok(Buffer::from(output))
+    fn resolve(&mut self, env: napi::Env, output: CoreResult<Vec<u8>>) -> napi::Result<Buffer> {
+        Ok(Buffer::from(output.map_err(|e| rejection(env, e))?))
     }
 }
 
 #[napi]
 impl Task for SessionJob {
-    type Output = Session;
+    type Output = CoreResult<Session>;
     type JsValue = Object<'static>;
 
-    fn compute(&mut self) -> napi::Result<Session> {
+    fn compute(&mut self) -> napi::Result<CoreResult<Session>> {
         self.run()
     }
 
-    fn resolve(&mut self, env: napi::Env, output: Session) -> napi::Result<Object<'static>> {
-        let made = to_js::Builder::new(env.raw()).session(output)?;
+    fn resolve(
+        &mut self,
+        env: napi::Env,
+        output: CoreResult<Session>,
+    ) -> napi::Result<Object<'static>> {
+        let output = output.map_err(|e| rejection(env, e))?;
+        let made = to_js::Builder::with_dates(env.raw(), 1).session(output)?;
         // SAFETY: `made` is an object created just now in this callback's env and scope.
         unsafe { Object::from_napi_value(env.raw(), made) }
     }
@@ -243,7 +281,8 @@ pub struct NativeClient {
 impl NativeClient {
     /// `options`: JSON of `ClientOptions`. Throws a `VALIDATION_ERROR` for invalid options.
     #[napi(constructor)]
-    pub fn new(options: String) -> napi::Result<Self> {
+    pub fn new(options: String) -> napi::Result<Self, &'static str> {
+        install_release();
         let mut opts = parse_args(&options)
             .and_then(|v| wire::client_options(&v))
             .map_err(to_napi)?;
@@ -334,7 +373,7 @@ impl NativeClient {
     /// JSON rows (arrays of strings, numbers and nulls) → tab-separated lines (`tsv::rows`): the
     /// one place the CLI's piped output is written.
     #[napi]
-    pub fn tsv_rows(&self, rows: String) -> napi::Result<String> {
+    pub fn tsv_rows(&self, rows: String) -> napi::Result<String, &'static str> {
         parse_args(&rows)
             .and_then(|v| wire::tsv_rows(&v))
             .map(|r| tsv::rows(&r))
@@ -359,7 +398,7 @@ impl NativeClient {
         })
     }
 
-    /// `{agent, sessionId}` → the `Session` as JS objects (dates as epoch ms).
+    /// `{agent, sessionId}` → the `Session` as JS objects, its moments as Dates.
     #[napi]
     pub fn get(&self, args: String) -> AsyncTask<SessionJob> {
         let (client, env) = (self.inner.clone(), Env::from_process());
@@ -438,7 +477,7 @@ impl NativeClient {
             let v = parse_args(&args)?;
             let opts = wire::report_options(field(&v, "report"), field(&v, "options"))?;
             let sums = client.cost_report_sums(env, &opts)?;
-            release_freed();
+            memory::release_freed();
             pretty(&sums)
         })
     }
@@ -451,7 +490,7 @@ impl NativeClient {
             let v = parse_args(&args)?;
             let opts = wire::blocks_options(field(&v, "options"))?;
             let blocks = client.cost_blocks(env, &opts)?;
-            release_freed();
+            memory::release_freed();
             pretty(&blocks)
         })
     }
@@ -478,7 +517,7 @@ impl NativeClient {
             let format = wire::export_format(field(&v, "format"))?;
             let out = client.export(env, &agent, &id, format);
             // The session, dropped, leaves the process before its text is copied into JS.
-            agent_mux_sessions::memory::release_freed();
+            memory::release_freed();
             out
         })
     }

@@ -10,25 +10,45 @@ use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::ptr;
 
+use agent_mux_sessions::memory;
 use agent_mux_sessions::model::{MarkedCalls, Raw, Session};
 use napi::sys;
 use serde_json::Value;
+
+/// The keys whose ISO strings `index.js` revives as Dates (summaries, messages, report rows,
+/// billing blocks).
+const DATE_KEYS: &[&str] = &[
+    "createdAt",
+    "updatedAt",
+    "timestamp",
+    "firstActivity",
+    "lastActivity",
+    "startTime",
+    "endTime",
+    "actualEndTime",
+];
 
 /// Strings from this length on are shared when equal; shorter ones are cheaper to make again.
 const SHARE_FROM: usize = 1024;
 
 /// Give what was freed back to the system every this many messages or raw records, so the Rust
-/// session shrinks in RSS while its JS copy grows (glibc keeps freed memory otherwise).
+/// session shrinks in RSS while its JS copy grows (the allocator keeps freed memory otherwise).
 const RELEASE_EVERY: usize = 128;
 
 fn release_now_and_then(i: usize) {
     if i % RELEASE_EVERY == RELEASE_EVERY - 1 {
-        agent_mux_sessions::memory::release_freed();
+        memory::release_freed();
     }
 }
 
 pub struct Builder {
     env: sys::napi_env,
+    /// The depth of the objects whose moments (`DATE_KEYS`, written as ISO strings) become JS
+    /// Dates (1: the value's own keys, 2: those of the objects it holds), or none. Deeper
+    /// objects are an agent's own JSON (tool input, raw records), kept as they are.
+    dates_at: Option<usize>,
+    /// How deep in objects the value being built is.
+    depth: usize,
     /// (length, two independent 64-bit hashes) of a long string → its JS string. A false match
     /// needs a 128-bit collision between two strings of the same length.
     long: HashMap<(usize, u64, u64), sys::napi_value>,
@@ -48,7 +68,18 @@ impl Builder {
     pub fn new(env: sys::napi_env) -> Builder {
         Builder {
             env,
+            dates_at: None,
+            depth: 0,
             long: HashMap::new(),
+        }
+    }
+
+    /// A builder that makes the model's moments JS Dates, as `index.js` revives them, in the
+    /// objects at `depth` (1: a summary or a message itself, 2: the rows of a report).
+    pub fn with_dates(env: sys::napi_env, depth: usize) -> Builder {
+        Builder {
+            dates_at: Some(depth),
+            ..Builder::new(env)
         }
     }
 
@@ -80,12 +111,17 @@ impl Builder {
                 let call = self.property(message, "toolCalls")?;
                 let call = self.element(call, ci)?;
                 // Built again, not shared: `JSON.parse` would give the two their own objects.
+                // The agent's own JSON: no moments of ours in it.
+                let dates_at = self.dates_at.take();
                 let output = self.value(&v["toolResult"]["output"])?;
+                self.dates_at = dates_at;
                 self.set(call, "output", output)?;
             }
             release_now_and_then(i);
         }
         self.set(out, "messages", list)?;
+        // The agent's own records, as they were written.
+        self.dates_at = None;
         match raw {
             None => {}
             Some(Raw::Value(v)) => {
@@ -134,12 +170,31 @@ impl Builder {
             }
             Value::Object(map) => {
                 check(unsafe { sys::napi_create_object(env, &mut out) })?;
+                self.depth += 1;
+                let dated = self.dates_at == Some(self.depth);
                 for (k, item) in map {
-                    let js = self.value(item)?;
+                    let js = match item {
+                        Value::String(iso) if dated && DATE_KEYS.contains(&k.as_str()) => {
+                            self.date(iso)?
+                        }
+                        _ => self.value(item)?,
+                    };
                     self.set(out, k, js)?;
                 }
+                self.depth -= 1;
             }
         }
+        Ok(out)
+    }
+
+    /// An ISO 8601 moment as a JS Date (an invalid Date when it does not parse).
+    fn date(&mut self, iso: &str) -> napi::Result<sys::napi_value> {
+        let ms = chrono::DateTime::parse_from_rfc3339(iso)
+            .map(|t| t.timestamp_millis() as f64)
+            .unwrap_or(f64::NAN);
+        let mut out = ptr::null_mut();
+        // SAFETY: a live env and a valid place for the result.
+        check(unsafe { sys::napi_create_date(self.env, ms, &mut out) })?;
         Ok(out)
     }
 

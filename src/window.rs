@@ -1,5 +1,5 @@
 //! `window`: a window of one session's messages (`agent_mux_sessions::window`), as JSON text.
-use agent_mux_sessions::Env;
+use agent_mux_sessions::{memory, Env};
 use agent_mux_wire as wire;
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
@@ -19,7 +19,7 @@ impl NativeClient {
             let opts = wire::window_options(field(&v, "options"))?;
             let out = json(&client.window(env, &agent, &id, &opts)?);
             // The session, dropped, leaves the process before its window is copied into JS.
-            agent_mux_sessions::memory::release_freed();
+            memory::release_freed();
             out
         })
     }

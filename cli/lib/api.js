@@ -4,7 +4,7 @@
 // short ids a terminal shows. (search() and totalCost() answer an unknown agent with "nothing";
 // the parameters' table reports it as AGENT_NOT_FOUND before any call.)
 
-const { createClient } = require('../../index.js')
+const { createClient, textOutput } = require('../../index.js')
 const { report } = require('./progress.js')
 const ids = require('../../human/ids.js')
 
@@ -16,7 +16,9 @@ let made
  */
 function client() {
   if (!made) {
-    made = createClient({ onProgress: report, indexUpdates: 'deferred' })
+    const api = createClient({ onProgress: report, indexUpdates: 'deferred' })
+    // amux's lines and JSON text (`tsv`, `json`), written natively beside the API's objects.
+    made = Object.freeze({ ...api, ...textOutput(api) })
     process.once('beforeExit', updateIndexAfter)
   }
   return made

@@ -1,10 +1,14 @@
-//! The options of the public methods, as the engines take them: plain Rust values. The binding
-//! makes them from what JavaScript passes (the `agent-mux-wire` crate).
+//! The options of the public methods, as the engines take them: plain Rust values. Those of
+//! `list`, `search` and `totalCost` deserialize from the options JavaScript passes (the names
+//! as the API spells them; `from_js`: the values serde cannot read by itself); the binding
+//! (`agent-mux-wire`) turns a failure into a `VALIDATION_ERROR` naming the option.
 use chrono::{NaiveDate, Weekday};
+use serde::Deserialize;
 
 use crate::model::Timestamp;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ListSort {
     #[default]
     Date,
@@ -12,7 +16,8 @@ pub enum ListSort {
     Turns,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum SearchSort {
     #[default]
     Relevance,
@@ -20,14 +25,16 @@ pub enum SearchSort {
     Cost,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Direction {
     Asc,
     #[default]
     Desc,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum GroupBy {
     Agent,
     Model,
@@ -50,21 +57,29 @@ pub enum ExportFormat {
     Markdown,
 }
 
-/// Filters shared by list, search and totalCost.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// Filters shared by list, search and totalCost (each a key of their options).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct Filters {
+    #[serde(deserialize_with = "from_js::moment")]
     pub since: Option<Timestamp>,
+    #[serde(deserialize_with = "from_js::moment")]
     pub until: Option<Timestamp>,
     pub model: Option<String>,
+    #[serde(deserialize_with = "from_js::strings")]
     pub tags: Option<Vec<String>>,
     pub cwd: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct ListOptions {
+    #[serde(flatten)]
     pub filters: Filters,
+    #[serde(deserialize_with = "from_js::limit")]
     pub limit: usize,
     pub sort: ListSort,
+    #[serde(rename = "sortDirection")]
     pub direction: Direction,
 }
 
@@ -79,13 +94,24 @@ impl Default for ListOptions {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// `search`'s query. A missing `text` reads as empty: the binding asks for it by name first.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SearchQuery {
+    #[serde(default)]
     pub text: String,
+    #[serde(default)]
     pub agent: Option<String>,
+    #[serde(flatten)]
     pub filters: Filters,
+    #[serde(default = "search_limit", deserialize_with = "from_js::limit")]
     pub limit: usize,
+    #[serde(default)]
     pub sort: SearchSort,
+}
+
+fn search_limit() -> usize {
+    50
 }
 
 impl SearchQuery {
@@ -94,18 +120,21 @@ impl SearchQuery {
             text: text.to_string(),
             agent: None,
             filters: Filters::default(),
-            limit: 50,
+            limit: search_limit(),
             sort: SearchSort::Relevance,
         }
     }
 }
 
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct CostOptions {
     pub agent: Option<String>,
+    #[serde(flatten)]
     pub filters: Filters,
     pub group_by: Option<GroupBy>,
     /// Beyond the spec: the first day of a week for `GroupBy::Week` (default Sunday, as ccusage).
+    #[serde(deserialize_with = "from_js::weekday")]
     pub start_of_week: Option<chrono::Weekday>,
 }
 
@@ -244,3 +273,56 @@ pub fn parse_date(s: &str) -> Option<NaiveDate> {
 
 /// Largest limit honoured; larger values are clamped (a huge LIMIT is not an error, just "all").
 pub const MAX_LIMIT: usize = 1_000_000;
+
+/// The values of JavaScript's options that serde cannot read by itself. Each error says what the
+/// value must be; the binding puts the option's name before it.
+pub mod from_js {
+    use chrono::Weekday;
+    use serde::de::Error;
+    use serde::{Deserialize, Deserializer};
+    use serde_json::Value;
+
+    use super::{weekday as weekday_named, MAX_LIMIT};
+    use crate::model::Timestamp;
+
+    /// A `Date`, which `index.js` sends as epoch milliseconds (an invalid one as the string
+    /// "Invalid Date").
+    pub fn moment<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Timestamp>, D::Error> {
+        match Value::deserialize(d)? {
+            Value::Null => Ok(None),
+            Value::Number(n) => n
+                .as_f64()
+                .filter(|ms| ms.is_finite())
+                .and_then(|ms| chrono::DateTime::from_timestamp_millis(ms as i64))
+                .map(Some)
+                .ok_or_else(|| D::Error::custom("must be a valid Date")),
+            _ => Err(D::Error::custom("must be a valid Date")),
+        }
+    }
+
+    /// A count of results: a whole number >= 0; one past `MAX_LIMIT` is as good as all.
+    pub fn limit<'de, D: Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
+        match Value::deserialize(d)?.as_f64() {
+            Some(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 => {
+                Ok(x.min(MAX_LIMIT as f64) as usize)
+            }
+            _ => Err(D::Error::custom("must be a non-negative integer")),
+        }
+    }
+
+    /// A list of strings (tags).
+    pub fn strings<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+        Option::<Vec<String>>::deserialize(d)
+            .map_err(|_| D::Error::custom("must be an array of strings"))
+    }
+
+    /// A day of the week by its English name.
+    pub fn weekday<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Weekday>, D::Error> {
+        let bad = || D::Error::custom("must be a day of the week ('sunday' to 'saturday')");
+        match Value::deserialize(d)? {
+            Value::Null => Ok(None),
+            Value::String(s) => weekday_named(&s).map(Some).ok_or_else(bad),
+            _ => Err(bad()),
+        }
+    }
+}

@@ -1,8 +1,11 @@
 //! The JavaScript wire: the JSON the Node binding receives for each call, as `index.js` writes it
 //! (option names as the API spells them, dates as epoch milliseconds, an invalid `Date` as the
 //! string "Invalid Date"), made into the core's plain Rust options. Every problem is a
-//! `VALIDATION_ERROR` naming the option. The core knows none of these shapes; the binding
-//! (`src/`) calls this crate, and the core's tests write their options in the same shapes.
+//! `VALIDATION_ERROR` naming the option. The options of `list`, `search` and `totalCost`
+//! deserialize themselves (`options.rs`): here they are only read (`typed`) and their errors
+//! named; the others are read by hand. The binding (`src/`) calls this crate, and the core's
+//! tests write their options in the same shapes.
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -15,9 +18,8 @@ use agent_mux_sessions::error::{Error, Result, SPEC_ERROR_CODES};
 use agent_mux_sessions::ids::is_built_in;
 use agent_mux_sessions::model::Timestamp;
 use agent_mux_sessions::options::{
-    parse_date, weekday, BlocksOptions, Bound, CostOptions, Direction, ExportFormat, Filters,
-    GroupBy, Grouping, ListOptions, ListSort, Period, ReportOptions, SearchQuery, SearchSort,
-    TokenLimit, MAX_LIMIT,
+    parse_date, weekday, BlocksOptions, Bound, CostOptions, Direction, ExportFormat, Grouping,
+    ListOptions, Period, ReportOptions, SearchQuery, TokenLimit, MAX_LIMIT,
 };
 use agent_mux_sessions::tsv::Cell;
 use agent_mux_sessions::window::WindowOptions;
@@ -48,25 +50,6 @@ fn opt_date(m: &Map<String, Value>, key: &str) -> Result<Option<Timestamp>> {
                 .ok_or_else(|| Error::validation(format!("{key} must be a valid Date")))
         }
         Some(_) => Err(Error::validation(format!("{key} must be a valid Date"))),
-    }
-}
-
-fn opt_tags(m: &Map<String, Value>, key: &str) -> Result<Option<Vec<String>>> {
-    match m.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Array(a)) => a
-            .iter()
-            .map(|t| match t {
-                Value::String(s) => Ok(s.clone()),
-                _ => Err(Error::validation(format!(
-                    "{key} must be an array of strings"
-                ))),
-            })
-            .collect::<Result<Vec<_>>>()
-            .map(Some),
-        Some(_) => Err(Error::validation(format!(
-            "{key} must be an array of strings"
-        ))),
     }
 }
 
@@ -108,95 +91,89 @@ fn bad_choice<T>(key: &str, choices: &[(&str, T)]) -> Error {
     Error::validation(format!("{key} must be one of {}", names.join(", ")))
 }
 
-fn filters(m: &Map<String, Value>) -> Result<Filters> {
-    let f = Filters {
-        since: opt_date(m, "since")?,
-        until: opt_date(m, "until")?,
-        model: opt_string(m, "model")?,
-        tags: opt_tags(m, "tags")?,
-        cwd: opt_string(m, "cwd")?,
+/// The options object `v` (absent: every default; a key whose value is `null` is a key not
+/// given) as `T`, which deserializes itself. A failure is a `VALIDATION_ERROR` naming the
+/// option: the first key that fails alone.
+fn typed<T: DeserializeOwned>(v: &Value, what: &str) -> Result<T> {
+    let given: Map<String, Value> = match v {
+        Value::Null => Map::new(),
+        Value::Object(m) => m
+            .iter()
+            .filter(|(_, x)| !x.is_null())
+            .map(|(k, x)| (k.clone(), x.clone()))
+            .collect(),
+        _ => return Err(Error::validation(format!("{what} must be an object"))),
     };
-    Ok(f)
+    let alone = |k: &str, x: &Value| {
+        T::deserialize(&Value::Object(Map::from_iter([(k.into(), x.clone())])))
+    };
+    match T::deserialize(&Value::Object(given.clone())) {
+        Ok(t) => Ok(t),
+        Err(whole) => Err(given
+            .iter()
+            .find_map(|(k, x)| {
+                let e = alone(k, x).err()?;
+                // A value of the wrong type for a choice: its choices, as a wrong name gets them.
+                let e = if e.to_string().contains("variant identifier")
+                    || e.to_string().ends_with("expected string or map")
+                {
+                    alone(k, &Value::String(String::new())).err().unwrap_or(e)
+                } else {
+                    e
+                };
+                Some(Error::validation(format!("{k} {}", must(&e))))
+            })
+            .unwrap_or_else(|| Error::validation(format!("{what}: {}", must(&whole))))),
+    }
+}
+
+/// What serde says was expected, as a rule about the value ("must be ...").
+fn must(e: &serde_json::Error) -> String {
+    let said = e.to_string();
+    if said.starts_with("must ") {
+        return said;
+    }
+    if let Some(rest) = said.strip_prefix("unknown variant ") {
+        // "`x`, expected one of `a`, `b`" or "`x`, expected `a` or `b`": the names after `x`.
+        let names: Vec<String> = rest
+            .split('`')
+            .skip(3)
+            .step_by(2)
+            .map(|n| format!("'{n}'"))
+            .collect();
+        return format!("must be one of {}", names.join(", "));
+    }
+    match said.split_once(", expected ") {
+        Some((_, expected)) => format!(
+            "must be {}",
+            match expected {
+                "a sequence" => "an array",
+                "a map" => "an object",
+                "a boolean" | "a string" => expected,
+                e if e.starts_with("struct ") => "an object",
+                _ => expected,
+            }
+        ),
+        None => said,
+    }
 }
 
 pub fn list_options(v: &Value) -> Result<ListOptions> {
-    let Some(m) = obj(v, "options")? else {
-        return Ok(ListOptions::default());
-    };
-    Ok(ListOptions {
-        filters: filters(m)?,
-        limit: limit(m, 100)?,
-        sort: choice(
-            m,
-            "sort",
-            &[
-                ("date", ListSort::Date),
-                ("cost", ListSort::Cost),
-                ("turns", ListSort::Turns),
-            ],
-            ListSort::Date,
-        )?,
-        direction: choice(
-            m,
-            "sortDirection",
-            &[("asc", Direction::Asc), ("desc", Direction::Desc)],
-            Direction::Desc,
-        )?,
-    })
+    typed(v, "options")
 }
 
 pub fn search_query(v: &Value) -> Result<SearchQuery> {
-    let m = obj(v, "query")?.ok_or_else(|| Error::validation("query must be an object"))?;
-    let text = match m.get("text") {
-        Some(Value::String(s)) => s.clone(),
-        _ => return Err(Error::validation("query.text must be a string")),
+    let Value::Object(m) = v else {
+        return Err(Error::validation("query must be an object"));
     };
-    Ok(SearchQuery {
-        text,
-        agent: opt_string(m, "agent")?,
-        filters: filters(m)?,
-        limit: limit(m, 50)?,
-        sort: choice(
-            m,
-            "sort",
-            &[
-                ("relevance", SearchSort::Relevance),
-                ("date", SearchSort::Date),
-                ("cost", SearchSort::Cost),
-            ],
-            SearchSort::Relevance,
-        )?,
-    })
+    if !m.get("text").is_some_and(Value::is_string) {
+        return Err(Error::validation("query.text must be a string"));
+    }
+    typed(v, "query")
 }
 
 pub fn cost_options(v: &Value) -> Result<CostOptions> {
-    let Some(m) = obj(v, "options")? else {
-        return Ok(CostOptions::default());
-    };
-    let group_by = match m.get("groupBy") {
-        None | Some(Value::Null) => None,
-        _ => Some(choice(
-            m,
-            "groupBy",
-            &[
-                ("agent", GroupBy::Agent),
-                ("model", GroupBy::Model),
-                ("day", GroupBy::Day),
-                ("tag", GroupBy::Tag),
-                ("week", GroupBy::Week),
-                ("month", GroupBy::Month),
-                ("session", GroupBy::Session),
-                ("project", GroupBy::Project),
-            ],
-            GroupBy::Agent,
-        )?),
-    };
-    Ok(CostOptions {
-        agent: opt_string(m, "agent")?,
-        filters: filters(m)?,
-        group_by,
-        start_of_week: opt_weekday(m)?,
-    })
+    typed(v, "options")
 }
 
 fn opt_weekday(m: &Map<String, Value>) -> Result<Option<chrono::Weekday>> {
@@ -604,6 +581,7 @@ pub fn tsv_rows(v: &Value) -> Result<Vec<Vec<Cell>>> {
 mod tests {
     use super::*;
     use agent_mux_sessions::error::ErrorCode;
+    use agent_mux_sessions::options::{ListSort, SearchSort};
     use serde_json::json;
 
     #[test]
@@ -646,6 +624,58 @@ mod tests {
         assert_eq!(blocks_options(&Value::Null).unwrap().agent, None);
         let e = blocks_options(&json!({"agent": 3})).unwrap_err();
         assert_eq!(e.code, ErrorCode::ValidationError);
+    }
+
+    #[test]
+    fn typed_options_name_the_option_and_what_it_must_be() {
+        let said = |r: Result<()>| r.unwrap_err().message;
+        let list = |v: Value| said(list_options(&v).map(drop));
+        let cost = |v: Value| said(cost_options(&v).map(drop));
+        assert_eq!(list(json!({"cwd": 3})), "cwd must be a string");
+        assert_eq!(list(json!({"model": [1]})), "model must be a string");
+        assert_eq!(
+            list(json!({"sort": "size"})),
+            "sort must be one of 'date', 'cost', 'turns'"
+        );
+        assert_eq!(
+            list(json!({"limit": 5, "sortDirection": 1})),
+            "sortDirection must be one of 'asc', 'desc'"
+        );
+        assert_eq!(
+            list(json!({"tags": "a"})),
+            "tags must be an array of strings"
+        );
+        assert_eq!(
+            list(json!({"until": "Invalid Date"})),
+            "until must be a valid Date"
+        );
+        assert_eq!(
+            list(json!({"limit": 2.5})),
+            "limit must be a non-negative integer"
+        );
+        assert_eq!(list(json!([])), "options must be an object");
+        assert_eq!(
+            cost(json!({"groupBy": "year"})),
+            "groupBy must be one of 'agent', 'model', 'day', 'tag', 'week', 'month', 'session', 'project'"
+        );
+        assert_eq!(
+            cost(json!({"startOfWeek": "someday"})),
+            "startOfWeek must be a day of the week ('sunday' to 'saturday')"
+        );
+        assert_eq!(
+            said(search_query(&json!({"text": "x", "agent": 3})).map(drop)),
+            "agent must be a string"
+        );
+        // null is a key not given; unknown keys are left to the caller.
+        assert_eq!(
+            list_options(&json!({"limit": null, "sort": null, "other": 1})).unwrap(),
+            ListOptions::default()
+        );
+        let o = cost_options(&json!({"groupBy": "week", "startOfWeek": "Monday", "cwd": "/p"}))
+            .unwrap();
+        assert_eq!(o.group_by, Some(agent_mux_sessions::options::GroupBy::Week));
+        assert_eq!(o.start_of_week, Some(chrono::Weekday::Mon));
+        assert_eq!(o.filters.cwd.as_deref(), Some("/p"));
     }
 
     #[test]
