@@ -40,6 +40,17 @@ export declare class NativeClient {
   indexPending(): boolean
   /** Whether a thread of this process is writing the index (`indexUpdates: 'background'`). */
   indexWriting(): boolean
+  /**
+   * What this client's searches left for the index that this process has not written, as
+   * JSON `[{dir, env: {NAME: value | null}}]`: the JS layer hands it to a process of its own
+   * when this one exits.
+   */
+  indexLeft(): string
+  /**
+   * `{close}` → JSON `null` once no thread of this process writes the index this client uses
+   * (waited for off the JS thread); with `close`, what its searches left is then forgotten.
+   */
+  indexIdle(args: string): Promise<string>
   /** `{agent, options}` → JSON `SessionSummary[]`. */
   list(args: string): Promise<string>
   /** `{agent, options}` → the same sessions as tab-separated lines (`tsv::session_list`). */

@@ -282,12 +282,23 @@ export interface ClientOptions {
    * written. A search answers the same either way.
    * - 'background' (default): a search never waits; it reads the changed sources itself, and a
    *   thread of this process writes them into the index afterwards. The thread does not keep
-   *   the process alive: a process that exits leaves the rest to the next one.
+   *   the process alive: a process that exits before it is done hands the rest to a process of
+   *   its own (see `indexChild`); `close()` waits for it.
    * - 'wait': a search writes them first, then answers from the index.
    * - 'deferred': a search never waits and writes nothing; `index.pending()` tells whether it
    *   left something, and `index.update()` writes it (the CLI does so in a detached process).
    */
   indexUpdates?: 'background' | 'wait' | 'deferred'
+  /**
+   * Beyond the spec: when this process exits while the index still has work its searches left
+   * (a 'background' write not done, or a 'deferred' one not asked for), that work is handed to
+   * a detached, low-priority Node process that brings the index up to date with the same
+   * options, stores and cache, unless another process is writing it already (it is safe to
+   * interrupt: the index commits as it goes). Default `true`; `false`: never start a process
+   * (what this process does not write, the next search reads again). No index (`cacheDir:
+   * false`, `AGENT_MUX_NO_CACHE=1`), no process. A closed client hands nothing on.
+   */
+  indexChild?: boolean
 }
 
 /** Beyond the spec: `done` of `total` changed sources of `agent` read into the index. */
@@ -318,6 +329,11 @@ export interface IndexManager {
   update(options?: { ifIdle?: boolean }): Promise<IndexStatus>
   /** Whether a search left new or changed sessions for `update()` (`indexUpdates: 'deferred'`). */
   pending(): boolean
+  /**
+   * Resolves once this client's calls under way have settled and no thread of this process is
+   * writing the index it uses (`indexUpdates: 'background'`). Other processes are not waited for.
+   */
+  idle(): Promise<void>
   /** Delete the index and build it again for every agent. */
   rebuild(): Promise<IndexStatus>
   /** Delete the index; `false` when it is off. */
@@ -536,6 +552,13 @@ export interface AgentMuxClient {
   readonly cost: CostReports
   /** Beyond the spec: windows of a session's messages. */
   readonly messages: MessageReader
+  /**
+   * Beyond the spec: close the client once its calls under way have settled and this process's
+   * threads are done writing the index it uses, so that a script may remove the home or cache
+   * right after (`index.idle()`, then no process is handed what its searches left). Every call
+   * that answers with a promise after it rejects with `AgentMuxError` `INVALID_STATE_TRANSITION`; `close()` again resolves.
+   */
+  close(): Promise<void>
 }
 
 export type ErrorCode =

@@ -174,11 +174,95 @@ function watchProgress(native, onProgress, promise) {
   })
 }
 
+// The index's work that a client's searches leave: the sources they found changed, for the index
+// to take in. A thread of this process writes them ('background'), or no one until asked
+// ('deferred'); a process that exits first would lose that work. So when it exits with some
+// left, each is handed to a detached, low-priority process of our own (index-child.js) that
+// reads the same stores and the same cache: the client's options, and the variables the core
+// read when the work was left. Clients made with `indexChild: false` and closed ones hand over
+// nothing; `close()` waits for this process's writing instead.
+const childOptions = new WeakMap() // native client -> its options for a child (JSON)
+const leaving = new Map() // native client -> its options, while it has work left
+const running = new WeakMap() // native client -> its calls not yet settled
+const closed = new WeakSet()
+
+function noteLeft(native) {
+  const options = childOptions.get(native)
+  if (options === undefined || closed.has(native)) return
+  if (native.indexLeft() === '[]') return void leaving.delete(native)
+  if (leaving.has(native)) return
+  // The clients whose work a thread has written since are let go.
+  for (const other of leaving.keys()) if (other.indexLeft() === '[]') leaving.delete(other)
+  leaving.set(native, options)
+  if (!handOver.hooked) process.once('exit', handOver)
+  handOver.hooked = true
+}
+
+function handOver() {
+  const { spawn } = require('node:child_process')
+  const script = require('node:path').join(__dirname, 'index-child.js')
+  const started = new Set()
+  for (const [native, options] of leaving) {
+    for (const { dir, env } of JSON.parse(native.indexLeft())) {
+      const key = JSON.stringify([options, dir, env])
+      if (started.has(key)) continue
+      started.add(key)
+      const childEnv = { ...process.env }
+      for (const [name, value] of Object.entries(env)) {
+        if (value === null) delete childEnv[name]
+        else childEnv[name] = value
+      }
+      try {
+        const args = [script, String(process.pid), dir, options]
+        spawn(process.execPath, args, { detached: true, stdio: 'ignore', env: childEnv, windowsHide: true }).unref()
+      } catch {
+        // No process to be had: the next search reads the changed sources again and hands them on.
+      }
+    }
+  }
+  leaving.clear()
+}
+
+// Follow a call of `native` until it settles: `close()` waits for it, and what it left is noted.
+function follow(native, promise) {
+  let calls = running.get(native)
+  if (!calls) running.set(native, (calls = new Set()))
+  calls.add(promise)
+  const settled = () => {
+    calls.delete(promise)
+    noteLeft(native)
+  }
+  promise.then(settled, settled)
+  return promise
+}
+
+function closedError() {
+  return new AgentMuxError('INVALID_STATE_TRANSITION', 'this client is closed: make a new one with createClient()')
+}
+
+// Wait for the calls of `native` under way, then for this process's threads writing the index it
+// uses; `close`: the client is closed first, and what its searches left is not handed on.
+async function settle(native, close) {
+  if (close) {
+    closed.add(native)
+    leaving.delete(native)
+  } else if (closed.has(native)) {
+    throw closedError()
+  }
+  await Promise.allSettled(running.get(native) ?? [])
+  try {
+    await native.indexIdle(toWire({ close }))
+  } catch (err) {
+    throw fromNative(err)
+  }
+}
+
 // Run a native call; a synchronous throw (bad arguments) becomes a rejection like any other error.
 function call(native, method, args, revive, onProgress) {
+  if (closed.has(native)) return Promise.reject(closedError())
   let promise
   try {
-    promise = watchProgress(native, onProgress, native[method](toWire(args)))
+    promise = follow(native, watchProgress(native, onProgress, native[method](toWire(args))))
   } catch (err) {
     return Promise.reject(fromNative(err))
   }
@@ -247,8 +331,9 @@ class SessionManager {
 
 function createClient(options) {
   let native
+  const wire = toWire(options ?? {})
   try {
-    native = new NativeClient(toWire(options ?? {}))
+    native = new NativeClient(wire)
   } catch (err) {
     throw fromNative(err)
   }
@@ -256,6 +341,11 @@ function createClient(options) {
   if (onProgress !== undefined && typeof onProgress !== 'function') {
     throw new AgentMuxError('VALIDATION_ERROR', 'onProgress must be a function')
   }
+  const indexChild = options?.indexChild ?? true
+  if (typeof indexChild !== 'boolean') {
+    throw new AgentMuxError('VALIDATION_ERROR', 'indexChild must be a boolean')
+  }
+  if (indexChild) childOptions.set(native, wire)
   const sessions = new SessionManager(native, onProgress)
   // The persistent index: its size and freshness, an update, a rebuild, its removal.
   const index = Object.freeze({
@@ -264,6 +354,7 @@ function createClient(options) {
     rebuild: () => call(native, 'indexRebuild', {}, (v) => v, onProgress),
     clear: () => call(native, 'indexClear', {}, (v) => v),
     pending: () => native.indexPending(),
+    idle: () => settle(native, false),
   })
   // Cost reports as ccusage draws them, with its keys: by local day, week or month, by session,
   // and Claude Code's 5-hour billing blocks.
@@ -280,7 +371,8 @@ function createClient(options) {
   const messages = Object.freeze({
     window: (agent, sessionId, options) => call(native, 'window', { agent, sessionId, options }, reviveWindow),
   })
-  const client = { sessions, index, cost, messages }
+  const close = () => settle(native, true)
+  const client = { sessions, index, cost, messages, close }
   Object.defineProperty(client, NATIVE, { value: { native, onProgress } })
   return Object.freeze(client)
 }

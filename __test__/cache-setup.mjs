@@ -5,10 +5,14 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll } from 'vitest'
-import { removeDirOnceWritten } from './helpers.mjs'
+import { createClient } from '../index.mjs'
+import { removeDir } from './helpers.mjs'
 
 const dir = mkdtempSync(join(tmpdir(), 'amux-cache-'))
 process.env.AGENT_MUX_CACHE_DIR = dir
 delete process.env.AGENT_MUX_NO_CACHE
-// A thread of this process, or a detached `amux index update`, may still be writing there.
-afterAll(() => removeDirOnceWritten(dir))
+// A thread of this process may still be writing there: idle() waits for it.
+afterAll(async () => {
+  await createClient({ cacheDir: dir, indexChild: false }).index.idle()
+  removeDir(dir)
+})

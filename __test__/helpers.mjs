@@ -24,25 +24,9 @@ export function copyDemoHome() {
   return dir
 }
 
-// A cache dir may still be written by a thread of this process or a detached `amux index update`.
+// A cache dir may still be written by a detached process of a CLI call (`index-child.js`).
 export function removeDir(dir) {
   rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
-}
-
-/**
- * `removeDir` for a suite's end, where the writer may be a low-priority thread of this process
- * on a busy machine: tried again, without blocking, until the writing is over (at most `ms`).
- */
-export async function removeDirOnceWritten(dir, ms = 100_000) {
-  const until = Date.now() + ms
-  for (;;) {
-    try {
-      return removeDir(dir)
-    } catch (e) {
-      if (Date.now() > until) throw e
-      await new Promise((r) => setTimeout(r, 500))
-    }
-  }
 }
 
 /** Path → sha256 of every file, and every directory, under `root` (symlinks by their target text). */

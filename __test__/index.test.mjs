@@ -62,7 +62,7 @@ describe('the persistent index', () => {
       expect(JSON.parse(want).length).toBeGreaterThan(5)
       expect(a.stdout).toBe(want)
       expect(b.stdout).toBe(want)
-      // Each left the index to a detached `amux index update`; this one waits for them.
+      // Each left the index to a detached process of its own; this update waits for them.
       const updated = JSON.parse((await amux(['index', 'update', '--json'], env)).stdout)
       expect(updated).toMatchObject({ dir: cacheDir, stale: 0, sessions: 27 })
       const status = JSON.parse((await amux(['index', 'status', '--json'], env)).stdout)
@@ -85,7 +85,7 @@ describe('the persistent index', () => {
       const want = (await amux(args, { HOME: home, AGENT_MUX_NO_CACHE: '1' })).stdout
       expect(JSON.parse(want).length).toBeGreaterThan(2)
       expect((await amux(args, env)).stdout).toBe(want)
-      // The detached `amux index update` fills the index after the command has exited.
+      // A detached process of its own (index-child.js) fills the index after the command exits.
       let status
       for (let i = 0; i < 300; i++) {
         status = JSON.parse((await amux(['index', 'status', '--json'], env)).stdout)

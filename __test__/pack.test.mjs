@@ -129,7 +129,7 @@ describe('the packed package, installed', () => {
 
   it('the tarball holds the API, types, loader, CLI, README and LICENSE, and none of the sources or tests', (ctx) => {
     if (!have) ctx.skip()
-    for (const f of ['package.json', 'README.md', 'LICENSE', 'index.js', 'index.mjs', 'index.d.ts', 'binding.js', 'binding.d.ts',
+    for (const f of ['package.json', 'README.md', 'LICENSE', 'index.js', 'index.mjs', 'index.d.ts', 'index-child.js', 'binding.js', 'binding.d.ts',
       'bin/amux.js', 'cli/main.js', 'cli/lib/format.js', 'cli/lib/progress.js', 'cli/lib/render.js', 'mcp/server.js',
       'params/index.js', 'params/calls.js',
       'human/dates.js', 'human/ids.js', 'human/cost.js']) {

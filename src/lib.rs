@@ -356,6 +356,39 @@ impl NativeClient {
         self.inner.index_writing(Env::from_process())
     }
 
+    /// What this client's searches left for the index that this process has not written, as
+    /// JSON `[{dir, env: {NAME: value | null}}]`: the JS layer hands it to a process of its own
+    /// when this one exits.
+    #[napi]
+    pub fn index_left(&self) -> String {
+        let left: Vec<Value> = self
+            .inner
+            .index_left()
+            .into_iter()
+            .map(|l| {
+                let env: serde_json::Map<String, Value> = l
+                    .env
+                    .variables()
+                    .map(|(k, v)| (k.to_string(), v.map_or(Value::Null, |v| v.into())))
+                    .collect();
+                serde_json::json!({ "dir": l.dir.to_string_lossy(), "env": env })
+            })
+            .collect();
+        Value::Array(left).to_string()
+    }
+
+    /// `{close}` → JSON `null` once no thread of this process writes the index this client uses
+    /// (waited for off the JS thread); with `close`, what its searches left is then forgotten.
+    #[napi]
+    pub fn index_idle(&self, args: String) -> AsyncTask<TextJob> {
+        let (client, env) = (self.inner.clone(), Env::from_process());
+        Job::new(move || {
+            let close = field(&parse_args(&args)?, "close").as_bool() == Some(true);
+            client.index_idle(env, close);
+            Ok("null".into())
+        })
+    }
+
     /// `{agent, options}` → JSON `SessionSummary[]`.
     #[napi]
     pub fn list(&self, args: String) -> AsyncTask<TextJob> {

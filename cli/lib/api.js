@@ -12,32 +12,16 @@ let made
 /**
  * The process's one client; the index reports its progress for the bar under a long call. A
  * search does not wait for the index to take in new or changed sessions: it reads them itself,
- * and `updateIndexAfter` leaves their writing to a process of its own.
+ * and the library hands their writing to a process of its own when this one exits (as it does
+ * for any client), so the command exits at once and the next finds them indexed.
  */
 function client() {
   if (!made) {
     const api = createClient({ onProgress: report, indexUpdates: 'deferred' })
     // amux's lines and JSON text (`tsv`, `json`), written natively beside the API's objects.
     made = Object.freeze({ ...api, ...textOutput(api) })
-    process.once('beforeExit', updateIndexAfter)
   }
   return made
-}
-
-/**
- * Once the command is done: when it left new or changed sessions for the index, write them in a
- * detached `amux index update`, so this command exits at once and the next finds them indexed.
- * That process may be interrupted at any point: the index commits as it goes.
- */
-function updateIndexAfter() {
-  if (!made?.index.pending()) return
-  const { spawn } = require('node:child_process')
-  const amux = require('node:path').join(__dirname, '..', '..', 'bin', 'amux.js')
-  try {
-    spawn(process.execPath, [amux, 'index', 'update', '--if-idle', '--quiet'], { detached: true, stdio: 'ignore' }).unref()
-  } catch {
-    // No process to be had: the next command reads the changed sessions again and tries again.
-  }
 }
 
 /**
@@ -69,4 +53,4 @@ async function sessionsNamed(words, count) {
   return Promise.all(ids.parseRefs(words, count).map((ref) => ids.resolveRef(client().sessions, ref)))
 }
 
-module.exports = { client, updateIndexAfter, upTo, shortIds, sessionsNamed, ALL: ids.ALL }
+module.exports = { client, upTo, shortIds, sessionsNamed, ALL: ids.ALL }

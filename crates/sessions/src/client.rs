@@ -298,4 +298,16 @@ impl Client {
     pub fn index_writing(&self, env: Env) -> bool {
         self.storage.index_writing(&self.context(env))
     }
+
+    /// What this client's searches left for the index that this process has not written: the
+    /// environment and index directory of each (a process of our own writes them at exit).
+    pub fn index_left(&self) -> Vec<crate::storage::updates::Left> {
+        self.storage.index_left()
+    }
+
+    /// Wait until this process's threads are done writing the index this client uses; `close`:
+    /// and forget what its searches left (no process is to write it).
+    pub fn index_idle(&self, env: Env, close: bool) {
+        self.storage.index_idle(&self.context(env), close)
+    }
 }

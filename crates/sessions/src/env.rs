@@ -99,6 +99,19 @@ impl Env {
         self.var(name).map(|v| expand_tilde(v, self.home()))
     }
 
+    /// Every variable of `VARIABLES` with its value as read (`None`: unset), for a process of
+    /// our own that must read the stores as this snapshot does.
+    pub fn variables(&self) -> impl Iterator<Item = (&'static str, Option<&str>)> {
+        VARIABLES
+            .iter()
+            .map(|k| (*k, self.vars.get(*k).map(String::as_str)))
+    }
+
+    /// Whether `other` holds the same variables (its time aside).
+    pub fn same_variables(&self, other: &Env) -> bool {
+        self.vars == other.vars
+    }
+
     pub fn set(&mut self, name: &str, value: &str) {
         self.vars.insert(name.to_string(), value.to_string());
     }

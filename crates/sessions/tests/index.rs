@@ -1042,14 +1042,20 @@ fn a_search_that_leaves_the_writing_for_later_answers_as_the_stores_do() {
     let (later, without) = (not_waiting(&cache, IndexUpdates::Deferred), scanning());
     assert!(!later.index_pending());
     assert!(assert_same_search(&home, &later, &without) > 100);
-    // Nothing was written, and the caller is told there is something to write.
+    // Nothing was written, and the caller is told there is something to write; what was left
+    // is kept with the environment and directory a process of our own would write it with.
     assert!(later.index_pending());
+    let left = later.index_left();
+    assert_eq!(left.len(), 1);
+    assert_eq!(left[0].dir, cache);
+    assert_eq!(left[0].env.home(), Some(home.clone()));
     let status = later.index_status(env.clone());
     assert_eq!(status.sessions, 0);
     assert!(status.stale > 20, "{status:?}");
     let status = later.index_update(env.clone(), false).unwrap();
     assert_eq!((status.stale, status.sessions), (0, 27));
     assert!(!later.index_pending());
+    assert!(later.index_left().is_empty());
     same_as_rebuilt(&home, &cache);
     assert!(assert_same_search(&home, &later, &without) > 100);
     assert!(!later.index_pending());
@@ -1078,14 +1084,19 @@ fn a_search_answers_at_once_and_a_thread_fills_the_index_after_it() {
     let want = search(&without, &env, q.clone());
     assert!(want.len() > 10);
     assert_eq!(search(&now, &env, q.clone()), want);
-    // The thread is started before the search returns.
+    // The thread is started before the search returns, and what it writes is kept as left until
+    // it is done.
+    let left = now.index_left();
     assert!(now.index_writing(env.clone()));
+    assert_eq!(left.len(), 1);
     let mut meanwhile = 0;
     while now.index_writing(env.clone()) {
         assert_eq!(search(&now, &env, q.clone()), want);
         meanwhile += 1;
     }
     assert!(meanwhile > 0);
+    now.index_idle(env.clone(), false);
+    assert!(now.index_left().is_empty());
     assert_eq!(now.index_status(env.clone()).stale, 0);
     #[cfg(target_os = "linux")]
     {

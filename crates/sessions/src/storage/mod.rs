@@ -133,9 +133,27 @@ impl Storage {
         };
         self.updates.take_pending();
         updates::wait(&dir);
-        index::update(ctx, &searched_from_documents(), !if_idle)
+        let (began, agents) = (updates::began(), searched_from_documents());
+        let wrote = index::update(ctx, &agents, !if_idle)
             .ok_or_else(|| Error::internal("the index could not be written"))?;
+        if wrote {
+            updates::written(ctx, &dir, &agents, began);
+        }
         Ok(self.index_status(ctx))
+    }
+
+    /// What this client's searches left for the index that this process has not written.
+    pub fn index_left(&self) -> Vec<updates::Left> {
+        self.updates.left()
+    }
+
+    /// Wait until no thread of this process writes the index of `ctx`, or one that this client's
+    /// searches left changes for; with `close`, what they left is then forgotten.
+    pub fn index_idle(&self, ctx: &Context, close: bool) {
+        self.updates.wait_all(index::dir::resolve(ctx).as_ref());
+        if close {
+            self.updates.forget_left();
+        }
     }
 
     /// Whether a search left changes for the caller to write (`IndexUpdates::Deferred`).

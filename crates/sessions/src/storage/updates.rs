@@ -5,13 +5,16 @@
 //! command).
 //!
 //! A write is safe to interrupt (the process may exit midway): it commits as it goes, and what it
-//! had not committed is written by the next.
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+//! had not committed is written by the next. What a client's searches left and this process has
+//! not written yet is kept (`Left`): a process about to exit hands it to one of its own (the JS
+//! layer starts it), and `wait` lets a caller see this process's writing done.
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 
 use crate::agents::Agent;
-use crate::context::{Context, IndexUpdates};
+use crate::context::{ClientOptions, Context, IndexUpdates};
+use crate::env::Env;
 use crate::index;
 use crate::index::lookup::NeedleFree;
 use crate::index::Snapshot;
@@ -51,12 +54,104 @@ pub fn wait(dir: &PathBuf) {
     }
 }
 
+/// Changes a search left in the stores that this process has not written into the index: the
+/// environment the search read the stores with (which stores, which cache), the index's
+/// directory, the agent, and when they were left, to tell whether a write that began later saw
+/// them.
+#[derive(Clone)]
+pub struct Left {
+    pub env: Env,
+    pub dir: PathBuf,
+    pub agent: &'static str,
+    options: Arc<ClientOptions>,
+    seq: u64,
+}
+
+impl Left {
+    /// Whether a write of `agent` in `ctx`, into `dir`, reads what these changes are of.
+    fn same_reads(&self, ctx: &Context, dir: &Path, agent: &str) -> bool {
+        self.agent == agent
+            && self.dir == dir
+            && self.env.same_variables(&ctx.env)
+            && self.options.session_dirs == ctx.options.session_dirs
+            && self.options.config_dir == ctx.options.config_dir
+    }
+}
+
+/// Numbers the changes left, in this process, and the writes' beginnings (`began`).
+static LEFT_SEQ: AtomicU64 = AtomicU64::new(0);
+
+/// When a write begins: the changes left before it are the ones its listing of the stores sees.
+pub fn began() -> u64 {
+    LEFT_SEQ.load(Ordering::SeqCst)
+}
+
+type Lefts = Mutex<Vec<Left>>;
+
+/// Every client's `LeftList`: a write takes in what any client of this process left.
+static LISTS: Mutex<Vec<Weak<Lefts>>> = Mutex::new(Vec::new());
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A client's `Left`.
+#[derive(Clone)]
+struct LeftList(Arc<Lefts>);
+
+impl Default for LeftList {
+    fn default() -> Self {
+        let list = Arc::new(Mutex::new(Vec::new()));
+        let mut lists = lock(&LISTS);
+        lists.retain(|l| l.strong_count() > 0);
+        lists.push(Arc::downgrade(&list));
+        LeftList(list)
+    }
+}
+
+/// A write of `agents` in `ctx` into `dir`, begun at `began`, is done: what any client left
+/// before it of the same stores is written.
+pub fn written(ctx: &Context, dir: &Path, agents: &[&'static dyn Agent], began: u64) {
+    let lists: Vec<Arc<Lefts>> = lock(&LISTS).iter().filter_map(Weak::upgrade).collect();
+    for list in lists {
+        lock(&list).retain(|l| {
+            !(l.seq < began && agents.iter().any(|a| l.same_reads(ctx, dir, a.name())))
+        });
+    }
+}
+
+impl LeftList {
+    fn lock(&self) -> MutexGuard<'_, Vec<Left>> {
+        lock(&self.0)
+    }
+
+    /// A search of `agents` in `ctx` left changes for the index in `dir`.
+    fn note(&self, ctx: &Context, dir: &Path, agents: &[&'static dyn Agent]) {
+        let seq = LEFT_SEQ.fetch_add(1, Ordering::SeqCst);
+        let mut left = self.lock();
+        for a in agents {
+            match left.iter_mut().find(|l| l.same_reads(ctx, dir, a.name())) {
+                Some(l) => l.seq = seq,
+                None => left.push(Left {
+                    env: ctx.env.clone(),
+                    dir: dir.to_path_buf(),
+                    agent: a.name(),
+                    options: ctx.options.clone(),
+                    seq,
+                }),
+            }
+        }
+    }
+}
+
 /// Start a thread that brings the documents of `agents` up to date in the index of `ctx`, unless
-/// one of this process already writes it.
+/// one of this process already writes it; once it has, what was left before it began is
+/// written (`written`).
 fn start(ctx: Context, agents: Vec<&'static dyn Agent>) {
     let Some(dir) = index::dir::resolve(&ctx) else {
         return;
     };
+    let began = began();
     {
         let mut dirs = running_dirs();
         if dirs.contains(&dir) {
@@ -76,16 +171,18 @@ fn start(ctx: Context, agents: Vec<&'static dyn Agent>) {
     let spawned = std::thread::Builder::new()
         .name("agent-mux-index".into())
         .spawn(move || {
-            let _done = done;
+            let done = done;
             // A fault is the next call's to meet: the index answers nothing it has not
             // committed.
-            let _ =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    match background_pool() {
-                        Some(pool) => pool.install(|| index::update(&ctx, &agents, false)),
-                        None => index::update(&ctx, &agents, false),
-                    }
-                }));
+            let wrote = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                match background_pool() {
+                    Some(pool) => pool.install(|| index::update(&ctx, &agents, false)),
+                    None => index::update(&ctx, &agents, false),
+                }
+            }));
+            if let Ok(Some(true)) = wrote {
+                written(&ctx, &done.0, &agents, began);
+            }
         });
     // No thread to be had: the next call tries again (`done` was dropped with the closure).
     drop(spawned);
@@ -120,10 +217,12 @@ fn low_priority() {
 }
 
 /// What a client keeps of the index's updates: whether a search left changes for the caller to
-/// write (`IndexUpdates::Deferred`).
+/// write (`IndexUpdates::Deferred`), and what its searches left that this process has not
+/// written (`Left`, either way).
 #[derive(Default)]
 pub struct Updates {
     pending: Arc<AtomicBool>,
+    left: LeftList,
 }
 
 impl Updates {
@@ -137,6 +236,36 @@ impl Updates {
         self.pending.swap(false, Ordering::Relaxed)
     }
 
+    /// What this client's searches left that this process has not written, one per environment
+    /// and directory.
+    pub fn left(&self) -> Vec<Left> {
+        let mut out: Vec<Left> = Vec::new();
+        for l in self.left.lock().iter() {
+            if !out
+                .iter()
+                .any(|o| o.dir == l.dir && o.env.same_variables(&l.env))
+            {
+                out.push(l.clone());
+            }
+        }
+        out
+    }
+
+    /// Wait until no thread of this process writes the index in `dir` or in any directory this
+    /// client's searches left changes for.
+    pub fn wait_all(&self, dir: Option<&PathBuf>) {
+        let mut dirs: Vec<PathBuf> = self.left().into_iter().map(|l| l.dir).collect();
+        dirs.extend(dir.cloned());
+        for d in &dirs {
+            wait(d);
+        }
+    }
+
+    /// Forget what the searches left: the client is closed, and no process is to write it.
+    pub fn forget_left(&self) {
+        self.left.lock().clear();
+    }
+
     /// `snapshot` as a search reads it: once the search is done with it, the changes it left
     /// are written as `ctx`'s option says.
     pub fn lookup(
@@ -147,16 +276,17 @@ impl Updates {
     ) -> Box<dyn TermLookup> {
         let then = match (snapshot.left_changes(), ctx.options.index_updates) {
             (false, _) | (true, IndexUpdates::Wait) => None,
-            (true, IndexUpdates::Background) => Some(Then::Write(ctx.clone(), agents.to_vec())),
+            (true, IndexUpdates::Background) => Some(Then::Write),
             (true, IndexUpdates::Deferred) => Some(Then::Tell(self.pending.clone())),
         };
+        let then = then.map(|then| (then, ctx.clone(), agents.to_vec(), self.left.clone()));
         Box::new(Updating { snapshot, then })
     }
 }
 
 /// What follows a search that left changes in the stores.
 enum Then {
-    Write(Context, Vec<&'static dyn Agent>),
+    Write,
     Tell(Arc<AtomicBool>),
 }
 
@@ -164,7 +294,7 @@ enum Then {
 /// it, whose reads would otherwise share the cores with the writing.
 struct Updating {
     snapshot: Snapshot,
-    then: Option<Then>,
+    then: Option<(Then, Context, Vec<&'static dyn Agent>, LeftList)>,
 }
 
 impl TermLookup for Updating {
@@ -183,10 +313,15 @@ impl TermLookup for Updating {
 
 impl Drop for Updating {
     fn drop(&mut self) {
-        match self.then.take() {
-            Some(Then::Write(ctx, agents)) => start(ctx, agents),
-            Some(Then::Tell(pending)) => pending.store(true, Ordering::Relaxed),
-            None => {}
+        let Some((then, ctx, agents, left)) = self.then.take() else {
+            return;
+        };
+        if let Some(dir) = index::dir::resolve(&ctx) {
+            left.note(&ctx, &dir, &agents);
+        }
+        match then {
+            Then::Write => start(ctx, agents),
+            Then::Tell(pending) => pending.store(true, Ordering::Relaxed),
         }
     }
 }
