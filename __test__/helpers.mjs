@@ -122,3 +122,18 @@ export function countTurns(messages) {
   }
   return turns
 }
+
+/**
+ * The index's SQLite file (`kind` 'sqlite') or postings folder ('postings') in `cacheDir`,
+ * whatever the index's format number in its name; null while there is none.
+ */
+export function indexPath(cacheDir, kind) {
+  let names
+  try {
+    names = readdirSync(cacheDir)
+  } catch {
+    return null
+  }
+  const name = names.find((n) => new RegExp(`^index-v\\d+\\.${kind}$`).test(n))
+  return name ? join(cacheDir, name) : null
+}

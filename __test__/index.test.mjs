@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { createClient } from '../index.mjs'
-import { copyDemoHome, removeDir, repoRoot, withHome } from './helpers.mjs'
+import { copyDemoHome, removeDir, repoRoot, withHome, indexPath } from './helpers.mjs'
 
 const run = promisify(execFile)
 // Search's recency decay reads the time of each call: pinned, so two calls made a moment apart
@@ -41,7 +41,7 @@ describe('the persistent index', () => {
         expect(seen.every((p) => p.done <= p.total && typeof p.agent === 'string')).toBe(true)
         expect(after.bytes).toBeGreaterThan(0)
         expect(await indexed.index.clear()).toBe(true)
-        expect(existsSync(join(cacheDir, 'index-v7.sqlite'))).toBe(false)
+        expect(indexPath(cacheDir, 'sqlite')).toBe(null)
         expect((await scanning.index.status()).dir).toBe(null)
         expect(() => createClient({ onProgress: 3 })).toThrow(/onProgress/)
       })
@@ -108,10 +108,10 @@ describe('the persistent index', () => {
       // 1,000 Claude sessions: eight batches of sources, each committed (checkpoints every 0 ms).
       execFileSync('python3', [join(repoRoot, 'scripts', 'gen_home.py'), '--out', home, '--agents', 'claude', '--sessions', '1000', '--seed', '4', '--scale', '1'])
       const env = { HOME: home, AGENT_MUX_CACHE_DIR: cacheDir }
-      const meta = join(cacheDir, 'index-v7.postings', 'meta.json')
+      const meta = () => join(indexPath(cacheDir, 'postings') ?? cacheDir, 'meta.json')
       const generation = () => {
         try {
-          return Number(JSON.parse(readFileSync(meta, 'utf8')).payload ?? 0)
+          return Number(JSON.parse(readFileSync(meta(), 'utf8')).payload ?? 0)
         } catch {
           return 0
         }

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join, dirname } from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
-import { repoRoot, demoHome, hostPlatform } from './helpers.mjs'
+import { repoRoot, demoHome, hostPlatform, indexPath } from './helpers.mjs'
 import { inTerminal, ptyAvailable } from './tty.mjs'
 
 const require = createRequire(import.meta.url)
@@ -174,7 +174,7 @@ describe('README', () => {
     rmSync(join(demoHome, '.cache'), { recursive: true, force: true })
     const run = node(['bin/amux.js', 'sessions', 'search', 'kubernetes', '--json'], demoEnv())
     expect(run.status).toBe(0)
-    expect(existsSync(join(process.env.AGENT_MUX_CACHE_DIR, 'index-v7.sqlite'))).toBe(true)
+    expect(indexPath(process.env.AGENT_MUX_CACHE_DIR, 'sqlite')).not.toBe(null)
     expect(existsSync(join(demoHome, '.cache'))).toBe(false)
   })
 
