@@ -314,7 +314,13 @@ function createClient(options) {
     costBuffer: (report, options) => call(native, 'costReportJson', { report, options }, null, onProgress),
     blocksBuffer: (options) => call(native, 'costBlocksJson', { options }, null, onProgress),
   })
-  return Object.freeze({ sessions, index, cost, tsv, messages, json })
+  // Why each agent's sessions do or do not show up, with the versions this process runs.
+  const doctor = () =>
+    call(native, 'doctor', {}, (report) => ({
+      ...report,
+      versions: { node: process.versions.node, addon: require('./package.json').version },
+    }))
+  return Object.freeze({ sessions, index, cost, tsv, messages, json, doctor })
 }
 
 module.exports.createClient = createClient
