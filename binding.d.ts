@@ -28,6 +28,8 @@ export declare class NativeClient {
   constructor(options: string)
   /** The latest index progress as JSON `{seq, agent, done, total}`, or `null` before any. */
   progress(): string
+  /** `{}` → JSON of the doctor's report (`Client::doctor`). */
+  doctor(args: string): Promise<string>
   /** `{}` → JSON `IndexStatus`. */
   indexStatus(args: string): Promise<string>
   /** `{}` → JSON `IndexStatus` after deleting and building the index again. */

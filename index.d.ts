@@ -559,6 +559,61 @@ export interface AgentMuxClient {
    * that answers with a promise after it rejects with `AgentMuxError` `INVALID_STATE_TRANSITION`; `close()` again resolves.
    */
   close(): Promise<void>
+  /**
+   * Beyond the spec: why each agent's sessions do or do not show up: where it looked and what
+   * chose each place, what it found, what it passed over and why, format versions, retention;
+   * then the index and the versions this process runs. Reads as much as one `listAll`.
+   */
+  doctor(): Promise<DoctorReport>
+}
+
+/** Beyond the spec: `client.doctor()`. */
+export interface DoctorReport {
+  agents: DoctorAgent[]
+  index: IndexStatus & {
+    /** When the last `index.update()`/`rebuild()` finished (epoch ms), and how long it took. */
+    lastUpdateMs: number | null
+    lastUpdateTookMs: number | null
+  }
+  /** How many sources were passed over, across agents: 0 when every store found was read. */
+  skipped: number
+  versions: { node: string; addon: string }
+}
+
+export interface DoctorAgent {
+  agent: BuiltInAgentName
+  /** Where the agent looked, in its order. */
+  places: Array<{
+    path: string
+    /** The variable (or `'sessionDirs'`) that chose the place; `null`: the default under HOME. */
+    chosenBy: string | null
+    exists: boolean
+  }>
+  /** Files or databases read. */
+  stores: number
+  sessions: number
+  /** Bytes of the stores and their side files. */
+  bytes: number
+  /** What was passed over, by reason, with the first few paths. */
+  skipped: Array<{
+    kind: 'unreadable' | 'unknown format version' | 'too large' | 'not understood'
+    count: number
+    first: Array<{ path: string; detail: string }>
+  }>
+  /** Format versions the newest stores declare (a writer's release, a format, a schema). */
+  versions: Array<{ field: string; version: string; sources: number; newerThanKnown: boolean }>
+  /** The agent's own setting that deletes its history, where it has one. */
+  retention: {
+    setting: string
+    file: string
+    /** `null`: deletion is off. */
+    days: number | null
+    default: boolean
+    effect: string
+    olderThanLimit: number
+    closeToLimit: number
+    closeAfterDays: number | null
+  } | null
 }
 
 export type ErrorCode =

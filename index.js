@@ -372,7 +372,13 @@ function createClient(options) {
     window: (agent, sessionId, options) => call(native, 'window', { agent, sessionId, options }, reviveWindow),
   })
   const close = () => settle(native, true)
-  const client = { sessions, index, cost, messages, close }
+  // Why each agent's sessions do or do not show up, with the versions this process runs.
+  const doctor = () =>
+    call(native, 'doctor', {}, (report) => ({
+      ...report,
+      versions: { node: process.versions.node, addon: require('./package.json').version },
+    }))
+  const client = { sessions, index, cost, messages, close, doctor }
   Object.defineProperty(client, NATIVE, { value: { native, onProgress } })
   return Object.freeze(client)
 }

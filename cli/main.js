@@ -56,7 +56,7 @@ function build() {
   commands(index, ['status', 'update', 'rebuild', 'clear'])
   const cost = program.command('cost').description('spending across sessions')
   commands(cost, ['report', 'daily', 'weekly', 'monthly', 'session', 'blocks'])
-  commands(program, ['mcp', 'ui'])
+  commands(program, ['doctor', 'mcp', 'ui'])
   return program
 }
 

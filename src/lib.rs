@@ -312,6 +312,13 @@ impl NativeClient {
         }
     }
 
+    /// `{}` → JSON of the doctor's report (`Client::doctor`).
+    #[napi]
+    pub fn doctor(&self, _args: String) -> AsyncTask<TextJob> {
+        let (client, env) = (self.inner.clone(), Env::from_process());
+        Job::new(move || json(&client.doctor(env)))
+    }
+
     /// `{}` → JSON `IndexStatus`.
     #[napi]
     pub fn index_status(&self, _args: String) -> AsyncTask<TextJob> {

@@ -95,7 +95,8 @@ fn main() {
         generate(&dir, mb, &word);
         eprintln!("generated {mb} MB in {:?}", t.elapsed());
     }
-    let files = walk_files(&dir, 4, &|n: &str| n.ends_with(".jsonl"));
+    let ctx = agent_mux_sessions::Context::with_env(agent_mux_sessions::Env::default());
+    let files = walk_files(&ctx, &dir, 4, &|n: &str| n.ends_with(".jsonl"));
     let q = Query::parse(&word).unwrap();
     let pf = Prefilter::new(&q);
     let mut ours = Vec::new();

@@ -267,6 +267,12 @@ impl Client {
         crate::diff::diff(&sa, &sb)
     }
 
+    /// Why each agent's sessions do or do not show up (`amux doctor`): where it looked, what
+    /// it found and passed over, format versions, retention; then the index.
+    pub fn doctor(&self, env: Env) -> crate::doctor::Report {
+        crate::doctor::run(&self.context(env), &self.storage, agents::all())
+    }
+
     /// The persistent index's directory, size and freshness (`amux index status`).
     pub fn index_status(&self, env: Env) -> Status {
         self.storage.index_status(&self.context(env))

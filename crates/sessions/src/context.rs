@@ -99,11 +99,89 @@ impl std::fmt::Debug for ProgressFn {
 pub struct Context {
     pub env: Env,
     pub options: Arc<ClientOptions>,
+    /// Where an adapter tells what it passed over (`note`); `None` unless a caller asked
+    /// (`noting`), so a listing nobody examines pays nothing for it.
+    notes: Option<Arc<Notes>>,
+}
+
+/// Why an adapter passed over something that looked like a store or a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SkipKind {
+    /// Not a regular file where one was expected (a directory, a FIFO, a symlink, a dangling
+    /// link), or a file that could not be opened or read.
+    Unreadable,
+    /// Its format version is newer than the adapter knows (read as far as it is understood).
+    UnknownVersion,
+    /// Larger than the adapter reads.
+    TooLarge,
+    /// Read, but not understood as sessions (garbage, another format, a damaged database).
+    NotUnderstood,
+}
+
+impl SkipKind {
+    /// The name the reports give the kind.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipKind::Unreadable => "unreadable",
+            SkipKind::UnknownVersion => "unknown format version",
+            SkipKind::TooLarge => "too large",
+            SkipKind::NotUnderstood => "not understood",
+        }
+    }
+}
+
+/// One thing passed over: where, why, and the detail an adapter gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    pub path: PathBuf,
+    pub kind: SkipKind,
+    pub detail: String,
+}
+
+/// What adapters noted during one call (from any thread).
+#[derive(Debug, Default)]
+pub struct Notes(std::sync::Mutex<Vec<Note>>);
+
+impl Notes {
+    /// Everything noted so far, in the order it was noted.
+    pub fn taken(&self) -> Vec<Note> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
 }
 
 impl Context {
     pub fn new(env: Env, options: Arc<ClientOptions>) -> Self {
-        Context { env, options }
+        Context {
+            env,
+            options,
+            notes: None,
+        }
+    }
+
+    /// The same context with a place for adapters' notes, and that place.
+    pub fn noting(&self) -> (Context, Arc<Notes>) {
+        let notes = Arc::new(Notes::default());
+        let mut ctx = self.clone();
+        ctx.notes = Some(notes.clone());
+        (ctx, notes)
+    }
+
+    /// Whether a caller collects notes: an adapter checks this before any work that only a
+    /// note needs (reading a header for its version).
+    pub fn notes_wanted(&self) -> bool {
+        self.notes.is_some()
+    }
+
+    /// Tell the caller, if it asked, that `path` was passed over and why.
+    pub fn note(&self, path: &std::path::Path, kind: SkipKind, detail: impl Into<String>) {
+        if let Some(n) = &self.notes {
+            let note = Note {
+                path: path.to_path_buf(),
+                kind,
+                detail: detail.into(),
+            };
+            n.0.lock().unwrap_or_else(|e| e.into_inner()).push(note);
+        }
     }
 
     /// A context with default options (tests, benchmarks).

@@ -5,6 +5,7 @@ pub mod client;
 pub mod context;
 pub mod cost;
 pub mod diff;
+pub mod doctor;
 pub mod env;
 pub mod error;
 pub mod export;

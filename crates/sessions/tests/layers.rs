@@ -24,7 +24,9 @@ const LAYERS: &[&[&str]] = &[
     &["storage"],
     // Which sessions a call keeps and in what order: below every engine that filters or sorts.
     &["selection"],
-    &["list", "search", "cost", "export", "diff", "tsv", "window"],
+    &[
+        "list", "search", "cost", "export", "diff", "tsv", "window", "doctor",
+    ],
     &["client"],
 ];
 

@@ -6,12 +6,12 @@
 //! Adapters know formats and paths; they never sort, filter, rank, price or serialise.
 use std::path::{Path, PathBuf};
 
-use crate::context::Context;
+use crate::context::{Context, SkipKind};
 use crate::error::Result;
 use crate::model::{Session, SessionSummary};
 use crate::query::{ByteFilter, NativeHit, Query, StoreRow};
 pub use crate::read::fingerprint::Fingerprint;
-use crate::read::fs::{stamp, stamps, Stamp};
+use crate::read::fs::{not_a_file, stamp, stamps, Stamp};
 
 /// How much of a session a read builds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -150,6 +150,111 @@ pub trait Agent: Send + Sync {
     /// always read whole.
     fn many_sessions(&self) -> Option<&dyn ManySessions> {
         None
+    }
+
+    /// The places `sources` looks in, in its order, each with what chose it (for `doctor`:
+    /// a store that is not where the agent writes is the first reason sessions go missing).
+    fn looked_at(&self, _ctx: &Context) -> Vec<Place> {
+        Vec::new()
+    }
+
+    /// The agent's own setting that deletes its history, where it has one.
+    fn retention(&self, _ctx: &Context) -> Option<Retention> {
+        None
+    }
+
+    /// The version of the format (or of the agent that wrote it) `source` declares, read from as
+    /// little of it as tells: a header, a first line, a schema table. `None`: it declares none.
+    fn format_version(&self, _ctx: &Context, _source: &Source) -> Option<FormatVersion> {
+        None
+    }
+}
+
+/// A place an agent looks for its sessions, and what chose it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Place {
+    pub path: PathBuf,
+    /// The variable (or the client's `sessionDirs` option, `SESSION_DIRS`) whose value gave this
+    /// path; `None`: the agent's default under the home directory.
+    pub chosen_by: Option<&'static str>,
+}
+
+/// What names the client's `sessionDirs` option in a `Place`.
+pub const SESSION_DIRS: &str = "sessionDirs";
+
+impl Place {
+    pub fn new(path: PathBuf, chosen_by: Option<&'static str>) -> Place {
+        Place { path, chosen_by }
+    }
+}
+
+/// An agent's setting that deletes sessions older than some days.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Retention {
+    /// The setting's name as the agent spells it.
+    pub setting: &'static str,
+    /// The file it was read from (or would be: `days` is then the default).
+    pub file: PathBuf,
+    /// The days in effect; `None` when the setting turns deletion off.
+    pub days: Option<f64>,
+    /// Whether `days` is the agent's default (the file or the setting absent).
+    pub default: bool,
+    /// What the agent does with it, as a sentence.
+    pub effect: &'static str,
+}
+
+/// A format version a source declares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FormatVersion {
+    /// What declares it: `version` (a format), `cli_version` (the writer's release), `schema`.
+    pub field: &'static str,
+    pub version: String,
+    /// Newer than the newest this adapter was written for: read as far as it is understood.
+    pub newer_than_known: bool,
+}
+
+impl FormatVersion {
+    /// A version that only tells which release wrote the source (every one is read alike).
+    pub fn release(field: &'static str, version: String) -> FormatVersion {
+        FormatVersion {
+            field,
+            version,
+            newer_than_known: false,
+        }
+    }
+
+    /// A numbered format version, compared with the newest `known`.
+    pub fn numbered(field: &'static str, version: u64, known: u64) -> FormatVersion {
+        FormatVersion {
+            field,
+            version: version.to_string(),
+            newer_than_known: version > known,
+        }
+    }
+}
+
+/// `Source::new` for `path`, telling a caller that collects notes (`Context::noting`) when
+/// something that is not a regular file stands where the file was expected.
+pub fn source_noted(ctx: &Context, path: PathBuf, side_files: &[PathBuf]) -> Option<Source> {
+    let source = Source::new(path.clone(), side_files);
+    if source.is_none() {
+        note_not_a_file(ctx, &path);
+    }
+    source
+}
+
+/// `Source::sqlite` with the same note as `source_noted`.
+pub fn sqlite_noted(ctx: &Context, path: PathBuf) -> Option<Source> {
+    let source = Source::sqlite(path.clone());
+    if source.is_none() {
+        note_not_a_file(ctx, &path);
+    }
+    source
+}
+
+fn note_not_a_file(ctx: &Context, path: &Path) {
+    if ctx.notes_wanted() && std::fs::symlink_metadata(path).is_ok() {
+        ctx.note(path, SkipKind::Unreadable, not_a_file(path));
     }
 }
 

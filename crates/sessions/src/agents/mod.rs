@@ -15,7 +15,8 @@ pub(crate) mod transcript;
 
 pub use crate::ids::is_built_in;
 pub use adapter::{
-    existing_dirs, Agent, Fingerprint, ManySessions, Mode, NativeSearch, SearchSupport, Source,
+    existing_dirs, Agent, Fingerprint, FormatVersion, ManySessions, Mode, NativeSearch, Place,
+    Retention, SearchSupport, Source,
 };
 
 static AGENTS: [&dyn Agent; 10] = [

@@ -19,12 +19,14 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use crate::agents::adapter::FormatVersion;
+use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{
     add_usage_at, parse_timestamp, truncate_title, Message, ModelUsage, Role, Session,
     SessionSummary, Timestamp, Tokens, ToolCall, ToolResult,
 };
-use crate::read::fs::{files, stamp, subdirs};
+use crate::read::fs::{files_noted, stamp, subdirs};
 use crate::read::tree::{self, entry_time_ms, TreeDoc};
 
 /// A built session plus what adapters need to decide on fallbacks.
@@ -427,19 +429,35 @@ pub fn fork_ref_to_id(v: &str) -> String {
     }
 }
 
-/// Session files (`*.jsonl`) directly in `root` and in its real subdirectories.
-pub fn session_files(root: &Path, keep: &dyn Fn(&str) -> bool) -> Vec<PathBuf> {
-    let mut out = files(root, keep);
+/// Session files (`*.jsonl`) directly in `root` and in its real subdirectories; what bears
+/// such a name but is not a regular file is told to `ctx`.
+pub fn session_files(ctx: &Context, root: &Path, keep: &dyn Fn(&str) -> bool) -> Vec<PathBuf> {
+    let mut out = files_noted(ctx, root, keep);
     for d in subdirs(root) {
-        out.extend(files(&d, keep));
+        out.extend(files_noted(ctx, &d, keep));
     }
     out
+}
+
+/// The newest header `version` of the family's format this reader was written for.
+const KNOWN_VERSION: u64 = 3;
+
+/// The `version` of the session header of `path` (after omp's title slot), compared with the
+/// newest known.
+pub fn header_version(path: &Path) -> Option<FormatVersion> {
+    let v = tree::read_header(path)?.get("version")?.as_u64()?;
+    Some(FormatVersion::numbered("version", v, KNOWN_VERSION))
 }
 
 /// Find the file of session `id` under `roots` without reading other sessions: first by file
 /// name (`<ts>_<id>.jsonl` or `<id>.jsonl`), checked against its header; then, for files named
 /// some other way, by reading headers only.
-pub fn find_file(roots: &[PathBuf], id: &str, keep: &dyn Fn(&str) -> bool) -> Option<PathBuf> {
+pub fn find_file(
+    ctx: &Context,
+    roots: &[PathBuf],
+    id: &str,
+    keep: &dyn Fn(&str) -> bool,
+) -> Option<PathBuf> {
     let by_name =
         |n: &str| keep(n) && (n == format!("{id}.jsonl") || n.ends_with(&format!("_{id}.jsonl")));
     let header_id = |p: &Path| {
@@ -447,7 +465,7 @@ pub fn find_file(roots: &[PathBuf], id: &str, keep: &dyn Fn(&str) -> bool) -> Op
     };
     let named: Vec<PathBuf> = roots
         .iter()
-        .flat_map(|r| session_files(r, &by_name))
+        .flat_map(|r| session_files(ctx, r, &by_name))
         .collect();
     // A name match whose header names another session (or has no header) is still the best
     // guess when no header anywhere matches.
@@ -456,7 +474,7 @@ pub fn find_file(roots: &[PathBuf], id: &str, keep: &dyn Fn(&str) -> bool) -> Op
     }
     let by_header = roots
         .iter()
-        .flat_map(|r| session_files(r, keep))
+        .flat_map(|r| session_files(ctx, r, keep))
         .find(|p| header_id(p).as_deref() == Some(id));
     by_header.or_else(|| named.into_iter().find(|p| header_id(p).is_none()))
 }

@@ -4,6 +4,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
+use crate::context::{Context, SkipKind};
+
 /// Size, modification time and inode of one file: what the caches key on (a file replaced by
 /// another of the same size and time is still another file).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -122,6 +124,10 @@ pub fn is_plain_file(path: &Path) -> bool {
 pub struct Listing {
     pub files: Vec<PathBuf>,
     pub dirs: Vec<PathBuf>,
+    /// Entries that are neither (symlinks, FIFOs, sockets, devices), and after `files_named` the
+    /// directories bearing a kept name: never read as files, but a caller can tell that it
+    /// passed them over (`noted`).
+    pub others: Vec<PathBuf>,
 }
 
 pub fn list(dir: &Path) -> Listing {
@@ -133,7 +139,7 @@ pub fn list(dir: &Path) -> Listing {
         match e.file_type() {
             Ok(t) if t.is_file() => out.files.push(e.path()),
             Ok(t) if t.is_dir() => out.dirs.push(e.path()),
-            _ => {}
+            _ => out.others.push(e.path()),
         }
     }
     // The paths share `dir`, so their bytes sort as their names: the same order as comparing
@@ -153,10 +159,44 @@ pub fn subdirs(dir: &Path) -> Vec<PathBuf> {
 impl Listing {
     /// The listing with only the files whose name satisfies `keep`.
     pub fn files_named(mut self, keep: impl Fn(&str) -> bool) -> Listing {
-        self.files
-            .retain(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(&keep));
+        let named = |p: &PathBuf| p.file_name().and_then(|n| n.to_str()).is_some_and(&keep);
+        self.files.retain(named);
+        self.others.retain(named);
+        // A directory bearing a file's name is passed over as well (and still walked into).
+        self.others
+            .extend(self.dirs.iter().filter(|d| named(d)).cloned());
         self
     }
+
+    /// The listing after telling `ctx` of the entries passed over that bear a session file's
+    /// name (`files_named` first): a symlink, a FIFO, a dangling link where a file was expected.
+    pub fn noted(mut self, ctx: &Context) -> Listing {
+        let others = std::mem::take(&mut self.others);
+        if ctx.notes_wanted() {
+            for p in others {
+                ctx.note(&p, SkipKind::Unreadable, not_a_file(&p));
+            }
+        }
+        self
+    }
+}
+
+/// What stands at `path` instead of a regular file, as a note says it.
+pub fn not_a_file(path: &Path) -> String {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => match fs::metadata(path) {
+            Ok(_) => "a symlink (links are not followed)".to_string(),
+            Err(_) => "a dangling symlink".to_string(),
+        },
+        Ok(m) if m.is_dir() => "a directory, not a file".to_string(),
+        Ok(_) => "not a regular file (a FIFO, socket or device)".to_string(),
+        Err(e) => format!("cannot be read: {e}"),
+    }
+}
+
+/// `files`, telling `ctx` of the entries bearing such a name that are not regular files.
+pub fn files_noted(ctx: &Context, dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+    list(dir).files_named(keep).noted(ctx).files
 }
 
 /// Regular files (not symlinks, FIFOs or devices) directly in `dir` whose name satisfies `keep`.
@@ -166,21 +206,33 @@ pub fn files(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
 
 /// Regular files under `root` down to `max_depth` levels of real directories whose name satisfies
 /// `keep`. Symlinked directories are not entered, so loops and links out of the store are harmless.
-pub fn walk_files(root: &Path, max_depth: usize, keep: &dyn Fn(&str) -> bool) -> Vec<PathBuf> {
+/// Entries bearing such a name that are not regular files are told to `ctx` (`Listing::noted`).
+pub fn walk_files(
+    ctx: &Context,
+    root: &Path,
+    max_depth: usize,
+    keep: &dyn Fn(&str) -> bool,
+) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    walk_into(root, max_depth, keep, &mut out);
+    walk_into(ctx, root, max_depth, keep, &mut out);
     out
 }
 
 /// `walk_files` appending to `out`: one vector for the whole walk, not one per directory moved
 /// into its parent's (Codex's date tree is hundreds of directories).
-fn walk_into(root: &Path, max_depth: usize, keep: &dyn Fn(&str) -> bool, out: &mut Vec<PathBuf>) {
+fn walk_into(
+    ctx: &Context,
+    root: &Path,
+    max_depth: usize,
+    keep: &dyn Fn(&str) -> bool,
+    out: &mut Vec<PathBuf>,
+) {
     // One listing gives both the files and the directories to enter.
-    let Listing { files, dirs } = list(root).files_named(keep);
+    let Listing { files, dirs, .. } = list(root).files_named(keep).noted(ctx);
     out.extend(files);
     if max_depth > 0 {
         for d in dirs {
-            walk_into(&d, max_depth - 1, keep, out);
+            walk_into(ctx, &d, max_depth - 1, keep, out);
         }
     }
 }
@@ -269,6 +321,7 @@ mod tests {
         let root = dir.path();
         fs::create_dir_all(root.join("a/b")).unwrap();
         fs::write(root.join("a/b/x.jsonl"), "{}\n").unwrap();
+        fs::create_dir_all(root.join("a/d.jsonl")).unwrap();
         std::os::unix::fs::symlink(root, root.join("a/loop")).unwrap();
         std::os::unix::fs::symlink("/etc/passwd", root.join("a/out.jsonl")).unwrap();
         let status = std::process::Command::new("mkfifo")
@@ -276,7 +329,29 @@ mod tests {
             .status()
             .unwrap();
         assert!(status.success());
-        let found = walk_files(root, 5, &|n: &str| n.ends_with(".jsonl"));
+        let (ctx, notes) = Context::with_env(crate::env::Env::default()).noting();
+        let found = walk_files(&ctx, root, 5, &|n: &str| n.ends_with(".jsonl"));
         assert_eq!(found, vec![root.join("a/b/x.jsonl")]);
+        // What bears a session file's name and was passed over is told, and why; the loop,
+        // named otherwise, is not.
+        let mut noted: Vec<(PathBuf, String)> = (notes.taken().into_iter())
+            .map(|n| (n.path, n.detail))
+            .collect();
+        noted.sort();
+        assert_eq!(
+            noted,
+            vec![
+                (root.join("a/d.jsonl"), "a directory, not a file".into()),
+                (
+                    root.join("a/fifo.jsonl"),
+                    not_a_file(&root.join("a/fifo.jsonl"))
+                ),
+                (
+                    root.join("a/out.jsonl"),
+                    "a symlink (links are not followed)".into()
+                ),
+            ]
+        );
+        assert!(noted[1].1.contains("FIFO"));
     }
 }

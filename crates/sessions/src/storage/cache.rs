@@ -91,6 +91,28 @@ impl SummaryCache {
         agent: &dyn Agent,
         keep: &(dyn Fn(&SessionSummary) -> bool + Sync),
     ) -> Vec<SessionSummary> {
+        let (out, skipped) = self.summaries_and_skipped(ctx, agent, keep);
+        self.note_skipped(skipped);
+        out
+    }
+
+    /// `all_summaries`, with the sources this read skipped and why.
+    pub fn all_and_skipped(
+        &self,
+        ctx: &Context,
+        agent: &dyn Agent,
+    ) -> (Vec<SessionSummary>, Vec<(PathBuf, String)>) {
+        let (out, skipped) = self.summaries_and_skipped(ctx, agent, &|_| true);
+        self.note_skipped(skipped.clone());
+        (out, skipped)
+    }
+
+    fn summaries_and_skipped(
+        &self,
+        ctx: &Context,
+        agent: &dyn Agent,
+        keep: &(dyn Fn(&SessionSummary) -> bool + Sync),
+    ) -> (Vec<SessionSummary>, Vec<(PathBuf, String)>) {
         let sources = agent.sources(ctx);
         self.forget_gone(agent.name(), &sources);
         let results: Vec<Summarised> =
@@ -108,8 +130,7 @@ impl SummaryCache {
                 Err(s) => skipped.push(s),
             }
         }
-        self.note_skipped(skipped);
-        dedupe_by_id(out)
+        (dedupe_by_id(out), skipped)
     }
 
     fn summarise(&self, ctx: &Context, agent: &dyn Agent, src: &Source) -> Summarised {

@@ -17,6 +17,7 @@ use crate::index;
 use crate::model::SessionSummary;
 
 pub mod cache;
+pub mod last_update;
 pub mod updates;
 
 pub use crate::index::lookup::{DocId, FoundDoc, ReadDoc, Searched, SourceId, TermLookup};
@@ -57,6 +58,30 @@ impl Storage {
             }
             None => without_requests(self.cache.all_summaries(ctx, agent)),
         }
+    }
+
+    /// `summaries`, with the sources this listing could not read and why (`doctor`).
+    pub fn summaries_and_skipped(
+        &self,
+        ctx: &Context,
+        agent: &dyn Agent,
+    ) -> (Vec<SessionSummary>, Vec<(std::path::PathBuf, String)>) {
+        match index::summaries(ctx, agent, &self.listed) {
+            Some(listing) => {
+                self.cache.note_skipped(listing.skipped.clone());
+                (dedupe_by_id(listing.summaries), listing.skipped)
+            }
+            None => {
+                let (v, skipped) = self.cache.all_and_skipped(ctx, agent);
+                (without_requests(v), skipped)
+            }
+        }
+    }
+
+    /// When the index was last brought up to date by `update_index` or `rebuild_index`, and how
+    /// long that took.
+    pub fn index_last_update(&self, ctx: &Context) -> Option<last_update::LastUpdate> {
+        last_update::read(&index::dir::resolve(ctx)?)
     }
 
     /// Every summary of `agent` with its `requests`, `passes` times over in the same order,
@@ -134,10 +159,12 @@ impl Storage {
         self.updates.take_pending();
         updates::wait(&dir);
         let (began, agents) = (updates::began(), searched_from_documents());
+        let started = std::time::SystemTime::now();
         let wrote = index::update(ctx, &agents, !if_idle)
             .ok_or_else(|| Error::internal("the index could not be written"))?;
         if wrote {
             updates::written(ctx, &dir, &agents, began);
+            last_update::record(&dir, started);
         }
         Ok(self.index_status(ctx))
     }
@@ -177,7 +204,9 @@ impl Storage {
             return Err(off());
         };
         updates::wait(&dir);
+        let started = std::time::SystemTime::now();
         index::rebuild(ctx, agents::all(), &searched_from_documents()).map_err(Error::internal)?;
+        last_update::record(&dir, started);
         Ok(self.index_status(ctx))
     }
 
@@ -186,6 +215,7 @@ impl Storage {
     pub fn clear_index(&self, ctx: &Context) -> Result<bool> {
         if let Some(dir) = index::dir::resolve(ctx) {
             updates::wait(&dir);
+            last_update::forget(&dir);
         }
         index::clear(ctx).map_err(|e| Error::internal(e.to_string()))
     }

@@ -11,12 +11,16 @@ use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use crate::agents::adapter::{existing_dirs, Agent, Mode, SearchSupport, Source};
+use crate::agents::adapter::{
+    existing_dirs, Agent, FormatVersion, Mode, Place, Retention, SearchSupport, Source,
+    SESSION_DIRS,
+};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::ids::is_safe_native_id;
 use crate::model::{Session, SessionSummary};
-use crate::read::fs::{files, is_plain_file, list, subdirs, Listing};
+use crate::read::fs::{files, is_plain_file, list, read_capped, subdirs, Listing};
+use crate::read::head::first_string_field;
 
 mod parse;
 
@@ -33,7 +37,7 @@ impl Agent for Claude {
         Source::many(
             project_dirs(ctx)
                 .iter()
-                .flat_map(|d| session_files(d))
+                .flat_map(|d| session_files(ctx, d))
                 .collect(),
         )
     }
@@ -56,6 +60,20 @@ impl Agent for Claude {
     fn search_support(&self) -> Option<&dyn SearchSupport> {
         Some(self)
     }
+
+    fn looked_at(&self, ctx: &Context) -> Vec<Place> {
+        places(ctx)
+    }
+
+    fn retention(&self, ctx: &Context) -> Option<Retention> {
+        retention(ctx)
+    }
+
+    /// The release of Claude Code that wrote the first line carrying one.
+    fn format_version(&self, _ctx: &Context, source: &Source) -> Option<FormatVersion> {
+        let v = first_string_field(&source.path, "version", 64 << 10)?;
+        Some(FormatVersion::release("version", v))
+    }
 }
 
 impl SearchSupport for Claude {
@@ -77,26 +95,65 @@ fn load_path(path: &Path, mode: Mode) -> Result<Session> {
 
 /// Every root that may hold a `projects/` directory, in priority order.
 fn roots(ctx: &Context) -> Vec<PathBuf> {
+    places(ctx).into_iter().map(|p| p.path).collect()
+}
+
+/// `roots`, each with the variable that gave it.
+fn places(ctx: &Context) -> Vec<Place> {
     if let Some(dir) = ctx.session_dir(NAME) {
-        return vec![dir];
+        return vec![Place::new(dir, Some(SESSION_DIRS))];
     }
     let mut candidates = Vec::new();
-    if let Some(list) = ctx.env.var("CLAUDE_CONFIG_DIR") {
+    if let Some(list) = ctx.env.var(CONFIG_VAR) {
         for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let p = PathBuf::from(part);
             let p = match (part.strip_prefix("~/"), ctx.env.home()) {
                 (Some(rest), Some(home)) => home.join(rest),
                 _ => p,
             };
-            candidates.push(p);
+            candidates.push(Place::new(p, Some(CONFIG_VAR)));
         }
     }
-    candidates.extend(ctx.env.home_join(".claude"));
+    candidates.extend(ctx.env.home_join(".claude").map(|p| Place::new(p, None)));
     match ctx.env.path_var("XDG_CONFIG_HOME") {
-        Some(xdg) => candidates.push(xdg.join("claude")),
-        None => candidates.extend(ctx.env.home_join(".config/claude")),
+        Some(xdg) => candidates.push(Place::new(xdg.join("claude"), Some("XDG_CONFIG_HOME"))),
+        None => {
+            candidates.extend((ctx.env.home_join(".config/claude")).map(|p| Place::new(p, None)))
+        }
     }
     candidates
+}
+
+const CONFIG_VAR: &str = "CLAUDE_CONFIG_DIR";
+
+/// Claude Code's default `cleanupPeriodDays`.
+const CLEANUP_DEFAULT_DAYS: f64 = 30.0;
+
+/// `cleanupPeriodDays` of the user settings Claude Code reads: `settings.json` in the first
+/// directory of `CLAUDE_CONFIG_DIR`, else in `~/.claude`.
+fn retention(ctx: &Context) -> Option<Retention> {
+    let dir = ctx
+        .env
+        .var(CONFIG_VAR)
+        .and_then(|l| l.split(',').map(str::trim).find(|p| !p.is_empty()))
+        .map(|first| match (first.strip_prefix("~/"), ctx.env.home()) {
+            (Some(rest), Some(home)) => home.join(rest),
+            _ => PathBuf::from(first),
+        })
+        .or_else(|| ctx.env.home_join(".claude"))?;
+    let file = dir.join("settings.json");
+    let set = read_capped(&file, 1 << 20)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|v| v.get("cleanupPeriodDays")?.as_f64())
+        .filter(|d| *d >= 0.0);
+    Some(Retention {
+        setting: "cleanupPeriodDays",
+        file,
+        days: Some(set.unwrap_or(CLEANUP_DEFAULT_DAYS)),
+        default: set.is_none(),
+        effect: "Claude Code deletes the transcripts older than this when it starts",
+    })
 }
 
 /// Directories that directly hold session files. A root's `projects/` holds one directory per
@@ -133,8 +190,10 @@ fn is_session_side_dir(dir: &Path) -> bool {
 /// Session files of one project directory with their subagent files: `*.jsonl` in it, plus the
 /// legacy project-level `subagents/*.jsonl` (not the subagent journal, which is not a transcript).
 /// One listing tells which sessions have an `<id>/` folder: the others cost no failed open.
-fn session_files(dir: &Path) -> Vec<(PathBuf, Vec<PathBuf>)> {
-    let Listing { files: jsonl, dirs } = list(dir).files_named(|n| n.ends_with(".jsonl"));
+fn session_files(ctx: &Context, dir: &Path) -> Vec<(PathBuf, Vec<PathBuf>)> {
+    let Listing {
+        files: jsonl, dirs, ..
+    } = list(dir).files_named(|n| n.ends_with(".jsonl")).noted(ctx);
     let side_dirs: HashSet<&OsStr> = dirs.iter().filter_map(|d| d.file_name()).collect();
     let mut out: Vec<(PathBuf, Vec<PathBuf>)> = jsonl
         .into_iter()

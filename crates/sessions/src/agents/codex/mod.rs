@@ -8,12 +8,15 @@
 //! file stem for files not named like rollouts, so `get` finds a file by name alone.
 use std::path::{Path, PathBuf};
 
-use crate::agents::adapter::{existing_dirs, Agent, Mode, Source};
+use crate::agents::adapter::{
+    existing_dirs, Agent, FormatVersion, Mode, Place, Source, SESSION_DIRS,
+};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::ids::is_safe_native_id;
 use crate::model::{Session, SessionSummary};
 use crate::read::fs::{walk_files, without_shadowed};
+use crate::read::head::first_string_field;
 
 mod parse;
 
@@ -44,6 +47,20 @@ impl Agent for Codex {
         ])
     }
 
+    fn looked_at(&self, ctx: &Context) -> Vec<Place> {
+        places(ctx)
+    }
+
+    /// The release of Codex that wrote the rollout (its `session_meta` line comes first); a
+    /// compressed rollout is not opened for it.
+    fn format_version(&self, _ctx: &Context, source: &Source) -> Option<FormatVersion> {
+        if source.path.extension().is_some_and(|e| e == "zst") {
+            return None;
+        }
+        let v = first_string_field(&source.path, "cli_version", 64 << 10)?;
+        Some(FormatVersion::release("cli_version", v))
+    }
+
     fn load(&self, ctx: &Context, session_id: &str, mode: Mode) -> Result<Session> {
         let not_found = || Error::session_not_found(NAME, session_id);
         if !is_safe_native_id(session_id) {
@@ -65,10 +82,15 @@ impl Agent for Codex {
 }
 
 fn homes(ctx: &Context) -> Vec<PathBuf> {
+    places(ctx).into_iter().map(|p| p.path).collect()
+}
+
+/// `homes`, each with the variable that gave it.
+fn places(ctx: &Context) -> Vec<Place> {
     if let Some(dir) = ctx.session_dir(NAME) {
-        return vec![dir];
+        return vec![Place::new(dir, Some(SESSION_DIRS))];
     }
-    match ctx.env.var("CODEX_HOME") {
+    match ctx.env.var(HOME_VAR) {
         Some(list) => list
             .split(',')
             .map(str::trim)
@@ -77,10 +99,15 @@ fn homes(ctx: &Context) -> Vec<PathBuf> {
                 (Some(rest), Some(home)) => home.join(rest),
                 _ => PathBuf::from(p),
             })
+            .map(|p| Place::new(p, Some(HOME_VAR)))
             .collect(),
-        None => ctx.env.home_join(".codex").into_iter().collect(),
+        None => (ctx.env.home_join(".codex").into_iter())
+            .map(|p| Place::new(p, None))
+            .collect(),
     }
 }
+
+const HOME_VAR: &str = "CODEX_HOME";
 
 /// Directories to walk: each home's `sessions/` then `archived_sessions/` (so a live copy wins
 /// over an archived one with the same id); an override without them is walked itself.
@@ -108,7 +135,7 @@ fn is_rollout_name(name: &str) -> bool {
 fn rollout_files(ctx: &Context) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for dir in store_dirs(ctx) {
-        let found = walk_files(&dir, DEPTH, &is_rollout_name);
+        let found = walk_files(ctx, &dir, DEPTH, &is_rollout_name);
         // Compressed copies are rare: only they look for their plain name (compared as bytes,
         // which also holds for names that are not UTF-8).
         out.extend(without_shadowed(found, |p, all| {

@@ -11,11 +11,13 @@ mod workspace;
 
 use std::path::{Path, PathBuf};
 
-use crate::agents::adapter::{existing_dirs, Agent, Mode, Source};
+use crate::agents::adapter::{
+    existing_dirs, Agent, FormatVersion, Mode, Place, Source, SESSION_DIRS,
+};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary, Timestamp};
-use crate::read::fs::{files, stamp, subdirs};
+use crate::read::fs::{files_noted, stamp, subdirs};
 use crate::read::head;
 
 pub struct Copilot;
@@ -33,6 +35,19 @@ impl Agent for Copilot {
                 Source::new(p, &side)
             })
             .collect()
+    }
+
+    fn looked_at(&self, ctx: &Context) -> Vec<Place> {
+        places(ctx)
+    }
+
+    /// The release of the CLI that started the session (`session.start`, the first event).
+    fn format_version(&self, _ctx: &Context, source: &Source) -> Option<FormatVersion> {
+        if source.path.extension().is_none_or(|e| e != "jsonl") {
+            return None;
+        }
+        let v = head::first_string_field(&source.path, "copilotVersion", 16 << 10)?;
+        Some(FormatVersion::release("copilotVersion", v))
     }
 
     fn summaries(&self, _ctx: &Context, source: &Source) -> Result<Vec<SessionSummary>> {
@@ -88,6 +103,28 @@ struct Roots {
     docs: Vec<PathBuf>,
 }
 
+/// The homes `roots` starts from, each with the variable that gave it.
+fn places(ctx: &Context) -> Vec<Place> {
+    if let Some(d) = ctx.session_dir("copilot") {
+        return vec![Place::new(d, Some(SESSION_DIRS))];
+    }
+    let mut out: Vec<Place> = match ctx.env.path_var(HOME_VAR) {
+        Some(h) => vec![Place::new(h, Some(HOME_VAR))],
+        None => (ctx.env.home_join(".copilot").into_iter())
+            .map(|h| Place::new(h, None))
+            .collect(),
+    };
+    out.extend(
+        (ctx.env
+            .home_join(".config/github-copilot/sessions")
+            .into_iter())
+        .map(|p| Place::new(p, None)),
+    );
+    out
+}
+
+const HOME_VAR: &str = "COPILOT_HOME";
+
 fn roots(ctx: &Context) -> Roots {
     let (homes, spec): (Vec<PathBuf>, Vec<PathBuf>) = match ctx.session_dir("copilot") {
         // The override replaces every default: taken as a Copilot home, or as its `session-state`.
@@ -135,10 +172,10 @@ fn session_files(ctx: &Context) -> Vec<PathBuf> {
         }
     }
     for d in &r.flat {
-        out.extend(files(d, |n| n.ends_with(".jsonl")));
+        out.extend(files_noted(ctx, d, |n| n.ends_with(".jsonl")));
     }
     for d in &r.docs {
-        out.extend(files(d, |n| n.ends_with(".json")));
+        out.extend(files_noted(ctx, d, |n| n.ends_with(".json")));
     }
     out
 }

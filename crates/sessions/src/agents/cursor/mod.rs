@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::agents::adapter::{existing_dirs, Agent, Mode, SearchSupport, Source};
+use crate::agents::adapter::{
+    existing_dirs, Agent, Mode, Place, SearchSupport, Source, SESSION_DIRS,
+};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{
@@ -30,15 +32,21 @@ pub struct Cursor;
 const AGENT: &str = "cursor";
 
 fn roots(ctx: &Context) -> Vec<PathBuf> {
-    if let Some(dir) = ctx.session_dir(AGENT) {
-        return existing_dirs([dir]);
-    }
-    existing_dirs(
-        ctx.env
-            .path_var("CURSOR_CONFIG_DIR")
-            .or_else(|| ctx.env.home_join(".cursor")),
-    )
+    existing_dirs(place(ctx).map(|p| p.path))
 }
+
+/// `roots`' one directory, with what chose it.
+fn place(ctx: &Context) -> Option<Place> {
+    if let Some(dir) = ctx.session_dir(AGENT) {
+        return Some(Place::new(dir, Some(SESSION_DIRS)));
+    }
+    match ctx.env.path_var(CONFIG_VAR) {
+        Some(d) => Some(Place::new(d, Some(CONFIG_VAR))),
+        None => Some(Place::new(ctx.env.home_join(".cursor")?, None)),
+    }
+}
+
+const CONFIG_VAR: &str = "CURSOR_CONFIG_DIR";
 
 fn is_jsonl(n: &str) -> bool {
     n.ends_with(".jsonl")
@@ -286,6 +294,10 @@ impl Agent for Cursor {
             out.extend(ts.into_values().filter_map(|t| Source::new(t, &[])));
         }
         out
+    }
+
+    fn looked_at(&self, ctx: &Context) -> Vec<Place> {
+        place(ctx).into_iter().collect()
     }
 
     fn summaries(&self, _ctx: &Context, source: &Source) -> Result<Vec<SessionSummary>> {

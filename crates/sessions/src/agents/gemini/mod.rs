@@ -10,11 +10,11 @@ mod parse;
 use std::path::{Path, PathBuf};
 
 use crate::agents::adapter::Mode;
-use crate::agents::adapter::{existing_dirs, Agent, Source};
+use crate::agents::adapter::{existing_dirs, Agent, Place, Source, SESSION_DIRS};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary, Timestamp};
-use crate::read::fs::{files, stamp, subdirs, without_shadowed};
+use crate::read::fs::{files_noted, stamp, subdirs, without_shadowed};
 use crate::read::head;
 use parse::parse_file;
 use serde_json::Value;
@@ -36,6 +36,10 @@ impl Agent for Gemini {
             .collect()
     }
 
+    fn looked_at(&self, ctx: &Context) -> Vec<Place> {
+        places(ctx)
+    }
+
     fn summaries(&self, _ctx: &Context, source: &Source) -> Result<Vec<SessionSummary>> {
         Ok(vec![parse_file(&source.path, Mode::Summary)?.summary])
     }
@@ -50,6 +54,21 @@ impl Agent for Gemini {
         Ok(vec![parse_file(&source.path, Mode::Messages)?])
     }
 }
+
+/// The directories `chat_dirs` starts from, each with the variable that gave it.
+fn places(ctx: &Context) -> Vec<Place> {
+    if let Some(d) = ctx.session_dir("gemini") {
+        return vec![Place::new(d, Some(SESSION_DIRS))];
+    }
+    let by = ctx.env.var(HOME_VAR).map(|_| HOME_VAR);
+    let mut out: Vec<Place> = (gemini_dir(ctx).into_iter())
+        .map(|g| Place::new(g, by))
+        .collect();
+    out.extend((ctx.env.home_join(".gemini/sessions").into_iter()).map(|p| Place::new(p, None)));
+    out
+}
+
+const HOME_VAR: &str = "GEMINI_CLI_HOME";
 
 /// `<GEMINI_CLI_HOME|~>/.gemini`.
 fn gemini_dir(ctx: &Context) -> Option<PathBuf> {
@@ -104,7 +123,7 @@ fn chat_dirs(ctx: &Context) -> Vec<(PathBuf, bool)> {
 fn session_files(ctx: &Context) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for (dir, any_name) in chat_dirs(ctx) {
-        let found = files(&dir, |n| {
+        let found = files_noted(ctx, &dir, |n| {
             (any_name || n.starts_with("session-"))
                 && (n.ends_with(".jsonl") || n.ends_with(".json"))
         });

@@ -7,7 +7,10 @@
 //! a tokenizer we do not have.
 use std::path::{Path, PathBuf};
 
-use crate::agents::adapter::{existing_dirs, Agent, Mode, NativeSearch, SearchSupport, Source};
+use crate::agents::adapter::{
+    existing_dirs, sqlite_noted, Agent, FormatVersion, Mode, NativeSearch, Place, SearchSupport,
+    Source, SESSION_DIRS,
+};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary};
@@ -26,15 +29,24 @@ const AGENT: &str = "hermes";
 
 /// The Hermes homes to read: the caller's override, else `HERMES_HOME`, else `~/.hermes`.
 fn roots(ctx: &Context) -> Vec<PathBuf> {
-    if let Some(dir) = ctx.session_dir(AGENT) {
-        return existing_dirs([dir]);
-    }
-    let home = ctx
-        .env
-        .path_var("HERMES_HOME")
-        .or_else(|| ctx.env.home_join(".hermes"));
-    existing_dirs(home)
+    existing_dirs(place(ctx).map(|p| p.path))
 }
+
+/// `roots`' one home, with what chose it.
+fn place(ctx: &Context) -> Option<Place> {
+    if let Some(dir) = ctx.session_dir(AGENT) {
+        return Some(Place::new(dir, Some(SESSION_DIRS)));
+    }
+    match ctx.env.path_var(HOME_VAR) {
+        Some(d) => Some(Place::new(d, Some(HOME_VAR))),
+        None => Some(Place::new(ctx.env.home_join(".hermes")?, None)),
+    }
+}
+
+const HOME_VAR: &str = "HERMES_HOME";
+
+/// The newest `schema_version` this reader was written for (git `main`).
+const KNOWN_SCHEMA: u64 = 30;
 
 /// `state.db` of the root and of every named profile (each profile has its own database).
 fn databases(ctx: &Context) -> Vec<PathBuf> {
@@ -79,8 +91,24 @@ impl Agent for Hermes {
     fn sources(&self, ctx: &Context) -> Vec<Source> {
         databases(ctx)
             .into_iter()
-            .filter_map(Source::sqlite)
+            .filter_map(|db| sqlite_noted(ctx, db))
             .collect()
+    }
+
+    fn looked_at(&self, ctx: &Context) -> Vec<Place> {
+        place(ctx).into_iter().collect()
+    }
+
+    /// The database's `schema_version`.
+    fn format_version(&self, _ctx: &Context, source: &Source) -> Option<FormatVersion> {
+        let conn = open_read_only(&source.path).ok()?;
+        let v: i64 =
+            (conn.query_row("SELECT max(version) FROM schema_version", [], |r| r.get(0))).ok()?;
+        Some(FormatVersion::numbered(
+            "schema_version",
+            v.try_into().ok()?,
+            KNOWN_SCHEMA,
+        ))
     }
 
     /// One SQL statement per database: sessions joined with per-session message aggregates.

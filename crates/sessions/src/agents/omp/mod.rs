@@ -10,7 +10,9 @@
 //! following them would list Pi's sessions twice.
 use std::path::{Path, PathBuf};
 
-use crate::agents::adapter::{existing_dirs, Agent, Mode, Source};
+use crate::agents::adapter::{
+    existing_dirs, Agent, FormatVersion, Mode, Place, Source, SESSION_DIRS,
+};
 use crate::agents::pi_family::{self, session_files, Built};
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -24,11 +26,17 @@ fn is_session_file(name: &str) -> bool {
 }
 
 fn roots(ctx: &Context) -> Vec<PathBuf> {
+    existing_dirs(places(ctx).into_iter().map(|p| p.path))
+}
+
+/// Every directory `roots` may read, with what chose it.
+fn places(ctx: &Context) -> Vec<Place> {
     if let Some(d) = ctx.session_dir("omp") {
-        return existing_dirs([d]);
+        return vec![Place::new(d, Some(SESSION_DIRS))];
     }
-    let mut c: Vec<PathBuf> = Vec::new();
+    let mut c: Vec<Place> = Vec::new();
     let home = ctx.env.home_join(".omp");
+    let data_by = ctx.env.var("XDG_DATA_HOME").map(|_| "XDG_DATA_HOME");
     let data = ctx
         .env
         .path_var("XDG_DATA_HOME")
@@ -39,32 +47,36 @@ fn roots(ctx: &Context) -> Vec<PathBuf> {
         .var("OMP_PROFILE")
         .filter(|p| !p.contains(['/', '\\']))
     {
+        let by = Some("OMP_PROFILE");
         c.extend(
             home.iter()
-                .map(|h| h.join("profiles").join(p).join("agent/sessions")),
+                .map(|h| Place::new(h.join("profiles").join(p).join("agent/sessions"), by)),
         );
         c.extend(
             data.iter()
-                .map(|d| d.join("profiles").join(p).join("sessions")),
+                .map(|d| Place::new(d.join("profiles").join(p).join("sessions"), by)),
         );
     }
-    c.extend(home.iter().map(|h| h.join("agent/sessions")));
+    c.extend(
+        home.iter()
+            .map(|h| Place::new(h.join("agent/sessions"), None)),
+    );
     if let Some(h) = &home {
         c.extend(
             subdirs(&h.join("profiles"))
                 .into_iter()
-                .map(|p| p.join("agent/sessions")),
+                .map(|p| Place::new(p.join("agent/sessions"), None)),
         );
     }
-    c.extend(data.iter().map(|d| d.join("sessions")));
+    c.extend(data.iter().map(|d| Place::new(d.join("sessions"), data_by)));
     if let Some(d) = &data {
         c.extend(
             subdirs(&d.join("profiles"))
                 .into_iter()
-                .map(|p| p.join("sessions")),
+                .map(|p| Place::new(p.join("sessions"), data_by)),
         );
     }
-    existing_dirs(c)
+    c
 }
 
 /// Subagent transcripts of the session in `main`: `.jsonl` files in the sibling directory named
@@ -140,7 +152,7 @@ impl Agent for Omp {
     fn sources(&self, ctx: &Context) -> Vec<Source> {
         roots(ctx)
             .iter()
-            .flat_map(|r| session_files(r, &is_session_file))
+            .flat_map(|r| session_files(ctx, r, &is_session_file))
             .filter_map(|p| {
                 let subs = subagent_files(&p);
                 Source::new(p, &subs)
@@ -153,12 +165,20 @@ impl Agent for Omp {
     }
 
     fn load(&self, ctx: &Context, session_id: &str, mode: Mode) -> Result<Session> {
-        let path = pi_family::find_file(&roots(ctx), session_id, &is_session_file)
+        let path = pi_family::find_file(ctx, &roots(ctx), session_id, &is_session_file)
             .ok_or_else(|| Error::session_not_found(self.name(), session_id))?;
         read_with_subagents(&path, mode.raw())
     }
 
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {
         Ok(vec![read_with_subagents(&source.path, false)?])
+    }
+
+    fn looked_at(&self, ctx: &Context) -> Vec<Place> {
+        places(ctx)
+    }
+
+    fn format_version(&self, _ctx: &Context, source: &Source) -> Option<FormatVersion> {
+        pi_family::header_version(&source.path)
     }
 }

@@ -12,14 +12,15 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 use crate::agents::adapter::{
-    existing_dirs, Agent, Fingerprint, ManySessions, Mode, SearchSupport, Source,
+    existing_dirs, Agent, Fingerprint, FormatVersion, ManySessions, Mode, Place, SearchSupport,
+    Source, SESSION_DIRS,
 };
 use crate::agents::pi_family;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{ModelUsage, Session, SessionSummary, Tokens};
 use crate::query::ByteFilter;
-use crate::read::fs::{files, read_capped, subdirs};
+use crate::read::fs::{files_noted, read_capped, subdirs};
 use crate::read::tree::TreeDoc;
 
 mod db;
@@ -38,19 +39,25 @@ fn is_spec_file(name: &str) -> bool {
 }
 
 fn state_dirs(ctx: &Context) -> Vec<PathBuf> {
+    existing_dirs(places(ctx).into_iter().map(|p| p.path))
+}
+
+/// Every state directory `state_dirs` may read, with what chose it.
+fn places(ctx: &Context) -> Vec<Place> {
     if let Some(d) = ctx.session_dir("openclaw") {
-        return existing_dirs([d]);
+        return vec![Place::new(d, Some(SESSION_DIRS))];
     }
+    let home_by = ctx.env.var("OPENCLAW_HOME").map(|_| "OPENCLAW_HOME");
     let home = ctx.env.path_var("OPENCLAW_HOME").or_else(|| ctx.env.home());
-    let mut c: Vec<PathBuf> = ["OPENCLAW_STATE_DIR", "CLAWDBOT_STATE_DIR"]
+    let mut c: Vec<Place> = ["OPENCLAW_STATE_DIR", "CLAWDBOT_STATE_DIR"]
         .iter()
-        .filter_map(|v| ctx.env.path_var(v))
+        .filter_map(|v| Some(Place::new(ctx.env.path_var(v)?, Some(*v))))
         .collect();
     c.extend(
         home.iter()
-            .flat_map(|h| [h.join(".openclaw"), h.join(".clawdbot")]),
+            .flat_map(|h| [".openclaw", ".clawdbot"].map(|d| Place::new(h.join(d), home_by))),
     );
-    existing_dirs(c)
+    c
 }
 
 /// `<state>/agents/<agentId>/sessions` directories.
@@ -218,19 +225,31 @@ impl Agent for OpenClaw {
         for dir in transcript_dirs(&states) {
             let index = dir.join(INDEX_NAME);
             out.extend(
-                files(&dir, is_transcript)
+                files_noted(ctx, &dir, is_transcript)
                     .into_iter()
                     .filter_map(|p| Source::new(p, std::slice::from_ref(&index))),
             );
         }
         for dir in spec_dirs(&states) {
             out.extend(
-                files(&dir, is_spec_file)
+                files_noted(ctx, &dir, is_spec_file)
                     .into_iter()
                     .filter_map(|p| Source::new(p, &[])),
             );
         }
         out
+    }
+
+    fn looked_at(&self, ctx: &Context) -> Vec<Place> {
+        places(ctx)
+    }
+
+    /// A transcript's header `version` (Pi's format); a database declares none we read.
+    fn format_version(&self, _ctx: &Context, source: &Source) -> Option<FormatVersion> {
+        match kind(&source.path) {
+            Kind::Transcript => pi_family::header_version(&source.path),
+            _ => None,
+        }
     }
 
     fn summaries(&self, _ctx: &Context, source: &Source) -> Result<Vec<SessionSummary>> {
@@ -251,8 +270,8 @@ impl Agent for OpenClaw {
                 Err(e) => db_error = Some(e),
             }
         }
-        if let Some(p) = pi_family::find_file(&transcript_dirs(&states), session_id, &is_transcript)
-        {
+        let dirs = transcript_dirs(&states);
+        if let Some(p) = pi_family::find_file(ctx, &dirs, session_id, &is_transcript) {
             return read_transcript(&p, mode.raw());
         }
         let spec = spec_dirs(&states);

@@ -4,13 +4,14 @@
 use std::path::{Path, PathBuf};
 
 use crate::agents::adapter::{
-    existing_dirs, Agent, Fingerprint, ManySessions, Mode, SearchSupport, Source,
+    existing_dirs, sqlite_noted, Agent, Fingerprint, ManySessions, Mode, Place, SearchSupport,
+    Source, SESSION_DIRS,
 };
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary};
 use crate::query::ByteFilter;
-use crate::read::fs::files;
+use crate::read::fs::{files, files_noted};
 use crate::read::sqlite::open_read_only;
 
 mod build;
@@ -55,7 +56,7 @@ fn stores(ctx: &Context) -> Stores {
             (Some(":memory:"), _) => {}
             (Some(p), _) if Path::new(p).is_absolute() => dbs.push(PathBuf::from(p)),
             (Some(p), Some(d)) => dbs.push(d.join(p)),
-            (None, Some(d)) => dbs.extend(files(d, is_db_name)),
+            (None, Some(d)) => dbs.extend(files_noted(ctx, d, is_db_name)),
             (_, None) => {}
         }
         storages.extend(data.map(|d| d.join("storage")));
@@ -63,6 +64,32 @@ fn stores(ctx: &Context) -> Stores {
     storages.retain(|s| s.join("session").is_dir());
     Stores { dbs, storages }
 }
+
+/// The data directory (or database) `stores` reads, with what chose it.
+fn places(ctx: &Context) -> Vec<Place> {
+    if let Some(dir) = ctx.session_dir(AGENT) {
+        return vec![Place::new(dir, Some(SESSION_DIRS))];
+    }
+    let data_by = ctx.env.var("XDG_DATA_HOME").map(|_| "XDG_DATA_HOME");
+    let data = ctx
+        .env
+        .path_var("XDG_DATA_HOME")
+        .or_else(|| ctx.env.home_join(".local/share"))
+        .map(|d| d.join("opencode"));
+    let mut out = Vec::new();
+    match (ctx.env.var(DB_VAR), &data) {
+        (Some(":memory:"), _) => {}
+        (Some(p), _) if Path::new(p).is_absolute() => {
+            out.push(Place::new(PathBuf::from(p), Some(DB_VAR)))
+        }
+        (Some(p), Some(d)) => out.push(Place::new(d.join(p), Some(DB_VAR))),
+        _ => {}
+    }
+    out.extend(data.map(|d| Place::new(d, data_by)));
+    out
+}
+
+const DB_VAR: &str = "OPENCODE_DB";
 
 fn is_legacy(source: &Path) -> bool {
     source.extension().and_then(|e| e.to_str()) == Some("json")
@@ -77,7 +104,9 @@ impl Agent for OpenCode {
     /// listing keeps the database's copy unless the JSON one is newer.
     fn sources(&self, ctx: &Context) -> Vec<Source> {
         let st = stores(ctx);
-        let mut out: Vec<Source> = st.dbs.into_iter().filter_map(Source::sqlite).collect();
+        let mut out: Vec<Source> = (st.dbs.into_iter())
+            .filter_map(|db| sqlite_noted(ctx, db))
+            .collect();
         for storage in &st.storages {
             for f in legacy::session_files(storage) {
                 let side = legacy::side_files(storage, &f);
@@ -85,6 +114,10 @@ impl Agent for OpenCode {
             }
         }
         out
+    }
+
+    fn looked_at(&self, ctx: &Context) -> Vec<Place> {
+        places(ctx)
     }
 
     fn summaries(&self, _ctx: &Context, source: &Source) -> Result<Vec<SessionSummary>> {

@@ -7,7 +7,9 @@
 use serde_json::Value;
 use std::path::PathBuf;
 
-use crate::agents::adapter::{existing_dirs, Agent, Mode, Source};
+use crate::agents::adapter::{
+    existing_dirs, Agent, FormatVersion, Mode, Place, Source, SESSION_DIRS,
+};
 use crate::agents::pi_family::{self, session_files};
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -22,19 +24,25 @@ fn is_session_file(name: &str) -> bool {
 
 /// The sessions directory Pi itself would use (one; an override replaces the defaults).
 fn roots(ctx: &Context) -> Vec<PathBuf> {
+    existing_dirs(place(ctx).map(|p| p.path))
+}
+
+const SESSION_DIR_VAR: &str = "PI_CODING_AGENT_SESSION_DIR";
+const AGENT_DIR_VAR: &str = "PI_CODING_AGENT_DIR";
+
+/// `roots`' one directory, with what chose it.
+fn place(ctx: &Context) -> Option<Place> {
     if let Some(d) = ctx.session_dir("pi") {
-        return existing_dirs([d]);
+        return Some(Place::new(d, Some(SESSION_DIRS)));
     }
-    if let Some(d) = ctx.env.path_var("PI_CODING_AGENT_SESSION_DIR") {
-        return existing_dirs([d]);
+    if let Some(d) = ctx.env.path_var(SESSION_DIR_VAR) {
+        return Some(Place::new(d, Some(SESSION_DIR_VAR)));
     }
-    let Some(agent_dir) = ctx
+    let by = ctx.env.var(AGENT_DIR_VAR).map(|_| AGENT_DIR_VAR);
+    let agent_dir = ctx
         .env
-        .path_var("PI_CODING_AGENT_DIR")
-        .or_else(|| ctx.env.home_join(".pi/agent"))
-    else {
-        return Vec::new();
-    };
+        .path_var(AGENT_DIR_VAR)
+        .or_else(|| ctx.env.home_join(".pi/agent"))?;
     let configured = read_capped(&agent_dir.join("settings.json"), 1 << 20)
         .ok()
         .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
@@ -45,7 +53,10 @@ fn roots(ctx: &Context) -> Vec<PathBuf> {
             // Only absolute paths: what a relative one is relative to is not documented.
             None => Some(PathBuf::from(&s)).filter(|p| p.is_absolute()),
         });
-    existing_dirs([configured.unwrap_or_else(|| agent_dir.join("sessions"))])
+    Some(match configured {
+        Some(d) => Place::new(d, Some("sessionDir (settings.json)")),
+        None => Place::new(agent_dir.join("sessions"), by),
+    })
 }
 
 impl Agent for Pi {
@@ -56,7 +67,7 @@ impl Agent for Pi {
     fn sources(&self, ctx: &Context) -> Vec<Source> {
         roots(ctx)
             .iter()
-            .flat_map(|r| session_files(r, &is_session_file))
+            .flat_map(|r| session_files(ctx, r, &is_session_file))
             .filter_map(|p| Source::new(p, &[]))
             .collect()
     }
@@ -67,9 +78,17 @@ impl Agent for Pi {
     }
 
     fn load(&self, ctx: &Context, session_id: &str, mode: Mode) -> Result<Session> {
-        let path = pi_family::find_file(&roots(ctx), session_id, &is_session_file)
+        let path = pi_family::find_file(ctx, &roots(ctx), session_id, &is_session_file)
             .ok_or_else(|| Error::session_not_found(self.name(), session_id))?;
         Ok(pi_family::read_file(self.name(), &path, mode.raw())?.session)
+    }
+
+    fn looked_at(&self, ctx: &Context) -> Vec<Place> {
+        place(ctx).into_iter().collect()
+    }
+
+    fn format_version(&self, _ctx: &Context, source: &Source) -> Option<FormatVersion> {
+        pi_family::header_version(&source.path)
     }
 
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {

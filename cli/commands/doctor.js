@@ -1,0 +1,100 @@
+'use strict'
+// amux doctor: why an agent's sessions do or do not show up. For each agent: where it looked and
+// which variable chose the place, what it found, what it passed over and why; then the index,
+// retention settings and versions. Exit 0 when every store found was read, 1 when something was
+// skipped (the report is printed either way).
+
+const { jsonOption } = require('../lib/options.js')
+const { client } = require('../lib/api.js')
+const { print, printJson, view } = require('../lib/output.js')
+const { withProgress } = require('../lib/progress.js')
+const { count, duration, relativeDate, absoluteDate } = require('../lib/format.js')
+
+const EXIT_SKIPPED = 1
+
+module.exports = (command) =>
+  command
+    .description('why sessions do or do not show up: where each agent looked, what it found and skipped')
+    .addOption(jsonOption())
+    .action(doctor)
+
+async function doctor(o) {
+  const report = await withProgress('examining the stores', client().doctor())
+  if (o.json) printJson(report)
+  else print(render(report, view()))
+  if (report.skipped > 0) process.exitCode = EXIT_SKIPPED
+}
+
+const plural = (n, one, many = `${one}s`) => `${count(n)} ${n === 1 ? one : many}`
+
+function size(bytes) {
+  if (bytes < 1024) return `${bytes} B`
+  const units = ['KB', 'MB', 'GB', 'TB']
+  let v = bytes / 1024
+  let i = 0
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024
+    i++
+  }
+  return `${v.toFixed(1)} ${units[i]}`
+}
+
+/** The report as sections for a person; without colour on a pipe (and under NO_COLOR). */
+function render(report, { paint, now }) {
+  const out = []
+  const label = (text) => paint('dim', text.padEnd(11))
+  const more = ' '.repeat(11)
+  for (const a of report.agents) {
+    const found = a.stores > 0 ? `${plural(a.sessions, 'session')} in ${plural(a.stores, 'store')}, ${size(a.bytes)}` : 'nothing found'
+    const mark = a.skipped.length > 0 ? paint('red', '✗') : a.stores > 0 ? paint('green', '✓') : paint('dim', '·')
+    out.push(`${mark} ${paint('bold', a.agent)}  ${found}`)
+    a.places.forEach((p, i) => {
+      const by = p.chosenBy ? paint('cyan', p.chosenBy) : 'default under HOME'
+      const state = p.exists ? '' : paint('dim', ' (does not exist)')
+      out.push(`  ${i === 0 ? label('looked in') : more}${p.path}  ← ${by}${state}`)
+    })
+    if (a.versions.length > 0) {
+      const seen = a.versions.map((v) => {
+        const text = `${v.field} ${v.version} (${v.sources})`
+        return v.newerThanKnown ? paint('red', `${text}, newer than known`) : text
+      })
+      out.push(`  ${label('versions')}${seen.join(', ')}  ${paint('dim', 'of the newest stores')}`)
+    }
+    if (a.retention) out.push(`  ${label('retention')}${retention(a.retention, paint)}`)
+    for (const g of a.skipped) {
+      out.push(`  ${label('skipped')}${paint('red', `${g.kind}: ${g.count}`)}`)
+      for (const s of g.first) out.push(`  ${more}  ${s.path}  ${paint('dim', `— ${s.detail}`)}`)
+      if (g.count > g.first.length) out.push(`  ${more}  ${paint('dim', `… and ${g.count - g.first.length} more`)}`)
+    }
+  }
+  out.push('', ...index(report.index, { paint, now, label, more }))
+  out.push('', `${label('versions')}node ${report.versions.node}, addon ${report.versions.addon}`)
+  out.push(
+    report.skipped > 0
+      ? paint('red', `${plural(report.skipped, 'source')} skipped: see above`)
+      : paint('green', 'every store found was read'),
+  )
+  return out.join('\n')
+}
+
+function retention(r, paint) {
+  const where = `${r.setting} ${r.days === null ? 'off' : `${r.days} days`}${r.default ? ' (default)' : ''}, ${r.file}`
+  if (r.days === null || r.days <= 0) return `${where}: ${r.effect}`
+  const older = r.olderThanLimit > 0 ? paint('yellow', `${plural(r.olderThanLimit, 'session')} here ${r.olderThanLimit === 1 ? 'is' : 'are'} older than ${r.days} days`) : `no session here is older than ${r.days} days`
+  const close = r.closeAfterDays !== null ? `, ${count(r.closeToLimit)} more ${r.closeToLimit === 1 ? 'is' : 'are'} older than ${r.closeAfterDays} days` : ''
+  return `${where}\n${' '.repeat(13)}${r.effect}; ${older}${close}`
+}
+
+function index(ix, { paint, now, label, more }) {
+  if (!ix.dir) return [`${label('index')}off (cacheDir: false or AGENT_MUX_NO_CACHE=1): every call reads the stores`]
+  const fresh = ix.stale === 0 ? 'up to date' : paint('yellow', `${plural(ix.stale, 'source')} to read at the next search`)
+  const last =
+    ix.lastUpdateMs === null
+      ? 'no update recorded'
+      : `${relativeDate(new Date(ix.lastUpdateMs), now)} · ${absoluteDate(new Date(ix.lastUpdateMs))}, took ${duration(ix.lastUpdateTookMs)}`
+  return [
+    `${label('index')}${ix.dir}`,
+    `${more}${size(ix.bytes)}, ${plural(ix.sources, 'source')}, ${plural(ix.sessions, 'session')}; ${fresh}`,
+    `${more}last update: ${last}`,
+  ]
+}
