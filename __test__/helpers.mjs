@@ -24,9 +24,27 @@ export function copyDemoHome() {
   return dir
 }
 
-// A cache dir may still be written by a detached process of a CLI call (`index-child.js`).
+// A cache dir may still be written by the detached process a CLI or MCP call handed the index's
+// work to (`index-child.js`, whose arguments name the cache dir): on Linux, wait for those that
+// write under `dir` to end (a minute at most), then remove it, retrying as other systems need.
 export function removeDir(dir) {
+  const until = Date.now() + 60_000
+  while (indexChildrenUnder(dir) && Date.now() < until) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100)
   rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
+}
+
+function indexChildrenUnder(dir) {
+  if (process.platform !== 'linux') return false
+  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    let args
+    try {
+      args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+    } catch {
+      continue
+    }
+    if (args.some((a) => a.endsWith('index-child.js')) && args.some((a) => a.startsWith(dir))) return true
+  }
+  return false
 }
 
 /** Path → sha256 of every file, and every directory, under `root` (symlinks by their target text). */
