@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
+import { copyCheckout } from '../scripts/release/copy-checkout.mjs'
 
 const require = createRequire(import.meta.url)
 const root = fileURLToPath(new URL('..', import.meta.url)).replace(/[\\/]$/, '')
@@ -79,6 +80,27 @@ describe('platform packages (npm/<platform>)', () => {
       expect(p.publishConfig?.access).toBe('public')
     }
   })
+})
+
+// Release tooling parses `npm pack --json` and `npm publish --dry-run --json`: with the lifecycle
+// scripts run (prepack builds the page and checks the pack), stdout must hold that JSON alone. Run
+// in a copy of the checkout, since prepack rewrites ui/dist, which other test files serve.
+describe('npm pack --json, prepack included', () => {
+  it('prints nothing but its JSON on stdout; the page build reports on stderr', () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'amux-pack-json-'))
+    try {
+      copyCheckout(root, tmp)
+      expect(existsSync(join(tmp, 'ui', 'dist'))).toBe(false) // ignored, so not copied: prepack must build it
+      const r = spawnSync(npm, ['pack', '--dry-run', '--json'], { cwd: tmp, encoding: 'utf8', shell: process.platform === 'win32' })
+      expect(r.status, r.stderr).toBe(0)
+      const packs = JSON.parse(r.stdout)
+      expect(packs.map((p) => p.name)).toEqual([pkg.name])
+      expect(packs[0].files.map((f) => f.path)).toEqual(expect.arrayContaining(['ui/dist/index.html', 'ui/dist/assets/LICENSES.txt']))
+      expect(r.stderr).toMatch(/^ui: page built in \d+ ms/m)
+    } finally {
+      rmSync(tmp, { recursive: true, force: true })
+    }
+  }, 120_000)
 })
 
 describe('the packed package, installed', () => {

@@ -1,7 +1,8 @@
 // `npm run build:ui`: the page (ui/page) bundled by esbuild into ui/dist, which the npm package
 // ships and `amux ui` serves. File names carry a hash of their content (served as immutable);
 // index.html names them. The licences of the libraries bundled go to ui/dist/assets/LICENSES.txt.
-// Prints each file's size, raw and gzipped; fails past the page's budget.
+// Prints each file's size, raw and gzipped, on stderr: npm runs this as prepack, and `npm pack
+// --json` must print nothing but its JSON on stdout. Fails past the page's budget.
 import { build } from 'esbuild'
 import { mkdirSync, readFileSync, rmSync, writeFileSync, copyFileSync, readdirSync, existsSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
@@ -55,9 +56,9 @@ for (const name of ['index.html', ...readdirSync(assets).map((n) => `assets/${n}
   const body = readFileSync(join(dist, name))
   const gz = gzipSync(body, { level: 9 }).length
   if (!name.endsWith('.txt')) total += gz
-  console.log(`  ui/dist/${name.padEnd(32)} ${String(body.length).padStart(8)} B  ${String(gz).padStart(7)} B gzipped`)
+  console.error(`  ui/dist/${name.padEnd(32)} ${String(body.length).padStart(8)} B  ${String(gz).padStart(7)} B gzipped`)
 }
-console.log(`ui: page built in ${Date.now() - started} ms, ${total} B gzipped (budget ${BUDGET_GZIP} B)`)
+console.error(`ui: page built in ${Date.now() - started} ms, ${total} B gzipped (budget ${BUDGET_GZIP} B)`)
 if (total > BUDGET_GZIP) {
   console.error(`ui: the page's assets weigh ${total} B gzipped, over the budget of ${BUDGET_GZIP} B`)
   process.exit(1)

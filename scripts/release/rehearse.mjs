@@ -11,13 +11,14 @@
 //
 // What it cannot prove here: the builds, the test jobs and `npm publish` itself (release.yml).
 // Run by `npm test`; takes 20-100 s on a shared 2-core machine, most of it npm starting up. Exits 1 on the first failed proof.
-import { execFileSync, spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { versionProblems } from './check-versions.mjs'
 import { packProblems } from './check-pack.mjs'
+import { copyCheckout } from './copy-checkout.mjs'
 
 const source = fileURLToPath(new URL('../..', import.meta.url))
 const windows = process.platform === 'win32'
@@ -41,23 +42,12 @@ function prove(what, problems) {
   console.log(`ok - ${what}`)
 }
 
-/** The checkout's files (tracked and new, not ignored), copied as they are now into `dir`. */
-function copyCheckout(dir) {
-  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: source, encoding: 'utf8' })
-  for (const file of files.split('\0').filter(Boolean)) {
-    if (!existsSync(join(source, file))) continue // deleted in the working tree
-    mkdirSync(dirname(join(dir, file)), { recursive: true })
-    cpSync(join(source, file), join(dir, file))
-  }
-  symlinkSync(join(source, 'node_modules'), join(dir, 'node_modules'), 'junction')
-}
-
 const napi = join(source, 'node_modules', '@napi-rs', 'cli', 'dist', 'cli.js')
 const nextPatch = (version) => version.replace(/^(\d+)\.(\d+)\.(\d+).*$/, (_, a, b, c) => `${a}.${b}.${Number(c) + 1}`)
 
 const started = Date.now()
 try {
-  copyCheckout(repo)
+  copyCheckout(source, repo)
   run('git', ['init', '-q'], repo)
   run('git', ['add', '-A'], repo)
   run('git', ['commit', '-q', '-m', 'the checkout as it is'], repo)
