@@ -45,6 +45,8 @@ export interface SessionSummary {
   tags: string[]
   cwd?: string
   forkedFrom?: string
+  /** Beyond the spec: the git branch the session ran on (the last one recorded), where the agent records it. */
+  gitBranch?: string
   relevanceScore?: number
   /** Beyond the spec (search only): the best matching passage, hits marked `>>>hit<<<`. */
   snippet?: string
@@ -65,6 +67,8 @@ export interface Session {
   tags: string[]
   cwd?: string
   forkedFrom?: string
+  /** Beyond the spec: the git branch the session ran on (the last one recorded), where the agent records it. */
+  gitBranch?: string
   messages: SessionMessage[]
   raw?: unknown
   /** Beyond the spec: `messages.length`, as on the summary. */
@@ -113,6 +117,8 @@ export interface SessionQuery {
   sort?: 'relevance' | 'date' | 'cost'
   /** Beyond the spec: only sessions started in this directory, as `SessionListOptions.cwd`. */
   cwd?: string
+  /** Beyond the spec: only sessions that ran on this git branch, as `SessionListOptions.branch`. */
+  branch?: string
 }
 
 export interface SessionListOptions {
@@ -124,6 +130,8 @@ export interface SessionListOptions {
   sort?: 'date' | 'cost' | 'turns'
   sortDirection?: 'asc' | 'desc'
   cwd?: string
+  /** Beyond the spec: only sessions that ran on this git branch (`SessionSummary.gitBranch`), exactly. */
+  branch?: string
 }
 
 export interface CostAggregationOptions {
@@ -138,6 +146,8 @@ export interface CostAggregationOptions {
   startOfWeek?: WeekDay
   /** Beyond the spec: only sessions started in this directory, as `SessionListOptions.cwd`. */
   cwd?: string
+  /** Beyond the spec: only sessions that ran on this git branch, as `SessionListOptions.branch`. */
+  branch?: string
 }
 
 export interface CostSummary {

@@ -23,8 +23,10 @@ const cwd = param('cwd', kinds.directory(), 'only sessions started in this direc
   mcp: { help: 'only sessions whose working directory is exactly this absolute path' },
 })
 
+const branch = param('branch', kinds.text({ max: 200 }), 'only sessions that ran on this git branch (where the agent records it)', { cli: { value: 'name' } })
+
 /** The filters of list, search and totalCost, in this order. */
-const filters = [since, until, model, tags, cwd]
+const filters = [since, until, model, tags, cwd, branch]
 
 const limit = (dflt, frontEnds) => param('limit', kinds.count({ min: 1 }), 'at most this many results', { default: dflt, ...frontEnds })
 

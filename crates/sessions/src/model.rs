@@ -455,6 +455,10 @@ pub struct SessionSummary {
     pub cwd: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forked_from: Option<String>,
+    /// Beyond the spec: the git branch the session ran on (the last one recorded), where the
+    /// agent records it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_branch: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relevance_score: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -495,6 +499,7 @@ impl SessionSummary {
             tags: Vec::new(),
             cwd: None,
             forked_from: None,
+            git_branch: None,
             relevance_score: None,
             snippet: None,
             match_count: None,

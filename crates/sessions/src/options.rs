@@ -69,6 +69,8 @@ pub struct Filters {
     #[serde(deserialize_with = "from_js::strings")]
     pub tags: Option<Vec<String>>,
     pub cwd: Option<String>,
+    /// The git branch the session ran on (`SessionSummary::git_branch`), exactly.
+    pub branch: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -29,6 +29,9 @@ pub fn matches(s: &SessionSummary, f: &Filters) -> bool {
             return false;
         }
     }
+    if f.branch.is_some() && s.git_branch != f.branch {
+        return false;
+    }
     true
 }
 
@@ -51,8 +54,9 @@ pub fn looks_past_dates(f: &Filters) -> bool {
         model,
         tags: _,
         cwd,
+        branch,
     } = f;
-    model.is_some() || filters_by_tag(f) || cwd.is_some()
+    model.is_some() || filters_by_tag(f) || cwd.is_some() || branch.is_some()
 }
 
 /// What a summary costs, as the cost orders compare it (0 when not priced).

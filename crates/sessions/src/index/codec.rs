@@ -205,6 +205,7 @@ fn put_summary(w: &mut Writer, s: &SessionSummary, requests: bool) {
     s.tags.iter().for_each(|t| w.str(t));
     w.opt(s.cwd.as_deref(), Writer::str);
     w.opt(s.forked_from.as_deref(), Writer::str);
+    w.opt(s.git_branch.as_deref(), Writer::str);
     w.opt(s.relevance_score, Writer::f64);
     w.opt(s.snippet.as_deref(), Writer::str);
     w.opt(s.match_count, Writer::u64);
@@ -296,6 +297,7 @@ fn get_summary(r: &mut Reader, requests: bool) -> R<SessionSummary> {
         tags: r.many(Reader::str)?,
         cwd: r.opt(Reader::str)?,
         forked_from: r.opt(Reader::str)?,
+        git_branch: r.opt(Reader::str)?,
         relevance_score: r.opt(Reader::f64)?,
         snippet: r.opt(Reader::str)?,
         match_count: r.opt(Reader::u64)?,

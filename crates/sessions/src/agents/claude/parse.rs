@@ -46,6 +46,8 @@ struct Line<'a> {
     timestamp: LStr<'a>,
     #[serde(borrow)]
     cwd: LStr<'a>,
+    #[serde(rename = "gitBranch", borrow)]
+    git_branch: LStr<'a>,
     #[serde(rename = "sessionId", borrow)]
     session_id: LStr<'a>,
     #[serde(rename = "agentId", borrow)]
@@ -291,6 +293,8 @@ struct State<'a> {
     created: Option<Timestamp>,
     updated: Option<Timestamp>,
     cwd: Option<String>,
+    /// The last branch a line recorded: a session that made or switched to a branch is found by it.
+    git_branch: Option<String>,
     custom_title: Option<String>,
     ai_title: Option<String>,
     summary_title: Option<String>,
@@ -512,6 +516,11 @@ impl State<'_> {
         }
         if self.cwd.is_none() {
             self.cwd = line.cwd.non_empty().map(str::to_string);
+        }
+        if let Some(b) = line.git_branch.non_empty() {
+            if self.git_branch.as_deref() != Some(b) {
+                self.git_branch = Some(b.to_string());
+            }
         }
         if f.number == 0 {
             self.metadata(f, line);
@@ -885,6 +894,7 @@ impl State<'_> {
         s.turn_count = transcript.turn_count();
         s.model = transcript.most_used_model();
         s.cwd = self.cwd.clone();
+        s.git_branch = self.git_branch.clone();
         s.forked_from = self.forked_from.clone();
         let responses = self.responses.iter().map(|r| {
             let flags = (r.sidechain, r.replayed);

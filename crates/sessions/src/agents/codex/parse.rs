@@ -66,6 +66,8 @@ struct Payload<'a> {
     #[serde(borrow)]
     parent_thread_id: LStr<'a>,
     source: Option<Value>,
+    /// `session_meta.git`: `{commit_hash, branch, repository_url}`.
+    git: Option<Value>,
     history_base: Option<IgnoredAny>,
     #[serde(borrow)]
     role: LStr<'a>,
@@ -196,6 +198,7 @@ struct State {
     meta_time: Option<Timestamp>,
     meta_seen: bool,
     cwd: Option<String>,
+    git_branch: Option<String>,
     forked_from: Option<String>,
     /// A forked or spawned thread (its totals start from the parent's).
     child: bool,
@@ -312,6 +315,7 @@ fn into_static_payload(p: Payload<'_>) -> Payload<'static> {
         forked_from_id: s(p.forked_from_id),
         parent_thread_id: s(p.parent_thread_id),
         source: p.source,
+        git: p.git,
         history_base: p.history_base,
         role: s(p.role),
         content: items(p.content),
@@ -449,6 +453,11 @@ impl State {
             self.created = Some(self.created.map_or(t, |c| c.min(t)));
         }
         self.cwd = p.cwd.non_empty().map(str::to_string).or(self.cwd.take());
+        self.git_branch = (p.git.as_ref())
+            .and_then(|g| g.get("branch"))
+            .and_then(Value::as_str)
+            .filter(|b| !b.is_empty())
+            .map(str::to_string);
         if let Some(m) = p.model.non_empty() {
             self.model.get_or_insert_with(|| m.to_string());
         }
@@ -696,6 +705,7 @@ impl State {
             .most_used_model()
             .or_else(|| self.model.clone());
         s.cwd = self.cwd.clone();
+        s.git_branch = self.git_branch.clone();
         s.forked_from = self.forked_from.clone();
         s.usage = self.usage.clone();
         s

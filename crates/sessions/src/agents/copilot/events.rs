@@ -55,6 +55,8 @@ struct Builder {
     first: Option<Timestamp>,
     latest: Option<Timestamp>,
     cwd: Option<String>,
+    /// The last branch a start or resume recorded.
+    git_branch: Option<String>,
     model: Option<String>,
     messages: Vec<Message>,
     /// toolCallId → (message index, call index).
@@ -77,6 +79,7 @@ impl Builder {
             first: None,
             latest: None,
             cwd: None,
+            git_branch: None,
             model: None,
             messages: Vec::new(),
             calls: HashMap::new(),
@@ -164,6 +167,13 @@ impl Builder {
     }
 
     fn set_cwd(&mut self, d: &Map<String, Value>) {
+        let context = d.get("context");
+        let branch = context
+            .and_then(|c| c.get("branch"))
+            .and_then(Value::as_str);
+        if let Some(b) = branch.filter(|b| !b.is_empty()) {
+            self.git_branch = Some(b.to_string());
+        }
         if self.cwd.is_none() {
             self.cwd = d
                 .get("context")
@@ -392,6 +402,8 @@ impl Builder {
         let mut s = SessionSummary::new("copilot", &id, created, updated);
         s.title = title(ws, &self.messages);
         s.cwd = ws.cwd.clone().or(self.cwd.take());
+        // The workspace file is rewritten as the session goes on: its branch is the latest.
+        s.git_branch = ws.branch.clone().or(self.git_branch.take());
         s.usage = std::mem::take(&mut self.usage);
         s.usage.retain(|u| !u.tokens.is_zero());
         let raw = self

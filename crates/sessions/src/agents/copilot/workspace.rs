@@ -9,6 +9,7 @@ use crate::model::{parse_time_str, Timestamp};
 pub struct Workspace {
     pub name: Option<String>,
     pub cwd: Option<String>,
+    pub branch: Option<String>,
     pub created_at: Option<Timestamp>,
     pub updated_at: Option<Timestamp>,
 }
@@ -50,6 +51,7 @@ pub fn parse(text: &str) -> Workspace {
         match key.trim() {
             "name" => w.name = value,
             "cwd" => w.cwd = value,
+            "branch" => w.branch = value,
             "created_at" => w.created_at = value.as_deref().and_then(parse_time_str),
             "updated_at" => w.updated_at = value.as_deref().and_then(parse_time_str),
             _ => {}

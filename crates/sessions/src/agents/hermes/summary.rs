@@ -101,8 +101,10 @@ fn sql(schema: &Schema, only: bool) -> String {
         "NULL".to_string()
     };
     let filter = if only { "WHERE s.id = ?1" } else { "" };
+    // Read beside the row, not as part of it: `raw` keeps the columns it has always had.
+    let branch = col_or_null(&schema.session_cols, "s", "git_branch");
     format!(
-        "SELECT {cols}, agg.roles AS agg_roles, agg.last_ts AS agg_last_ts, \
+        "SELECT {cols}, {branch} AS agg_git_branch, agg.roles AS agg_roles, agg.last_ts AS agg_last_ts, \
            CASE WHEN s.title IS NULL OR s.title = '' THEN \
              (SELECT m.content FROM messages m WHERE m.session_id = s.id AND m.role = 'user' \
               AND {visible} ORDER BY m.id LIMIT 1) END AS first_user, \
@@ -183,6 +185,7 @@ fn summarise(row: &Row<'_>) -> rusqlite::Result<Option<(SessionSummary, Value)>>
     s.model = text(row, "model")?;
     // ACP sessions keep their cwd in model_config, not in the column.
     s.cwd = text(row, "cwd")?.or_else(|| from_config("cwd"));
+    s.git_branch = text(row, "agg_git_branch")?;
     s.forked_from = text(row, "parent_session_id")?
         .or_else(|| from_config("_branched_from"))
         .or_else(|| from_config("_delegate_from"))
@@ -199,7 +202,13 @@ fn summarise(row: &Row<'_>) -> rusqlite::Result<Option<(SessionSummary, Value)>>
 
     let mut raw = row_to_json(row);
     if let Some(o) = raw.as_object_mut() {
-        for k in ["agg_roles", "agg_last_ts", "first_user", "usage_rows"] {
+        for k in [
+            "agg_git_branch",
+            "agg_roles",
+            "agg_last_ts",
+            "first_user",
+            "usage_rows",
+        ] {
             o.remove(k);
         }
     }
