@@ -19,5 +19,10 @@ HOME="$ABS_HOME" node -e "
   const { createClient } = require('./index.js')
   createClient({ cacheDir: process.env.BENCH_CACHE_DIR, indexUpdates: 'wait' }).index.update().then((s) => console.error('index:', s.sessions, 'sessions'))
 "
-echo "$(nproc) cores, node $(node --version), $(git rev-parse --short HEAD)"
-node bench/contract.mjs "$ABS_HOME" "$HUGE_ID"
+# The table goes to stdout and to bench/contract.md, which bench/results.sh puts in RESULTS.md.
+{
+  echo "Measured by \`bash bench/contract.sh\` on $(git rev-parse --short HEAD), $(date -u '+%Y-%m-%d %H:%M UTC'),"
+  echo "$(nproc) cores, node $(node --version), load average $(cut -d' ' -f1-3 /proc/loadavg) at the start."
+  echo
+  node bench/contract.mjs "$ABS_HOME" "$HUGE_ID"
+} | tee bench/contract.md

@@ -114,13 +114,19 @@ it last was.
 
 EOF
   cat "$BODY"
-  cat <<'EOF'
-
-## Build times
-
-TODO(lead): the build-time helper's figures go here (a fresh clone's `npm ci && npm run demo`, a
-debug and a release build of the addon), written by this script.
-EOF
+  echo
+  echo "## Objects or JSON text across the binding"
+  echo
+  echo "Each call is built both ways from the same Rust structs; the faster way is the one kept:"
+  echo "JSON text for every call but \`get\`, whose session is built as JS objects."
+  echo
+  if [ -f bench/contract.md ]; then cat bench/contract.md; else echo "Not measured yet: \`bash bench/contract.sh\`."; fi
+  echo
+  echo "## Build times"
+  echo
+  # A fresh clone's first hour takes a quiet machine and a quarter of an hour of its own:
+  # bench/build-times.sh measures it apart and leaves its table here.
+  if [ -f bench/build-times.md ]; then cat bench/build-times.md; else echo "Not measured yet: \`bash bench/build-times.sh\`."; fi
 } >"$OUT"
 echo "bench/results.sh: wrote $OUT" >&2
 exit $FAILED
