@@ -99,9 +99,9 @@ export const python = (() => {
   }
 })()
 
-/** `python`, or a failure that says why: Python 3 is a prerequisite of the test suite (README). */
+/** `python`, or a failure that says why: Python 3 is a prerequisite of the test suite (docs/development.md). */
 export function requirePython() {
-  if (!python) throw new Error('python3 with its sqlite3 module is needed to write test fixtures (a prerequisite, see README "Development")')
+  if (!python) throw new Error('python3 with its sqlite3 module is needed to write test fixtures (a prerequisite, see docs/development.md)')
   return python
 }
 

@@ -6,7 +6,7 @@
 // amux through its API (cost.daily ...), with the index in a fresh cache directory (or --cache-dir).
 // Periods: each row's tokens equal and its cost within 0.5%; rows on one side only disagree.
 // Blocks: the same ids, and per block the same entries, tokens, cost, activity and burn rate.
-// The differences the README's cost section gives (DIFFERENCES below) are the only ones let
+// The differences docs/cost.md gives (DIFFERENCES below) are the only ones let
 // through, and are named.
 // --cross-midnight: also fail when no Claude or Codex session has usage on two UTC days (a
 // generated home is meant to have such sessions). Exits 1 on any disagreement.
@@ -43,7 +43,7 @@ const REPORTS = {
   hermes: ['daily', 'monthly', 'session'],
 }
 
-// Differences on purpose (README, "Cost"): which fields are not compared, for which agent, and why.
+// Differences on purpose (docs/cost.md): which fields are not compared, for which agent, and why.
 const DIFFERENCES = {
   claude: {
     sessionFamilies:

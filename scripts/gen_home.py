@@ -3,7 +3,7 @@
 
 Deterministic from --seed. The defaults make benchmark data (10,000 sessions, about 1.1 GB); the
 bundled demo home and the tests ask for a few small sessions (--scale 1). The formats follow
-docs/FORMATS.md; the OpenCode, OpenClaw 2026.9 and Hermes databases are created from
+docs/formats.md; the OpenCode, OpenClaw 2026.9 and Hermes databases are created from
 scripts/schema/*.sql (their tables and columns as the agents write them). Needs only Python 3
 (3.8 or newer, with its sqlite3 module; `zstandard`, if installed, compresses large OpenClaw events).
 

@@ -16,7 +16,7 @@ fn main() {
     let present = needed.iter().all(|p| p.is_dir());
     if present {
         // Rebuild when they go away. An absent path is not watched: cargo would rerun this script
-        // and rebuild the crate at every build. Adding ../shared later takes a rebuild (README).
+        // and rebuild the crate at every build. Adding ../shared later takes a rebuild (docs/development.md).
         for p in &needed {
             println!("cargo::rerun-if-changed={}", p.display());
         }

@@ -22,7 +22,7 @@ const ADJACENT_BONUS: f64 = 0.5;
 
 /// A field's weight is the ranking's: it stays with the scoring.
 impl Field {
-    /// The weight of a fully saturated hit here, relative to the conversation's (README, search).
+    /// The weight of a fully saturated hit here, relative to the conversation's (docs/search.md).
     pub fn weight(self) -> f64 {
         match self {
             Field::Title => 3.0,
@@ -696,7 +696,7 @@ impl Bonus {
     }
 }
 
-/// Half-life of the recency decay, in days (README, search).
+/// Half-life of the recency decay, in days (docs/search.md).
 pub const HALF_LIFE_DAYS: f64 = 90.0;
 
 /// The part of a score that does not decay with age, so that a clearly stronger old match still
