@@ -39,8 +39,13 @@ function size(bytes) {
   return `${v.toFixed(1)} ${units[i]}`
 }
 
-/** The report as sections for a person; without colour on a pipe (and under NO_COLOR). */
-function render(report, { paint, now }) {
+/**
+ * The report as sections for a person; without colour on a pipe (and under NO_COLOR). On a
+ * terminal a path under HOME is written from `~`, so that most lines fit; piped, paths are whole.
+ */
+function render(report, { paint, now, tty }) {
+  const home = process.env.HOME
+  const shown = (path) => (tty && home && path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path)
   const out = []
   const label = (text) => paint('dim', text.padEnd(11))
   const more = ' '.repeat(11)
@@ -51,7 +56,7 @@ function render(report, { paint, now }) {
     a.places.forEach((p, i) => {
       const by = p.chosenBy ? paint('cyan', p.chosenBy) : 'default under HOME'
       const state = p.exists ? '' : paint('dim', ' (does not exist)')
-      out.push(`  ${i === 0 ? label('looked in') : more}${p.path}  ← ${by}${state}`)
+      out.push(`  ${i === 0 ? label('looked in') : more}${shown(p.path)}  ← ${by}${state}`)
     })
     if (a.versions.length > 0) {
       const seen = a.versions.map((v) => {
@@ -60,14 +65,14 @@ function render(report, { paint, now }) {
       })
       out.push(`  ${label('versions')}${seen.join(', ')}  ${paint('dim', 'of the newest stores')}`)
     }
-    if (a.retention) out.push(`  ${label('retention')}${retention(a.retention, paint)}`)
+    if (a.retention) out.push(`  ${label('retention')}${retention(a.retention, paint, shown)}`)
     for (const g of a.skipped) {
       out.push(`  ${label('skipped')}${paint('red', `${g.kind}: ${g.count}`)}`)
-      for (const s of g.first) out.push(`  ${more}  ${s.path}  ${paint('dim', `— ${s.detail}`)}`)
+      for (const s of g.first) out.push(`  ${more}  ${shown(s.path)}  ${paint('dim', `— ${s.detail}`)}`)
       if (g.count > g.first.length) out.push(`  ${more}  ${paint('dim', `… and ${g.count - g.first.length} more`)}`)
     }
   }
-  out.push('', ...index(report.index, { paint, now, label, more }))
+  out.push('', ...index(report.index, { paint, now, label, more, shown }))
   out.push('', `${label('versions')}node ${report.versions.node}, addon ${report.versions.addon}`)
   out.push(
     report.skipped > 0
@@ -77,15 +82,16 @@ function render(report, { paint, now }) {
   return out.join('\n')
 }
 
-function retention(r, paint) {
-  const where = `${r.setting} ${r.days === null ? 'off' : `${r.days} days`}${r.default ? ' (default)' : ''}, ${r.file}`
+function retention(r, paint, shown) {
+  const where = `${r.setting} ${r.days === null ? 'off' : `${r.days} days`}${r.default ? ' (default)' : ''}, ${shown(r.file)}`
   if (r.days === null || r.days <= 0) return `${where}: ${r.effect}`
   const older = r.olderThanLimit > 0 ? paint('yellow', `${plural(r.olderThanLimit, 'session')} here ${r.olderThanLimit === 1 ? 'is' : 'are'} older than ${r.days} days`) : `no session here is older than ${r.days} days`
   const close = r.closeAfterDays !== null ? `, ${count(r.closeToLimit)} more ${r.closeToLimit === 1 ? 'is' : 'are'} older than ${r.closeAfterDays} days` : ''
-  return `${where}\n${' '.repeat(13)}${r.effect}; ${older}${close}`
+  const indent = `\n${' '.repeat(13)}`
+  return `${where}${indent}${r.effect}${indent}${older}${close}`
 }
 
-function index(ix, { paint, now, label, more }) {
+function index(ix, { paint, now, label, more, shown }) {
   if (!ix.dir) return [`${label('index')}off (cacheDir: false or AGENT_MUX_NO_CACHE=1): every call reads the stores`]
   const fresh = ix.stale === 0 ? 'up to date' : paint('yellow', `${plural(ix.stale, 'source')} to read at the next search`)
   const last =
@@ -93,7 +99,7 @@ function index(ix, { paint, now, label, more }) {
       ? 'no update recorded'
       : `${relativeDate(new Date(ix.lastUpdateMs), now)} · ${absoluteDate(new Date(ix.lastUpdateMs))}, took ${duration(ix.lastUpdateTookMs)}`
   return [
-    `${label('index')}${ix.dir}`,
+    `${label('index')}${shown(ix.dir)}`,
     `${more}${size(ix.bytes)}, ${plural(ix.sources, 'source')}, ${plural(ix.sessions, 'session')}; ${fresh}`,
     `${more}last update: ${last}`,
   ]
