@@ -245,7 +245,7 @@ describe('mistakes on the command line', () => {
       [['cost', 'weekly', '--start-of-week', 'someday'], "startOfWeek must be one of sunday, monday"],
       [['cost', 'blocks', '--session-length', '0'], "sessionLength must be a number of hours above 0, not '0'"],
       [['cost', 'session', '--last', '0'], "last must be a whole number from 1 up, not '0'"],
-      [['cost', 'blocks', '--agent', 'codex'], 'codex has no billing blocks: only claude do'],
+      [['cost', 'blocks', '--agent', 'codex'], 'codex has no billing blocks (the agents that have them: claude)'],
     ]) {
       const r = amux(args)
       expect(r.status, r.stderr).toBe(2)

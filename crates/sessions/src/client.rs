@@ -226,7 +226,7 @@ impl Client {
             Some(name) if BLOCK_AGENTS.contains(&agent(name)?.name()) => vec![agent(name)?],
             Some(name) => {
                 return Err(Error::validation(format!(
-                    "{name} has no billing blocks: only {} do",
+                    "{name} has no billing blocks (the agents that have them: {})",
                     BLOCK_AGENTS.join(", ")
                 )))
             }
