@@ -4,6 +4,7 @@
 // parameter's parser, and what was not given is left to its default.
 
 const { invalid } = require('./kinds.js')
+const { nearest } = require('../human/nearest.js')
 
 /** `object` without its undefined values, so the library's own defaults apply to what was not given. */
 const defined = (object) => Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined))
@@ -40,25 +41,8 @@ function readValues(taken, given, extra = []) {
 
 // " (did you mean 'x'?)" when a known name is within two edits of `word`.
 function suggest(word, known) {
-  let best
-  let bestDistance = 3
-  for (const k of known) {
-    const d = distance(word, k)
-    if (d < bestDistance) [best, bestDistance] = [k, d]
-  }
+  const best = nearest(word, known)
   return best === undefined ? '' : ` (did you mean '${best}'?)`
-}
-
-function distance(a, b) {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i]
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
-    }
-    previous = row
-  }
-  return previous[b.length]
 }
 
 module.exports = { readValues, unknownParameter, required, defined, suggest }

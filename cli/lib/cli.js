@@ -335,27 +335,11 @@ function wrap(text, room) {
   return lines
 }
 
-// " (Did you mean x?)" when a known word is within two edits of `word`.
+// " (Did you mean x?)" when a known word is within two edits of `word` (read only on a mistake: a
+// start loads no more than it runs).
 function suggest(word, known) {
-  let best
-  let bestDistance = 3
-  for (const k of known) {
-    const d = distance(word, k)
-    if (d < bestDistance) [best, bestDistance] = [k, d]
-  }
+  const best = require('../../human/nearest.js').nearest(word, known)
   return best === undefined ? '' : ` (Did you mean ${best}?)`
-}
-
-function distance(a, b) {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i]
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
-    }
-    previous = row
-  }
-  return previous[b.length]
 }
 
 module.exports = { Command, Option, UsageError, InvalidArgumentError, PrintAndExit }
