@@ -51,13 +51,7 @@ impl Storage {
 
     /// Unpriced summaries of every session of `agent`, one per session id.
     pub fn summaries(&self, ctx: &Context, agent: &dyn Agent) -> Vec<SessionSummary> {
-        match index::summaries(ctx, agent, &self.listed) {
-            Some(listing) => {
-                self.cache.note_skipped(listing.skipped);
-                dedupe_by_id(listing.summaries)
-            }
-            None => without_requests(self.cache.all_summaries(ctx, agent)),
-        }
+        self.summaries_and_skipped(ctx, agent).0
     }
 
     /// `summaries`, with the sources this listing could not read and why (`doctor`).
