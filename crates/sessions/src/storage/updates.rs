@@ -109,6 +109,16 @@ impl Default for LeftList {
     }
 }
 
+/// Whether any client left changes of the stores a write of `agents` in `ctx` into `dir` reads
+/// since `began`: searches made while it wrote, which found a thread writing and started none.
+fn left_since(ctx: &Context, dir: &Path, agents: &[&'static dyn Agent], began: u64) -> bool {
+    let lists: Vec<Arc<Lefts>> = lock(&LISTS).iter().filter_map(Weak::upgrade).collect();
+    lists.iter().any(|list| {
+        (lock(list).iter())
+            .any(|l| l.seq >= began && agents.iter().any(|a| l.same_reads(ctx, dir, a.name())))
+    })
+}
+
 /// A write of `agents` in `ctx` into `dir`, begun at `began`, is done: what any client left
 /// before it of the same stores is written.
 pub fn written(ctx: &Context, dir: &Path, agents: &[&'static dyn Agent], began: u64) {
@@ -146,12 +156,13 @@ impl LeftList {
 
 /// Start a thread that brings the documents of `agents` up to date in the index of `ctx`, unless
 /// one of this process already writes it; once it has, what was left before it began is
-/// written (`written`).
+/// written (`written`). What searches left while it wrote, it writes in one more pass: those
+/// searches found it writing and started no thread of their own.
 fn start(ctx: Context, agents: Vec<&'static dyn Agent>) {
     let Some(dir) = index::dir::resolve(&ctx) else {
         return;
     };
-    let began = began();
+    let mut from = began();
     {
         let mut dirs = running_dirs();
         if dirs.contains(&dir) {
@@ -172,16 +183,29 @@ fn start(ctx: Context, agents: Vec<&'static dyn Agent>) {
         .name("agent-mux-index".into())
         .spawn(move || {
             let done = done;
-            // A fault is the next call's to meet: the index answers nothing it has not
-            // committed.
-            let wrote = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                match background_pool() {
-                    Some(pool) => pool.install(|| index::update(&ctx, &agents, false)),
-                    None => index::update(&ctx, &agents, false),
+            loop {
+                // A fault is the next call's to meet: the index answers nothing it has not
+                // committed.
+                let wrote =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+                        || match background_pool() {
+                            Some(pool) => pool.install(|| index::update(&ctx, &agents, false)),
+                            None => index::update(&ctx, &agents, false),
+                        },
+                    ));
+                if !matches!(wrote, Ok(Some(true))) {
+                    break;
                 }
-            }));
-            if let Ok(Some(true)) = wrote {
-                written(&ctx, &done.0, &agents, began);
+                written(&ctx, &done.0, &agents, from);
+                // Checked with the directory still marked as written: a search that leaves
+                // changes after this finds it free and starts a thread of its own.
+                let mut dirs = running_dirs();
+                if !left_since(&ctx, &done.0, &agents, from) {
+                    dirs.retain(|d| d != &done.0);
+                    break;
+                }
+                drop(dirs);
+                from = began();
             }
         });
     // No thread to be had: the next call tries again (`done` was dropped with the closure).
