@@ -228,8 +228,19 @@ impl Rules {
     /// gitleaks' rules and ours. Panics only if a vendored file does not parse (a unit test
     /// holds them parsing); a rule the `regex` crate cannot compile is skipped and named.
     pub fn build() -> Rules {
-        let gitleaks: Config = toml::from_str(GITLEAKS).expect("gitleaks.toml parses");
-        let ours: Config = toml::from_str(ADDITIONS).expect("additions.toml parses");
+        let mut gitleaks: Config = toml::from_str(GITLEAKS).expect("gitleaks.toml parses");
+        let mut ours: Config = toml::from_str(ADDITIONS).expect("additions.toml parses");
+        // A rule of ours with a gitleaks rule's id and no regex adds its allowlists to that rule
+        // (as gitleaks' own `[extend]` merges them).
+        ours.rules.retain_mut(|r| {
+            if r.regex.is_some() {
+                return true;
+            }
+            if let Some(base) = gitleaks.rules.iter_mut().find(|b| b.id == r.id) {
+                base.allowlists.append(&mut r.allowlists);
+            }
+            false
+        });
         let mut skipped = Vec::new();
         let mut global = Vec::new();
         for a in [gitleaks.allowlist, ours.allowlist].into_iter().flatten() {

@@ -179,6 +179,7 @@ fn what_is_not_a_secret() {
     assert_clean("fn secret_key(&self) -> &[u8] { &self.key }");
     assert_clean("let tokenizer = Tokenizer::new(vocab_size: 32000);");
     assert_clean("The auth middleware checks the session token before each request.");
+    assert_clean("const req = await fetch_if(bapibide, \"bimacefi-14c2b9\");");
 }
 
 #[test]
