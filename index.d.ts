@@ -215,7 +215,11 @@ export interface SessionManager {
   get(agent: AgentName, sessionId: string): Promise<Session>
   search(query: SessionQuery): Promise<SessionSummary[]>
   totalCost(options?: CostAggregationOptions): Promise<CostSummary>
-  export(agent: AgentName, sessionId: string, format: 'json' | 'jsonl' | 'markdown'): Promise<string>
+  /**
+   * Beyond the spec: `'html'`, the share file (one self-contained HTML document, no script, a CSP
+   * that lets nothing load); `options.redact` redacts it before it is drawn (default: the client's).
+   */
+  export(agent: AgentName, sessionId: string, format: 'json' | 'jsonl' | 'markdown' | 'html', options?: { redact?: boolean }): Promise<string>
   diff(
     a: { agent: AgentName; sessionId: string },
     b: { agent: AgentName; sessionId: string },
