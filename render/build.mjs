@@ -6,7 +6,7 @@ import { build } from 'esbuild'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { licenses } from '../scripts/licenses.mjs'
+import { licenses } from './licenses.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, '..')

@@ -6,7 +6,7 @@
 // `links: false` (the share file, which points nowhere) an address is written out as text.
 
 import MarkdownIt from 'markdown-it'
-import { codeTree } from './code.js'
+import { codeTree } from './highlight.js'
 
 const md = new MarkdownIt({ html: false, linkify: false, typographer: false })
 md.validateLink = (url) => /^https?:\/\//i.test(url.trim())

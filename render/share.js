@@ -8,7 +8,7 @@
 
 import { createHash } from 'node:crypto'
 import { markdownTree, el } from './markdown.js'
-import { codeTree } from './code.js'
+import { codeTree } from './highlight.js'
 import { writeNodes, escapeText, escapeAttribute } from './html.js'
 import { bytes, costUnknown, plural, sessionCost, tokenLine, usd } from './format.js'
 import css from './share.css'

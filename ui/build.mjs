@@ -9,7 +9,7 @@ import { gzipSync } from 'node:zlib'
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createHash } from 'node:crypto'
-import { licenses } from '../scripts/licenses.mjs'
+import { licenses } from '../render/licenses.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, '..')

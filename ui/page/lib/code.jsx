@@ -1,7 +1,7 @@
-// Code blocks, highlighted by render/code.js (lowlight), as elements.
+// Code blocks, highlighted by render/highlight.js (lowlight), as elements.
 
 import { useMemo } from 'preact/hooks'
-import { codeTree } from '../../../render/code.js'
+import { codeTree } from '../../../render/highlight.js'
 import { elements } from './tree.js'
 
 /** A block of code, highlighted when its language is known (`language` as a fence names it). */
