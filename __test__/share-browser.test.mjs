@@ -87,6 +87,12 @@ describe.skipIf(!executablePath)('the share file in Chromium, offline', () => {
     const colours = await page.locator('pre i.s').first().evaluate((e) => [getComputedStyle(e).color, getComputedStyle(e.closest('pre')).color])
     expect(colours[0]).not.toBe(colours[1])
     await page.screenshot({ path: join(SHOTS, 'share-claude.png'), fullPage: true })
+    // Dark when the system is, as the page is.
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor)
+    expect(await background()).toBe('rgb(255, 255, 255)')
+    await page.emulateMedia({ colorScheme: 'dark' })
+    expect(await background()).toBe('rgb(20, 22, 26)')
+    await page.screenshot({ path: join(SHOTS, 'share-claude-dark.png'), fullPage: true })
     expect(requests).toEqual([url])
     expect(problems).toEqual([])
     await context.close()
