@@ -297,8 +297,9 @@ class SessionManager {
     return call(this.#native, 'listAll', { options }, (v) => v.map(reviveSummary), this.#onProgress)
   }
 
-  get(agent, sessionId) {
-    return call(this.#native, 'get', { agent, sessionId }, null)
+  // Beyond the spec: `options.redact` (get, export, diff).
+  get(agent, sessionId, options) {
+    return call(this.#native, 'get', { agent, sessionId, options }, null)
   }
 
   search(query) {
@@ -311,11 +312,11 @@ class SessionManager {
 
   export(agent, sessionId, format, options) {
     if (format === 'html') return shareFile(this, agent, sessionId, options, this.#redact)
-    return call(this.#native, 'export', { agent, sessionId, format }, null)
+    return call(this.#native, 'export', { agent, sessionId, format, options }, null)
   }
 
-  diff(a, b) {
-    return call(this.#native, 'diff', { a, b }, reviveDiff)
+  diff(a, b, options) {
+    return call(this.#native, 'diff', { a, b, options }, reviveDiff)
   }
 
   resolveUnifiedId(agent, nativeSessionId) {

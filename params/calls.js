@@ -111,6 +111,8 @@ const exportSession = [
     mcp: false,
     ui: { required: true, choices: ['json', 'jsonl', 'markdown'] },
   }),
+  // Off by default, so the spec's export stays byte-exact; MCP and the UI redact by their own rule.
+  param('redact', kinds.flag(), 'replace secrets (API keys, tokens, private keys, passwords) by [REDACTED:<rule>:<4 hex>]', { mcp: false, ui: false }),
 ]
 
 // `amux sessions share`: where the share file goes. Only the command line writes files.
