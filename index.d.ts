@@ -238,11 +238,14 @@ export interface SessionManager {
   get(agent: AgentName, sessionId: string, options?: ReadOptions): Promise<Session>
   search(query: SessionQuery): Promise<SessionSummary[]>
   totalCost(options?: CostAggregationOptions): Promise<CostSummary>
-  /** Beyond the spec: `options.redact` (without it, the text is exactly the spec's). */
+  /**
+   * Beyond the spec: `options.redact` (without it, the text is exactly the spec's), and `'html'`,
+   * the share file (one self-contained HTML document, no script, a CSP that lets nothing load).
+   */
   export(
     agent: AgentName,
     sessionId: string,
-    format: 'json' | 'jsonl' | 'markdown',
+    format: 'json' | 'jsonl' | 'markdown' | 'html',
     options?: ReadOptions,
   ): Promise<string>
   /** Beyond the spec: `options.redact`. */

@@ -280,10 +280,12 @@ function call(native, method, args, revive, onProgress) {
 class SessionManager {
   #native
   #onProgress
+  #redact
 
-  constructor(native, onProgress) {
+  constructor(native, onProgress, redact) {
     this.#native = native
     this.#onProgress = onProgress
+    this.#redact = redact === true
   }
 
   list(agent, options) {
@@ -309,6 +311,7 @@ class SessionManager {
   }
 
   export(agent, sessionId, format, options) {
+    if (format === 'html') return shareFile(this, agent, sessionId, options, this.#redact)
     return call(this.#native, 'export', { agent, sessionId, format, options }, null)
   }
 
@@ -330,6 +333,35 @@ class SessionManager {
   }
 }
 
+// Beyond the spec, `export(…, 'html')`: the share file, drawn from the session as `get` returns it
+// (so redacted as `get` is) by the renderer render/build.mjs bundles from the page's own markdown
+// and highlighting. Its lineage comes from the agent's list: the parent's title and the
+// sessions forked from this one.
+let renderer
+async function shareFile(sessions, agent, sessionId, options, redactByDefault) {
+  renderer ??= loadRenderer()
+  const redact = options?.redact ?? redactByDefault
+  const session = await sessions.get(agent, sessionId, options)
+  const all = await sessions.list(agent, { limit: 1_000_000, ...(options?.redact !== undefined ? { redact: options.redact } : {}) })
+  const brief = (s) => ({ sessionId: s.sessionId, unifiedId: s.unifiedId, title: s.title })
+  const parent = session.forkedFrom ? all.find((s) => s.sessionId === session.forkedFrom) : undefined
+  const lineage = {
+    forkedFrom: parent ? brief(parent) : null,
+    continuedIn: all.filter((s) => s.forkedFrom === session.sessionId).map(brief),
+  }
+  return renderer.shareHtml(session, { lineage, redacted: redact === true })
+}
+
+function loadRenderer() {
+  try {
+    return require('./render/dist/share.cjs')
+  } catch (err) {
+    const error = new AgentMuxError('INTERNAL', "the share file's renderer is not built (render/dist/share.cjs): run `npm run build:render`")
+    error.cause = err
+    throw error
+  }
+}
+
 function createClient(options) {
   let native
   const wire = toWire(options ?? {})
@@ -347,7 +379,7 @@ function createClient(options) {
     throw new AgentMuxError('VALIDATION_ERROR', 'indexChild must be a boolean')
   }
   if (indexChild) childOptions.set(native, wire)
-  const sessions = new SessionManager(native, onProgress)
+  const sessions = new SessionManager(native, onProgress, options?.redact)
   // The persistent index: its size and freshness, an update, a rebuild, its removal.
   const index = Object.freeze({
     status: () => call(native, 'indexStatus', {}, (v) => v),

@@ -68,11 +68,12 @@ afterAll(() => rmSync(home, { recursive: true, force: true }))
 describe('help and version', () => {
   const commands = {
     '': ['sessions', 'cost', 'ui'],
-    sessions: ['list', 'show', 'search', 'export', 'diff', 'resume', 'fork'],
+    sessions: ['list', 'show', 'search', 'export', 'share', 'diff', 'resume', 'fork'],
     'sessions list': ['[agent]', 'every agent', '--since', '--until', '--model', '--tag', '--cwd', '--limit', '--sort', '--wide', '--json', 'separated by tabs'],
     'sessions show': ['<agent>:<id> | <agent> <id> | <id-prefix>', '--format', 'pager'],
     'sessions search': ['<query...>', '--agent', '--since', '--until', '--model', '--tag', '--cwd', '--limit', '--sort', '--wide', '--json'],
     'sessions export': ['<agent>:<id> | <agent> <id> | <id-prefix>', '--format'],
+    'sessions share': ['<agent>:<id> | <agent> <id> | <id-prefix>', '-o, --output <file>', '--no-redact', '--force', 'redacted'],
     'sessions diff': ['<session-a> <session-b>', '<agent>:<id>, <agent> <id>', '--json'],
     'sessions resume': ['not available'],
     'sessions fork': ['not available'],
@@ -300,7 +301,7 @@ describe('with --json, every error is JSON on stdout: { error: { code, message }
   }
 
   it('the commands that take --json are the ones listed here', () => {
-    const groups = { sessions: ['list', 'show', 'search', 'export', 'diff', 'resume', 'fork'], index: ['status', 'rebuild', 'clear'], cost: ['report'] }
+    const groups = { sessions: ['list', 'show', 'search', 'export', 'share', 'diff', 'resume', 'fork'], index: ['status', 'rebuild', 'clear'], cost: ['report'] }
     const all = Object.entries(groups).flatMap(([g, names]) => names.map((n) => `${g} ${n}`))
     const taking = all.filter((c) => /^ {2}--json\s/m.test(amux([...c.split(' '), '--help'], { home }).stdout))
     expect(taking).toEqual(JSON_COMMANDS)

@@ -4,7 +4,7 @@
 // process (require, import, the amux bin). A broken loader, `files` list or platform package
 // manifest fails here, not on a user's machine.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
-import { mkdtempSync, rmSync, mkdirSync, copyFileSync, existsSync, readFileSync, writeFileSync, readdirSync } from 'node:fs'
+import { mkdtempSync, rmSync, mkdirSync, copyFileSync, cpSync, existsSync, readFileSync, writeFileSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
@@ -189,6 +189,17 @@ describe('the packed package, installed', () => {
     } finally {
       child.kill('SIGINT')
     }
+  })
+
+  it('the installed package writes a share file with the renderer it ships', (ctx) => {
+    if (!have) ctx.skip()
+    expect(packedFiles).toEqual(expect.arrayContaining(['render/dist/share.cjs', 'render/dist/LICENSES.txt']))
+    const home = join(tmp, 'share-home')
+    cpSync(join(root, 'examples', 'demo-home'), home, { recursive: true })
+    const amux = join(project, 'node_modules', '.bin', process.platform === 'win32' ? 'amux.cmd' : 'amux')
+    const html = run(amux, ['sessions', 'share', 'claude:90c192cf', '-o', '-'], { env: { ...process.env, HOME: home, USERPROFILE: home, NODE_PATH: '' } })
+    expect(html).toMatch(/^<!doctype html>\n.*<meta http-equiv="Content-Security-Policy" content="default-src 'none';/)
+    expect(html).toContain('<h1>Fix flaky checkout flow test on CI</h1>')
   })
 
   it('require() and import() load the platform binary and read an empty home', (ctx) => {

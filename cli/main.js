@@ -50,8 +50,8 @@ function build() {
         '  amux cost report --group-by model --since 2025-01-01\n',
     )
 
-  const sessions = program.command('sessions').description('list, show, search, export and diff sessions')
-  commands(sessions, ['list', 'show', 'search', 'export', 'diff', 'resume', 'fork'])
+  const sessions = program.command('sessions').description('list, show, search, export, share and diff sessions')
+  commands(sessions, ['list', 'show', 'search', 'export', 'share', 'diff', 'resume', 'fork'])
   const index = program.command('index').description('the persistent index that makes search and list fast (in the cache directory)')
   commands(index, ['status', 'update', 'rebuild', 'clear'])
   const cost = program.command('cost').description('spending across sessions')

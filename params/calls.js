@@ -102,11 +102,26 @@ const blocks = [
   param('tokenLimit', kinds.tokenLimit(), "tokens a block may use, for the active block's status ('max': the most a past block used)"),
 ]
 
-// The library takes no default: the command line's export writes JSON unless told; the page names one.
+// The library takes no default: the command line's export writes JSON unless told; the page names
+// one. 'html' is the share file (`amux sessions share` writes it to a file); the page's export
+// buttons offer the other three.
 const exportSession = [
-  param('format', kinds.choice(['json', 'jsonl', 'markdown']), 'output format', { cli: { default: 'json' }, mcp: false, ui: { required: true } }),
+  param('format', kinds.choice(['json', 'jsonl', 'markdown', 'html']), 'output format', {
+    cli: { default: 'json' },
+    mcp: false,
+    ui: { required: true, choices: ['json', 'jsonl', 'markdown'] },
+  }),
   // Off by default, so the spec's export stays byte-exact; MCP and the UI redact by their own rule.
   param('redact', kinds.flag(), 'replace secrets (API keys, tokens, private keys, passwords) by [REDACTED:<rule>:<4 hex>]', { mcp: false, ui: false }),
 ]
 
-module.exports = { filters, list, search, totalCost, usage, costReport, blocks, export: exportSession, WEEKDAYS }
+// `amux sessions share`: where the share file goes. Only the command line writes files.
+const share = [
+  param('output', kinds.text({ max: 4096 }), "the file to write ('-': stdout; default: <agent>-<id>.html in this directory)", {
+    cli: { short: 'o', value: 'file' },
+    mcp: false,
+    ui: false,
+  }),
+]
+
+module.exports = { filters, list, search, totalCost, usage, costReport, blocks, export: exportSession, share, WEEKDAYS }

@@ -4,11 +4,12 @@
 // Prints each file's size, raw and gzipped, on stderr: npm runs this as prepack, and `npm pack
 // --json` must print nothing but its JSON on stdout. Fails past the page's budget.
 import { build } from 'esbuild'
-import { mkdirSync, readFileSync, rmSync, writeFileSync, copyFileSync, readdirSync, existsSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync, readdirSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createHash } from 'node:crypto'
+import { licenses } from '../render/licenses.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, '..')
@@ -43,7 +44,7 @@ const outputs = Object.keys(result.metafile.outputs).map((p) => basename(p))
 const favicon = readFileSync(join(page, 'favicon.svg'))
 const faviconName = hashed(favicon, 'favicon', 'svg')
 writeFileSync(join(assets, faviconName), favicon)
-writeFileSync(join(assets, 'LICENSES.txt'), licenses(result.metafile))
+writeFileSync(join(assets, 'LICENSES.txt'), licenses(result.metafile, root, 'The page of amux ui bundles these libraries:'))
 const html = readFileSync(join(page, 'index.html'), 'utf8')
   .replace('{{js}}', outputs.find((f) => f.endsWith('.js')))
   .replace('{{css}}', outputs.find((f) => f.endsWith('.css')))
@@ -62,21 +63,4 @@ console.error(`ui: page built in ${Date.now() - started} ms, ${total} B gzipped 
 if (total > BUDGET_GZIP) {
   console.error(`ui: the page's assets weigh ${total} B gzipped, over the budget of ${BUDGET_GZIP} B`)
   process.exit(1)
-}
-
-// The licence text of every package the bundle holds code of, from its own LICENSE file.
-function licenses(metafile) {
-  const packages = new Map()
-  for (const input of Object.keys(metafile.inputs)) {
-    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)
-    if (m && !packages.has(m[1])) packages.set(m[1], join(root, 'node_modules', m[1]))
-  }
-  const parts = []
-  for (const [name, dir] of [...packages].sort()) {
-    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
-    const file = existsSync(dir) ? readdirSync(dir).find((f) => /^(licen[sc]e|copying)(\.|$)/i.test(f)) : undefined
-    const text = file ? readFileSync(join(dir, file), 'utf8').trim() : `License: ${pkg.license}`
-    parts.push(`${name}@${pkg.version} (${pkg.license})\n\n${text}\n`)
-  }
-  return `The page of amux ui bundles these libraries:\n\n${parts.join('\n' + '-'.repeat(72) + '\n\n')}`
 }

@@ -12,7 +12,7 @@ const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
 
 /** The option of one parameter as the command line takes it (`forFrontEnd(p, 'cli')`). */
 function optionOf(p, help = p.help) {
-  const long = `--${kebab(p.name)}`
+  const long = p.short ? `-${p.short}, --${kebab(p.name)}` : `--${kebab(p.name)}`
   const option = new Option(p.kind.type === 'flag' ? long : `${long} <${p.value ?? p.kind.value}>`, help)
   option.key = p.key
   if (p.kind.type === 'texts') option.argParser((value, previous) => p.parse(value, previous))
