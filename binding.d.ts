@@ -66,7 +66,10 @@ export declare class NativeClient {
   listAll(args: string): Promise<string>
   /** `{options}` → the same sessions as tab-separated lines, the unified id first. */
   listAllTsv(args: string): Promise<string>
-  /** `{agent, sessionId}` → the `Session` as JS objects, its moments as Dates. */
+  /**
+   * `{agent, sessionId, options: {redact}}` → the `Session` as JS objects, its moments as
+   * Dates.
+   */
   get(args: string): Promise<object>
   /** `{query}` → JSON `SessionSummary[]` with `relevanceScore`. */
   search(args: string): Promise<string>
@@ -84,9 +87,9 @@ export declare class NativeClient {
   costBlocksJson(args: string): Promise<Buffer>
   /** `{options}` → the blocks as tab-separated lines (`tsv::cost_blocks`). */
   costBlocksTsv(args: string): Promise<string>
-  /** `{agent, sessionId, format}` → the exported text itself. */
+  /** `{agent, sessionId, format, options: {redact}}` → the exported text itself. */
   export(args: string): Promise<string>
-  /** `{a: {agent, sessionId}, b: {agent, sessionId}}` → JSON `SessionDiff`. */
+  /** `{a: {agent, sessionId}, b: {agent, sessionId}, options: {redact}}` → JSON `SessionDiff`. */
   diff(args: string): Promise<string>
 }
 

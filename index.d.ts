@@ -119,6 +119,12 @@ export interface SessionQuery {
   cwd?: string
   /** Beyond the spec: only sessions that ran on this git branch, as `SessionListOptions.branch`. */
   branch?: string
+  /**
+   * Beyond the spec: redact secrets in the results' titles and snippets (default: the client's
+   * `redact`). A query still finds a session by a secret's own text or the words around it; the
+   * snippet then shows the tag.
+   */
+  redact?: boolean
 }
 
 export interface SessionListOptions {
@@ -132,6 +138,22 @@ export interface SessionListOptions {
   cwd?: string
   /** Beyond the spec: only sessions that ran on this git branch (`SessionSummary.gitBranch`), exactly. */
   branch?: string
+  /**
+   * Beyond the spec: redact secrets (API keys, tokens, private keys, passwords: gitleaks' rules
+   * and ours) in what this call returns, each as `[REDACTED:<rule>:<4 hex>]`. Default: the
+   * client's `redact`.
+   */
+  redact?: boolean
+}
+
+/** Beyond the spec: the options of `get`, `export` and `diff`. */
+export interface ReadOptions {
+  /**
+   * Beyond the spec: redact secrets (API keys, tokens, private keys, passwords: gitleaks' rules
+   * and ours) in what this call returns, each as `[REDACTED:<rule>:<4 hex>]`. Default: the
+   * client's `redact`.
+   */
+  redact?: boolean
 }
 
 export interface CostAggregationOptions {
@@ -212,13 +234,22 @@ export interface SessionManager {
    * merged, sorted so, and cut to `limit`.
    */
   listAll(options?: SessionListOptions): Promise<SessionSummary[]>
-  get(agent: AgentName, sessionId: string): Promise<Session>
+  /** Beyond the spec: `options.redact`. */
+  get(agent: AgentName, sessionId: string, options?: ReadOptions): Promise<Session>
   search(query: SessionQuery): Promise<SessionSummary[]>
   totalCost(options?: CostAggregationOptions): Promise<CostSummary>
-  export(agent: AgentName, sessionId: string, format: 'json' | 'jsonl' | 'markdown'): Promise<string>
+  /** Beyond the spec: `options.redact` (without it, the text is exactly the spec's). */
+  export(
+    agent: AgentName,
+    sessionId: string,
+    format: 'json' | 'jsonl' | 'markdown',
+    options?: ReadOptions,
+  ): Promise<string>
+  /** Beyond the spec: `options.redact`. */
   diff(
     a: { agent: AgentName; sessionId: string },
     b: { agent: AgentName; sessionId: string },
+    options?: ReadOptions,
   ): Promise<SessionDiff>
   resolveUnifiedId(agent: AgentName, nativeSessionId: string): string
   resolveNativeId(unifiedId: string): { agent: AgentName; nativeSessionId: string } | null
@@ -309,6 +340,13 @@ export interface ClientOptions {
    * false`, `AGENT_MUX_NO_CACHE=1`), no process. A closed client hands nothing on.
    */
   indexChild?: boolean
+  /**
+   * Beyond the spec: redact secrets in every result of this client (summaries' titles, every
+   * text field of a session, search snippets, exports, diffs, message windows), each as
+   * `[REDACTED:<rule>:<4 hex of its hash>]`: two mentions of one secret carry the same tag.
+   * Each call may say otherwise with its own `redact`. Default `false`.
+   */
+  redact?: boolean
 }
 
 /** Beyond the spec: `done` of `total` changed sources of `agent` read into the index. */
@@ -365,6 +403,12 @@ export interface MessageWindowOptions {
   from?: number
   /** At most this many messages. Default: all. */
   limit?: number
+  /**
+   * Beyond the spec: redact secrets (API keys, tokens, private keys, passwords: gitleaks' rules
+   * and ours) in what this call returns, each as `[REDACTED:<rule>:<4 hex>]`. Default: the
+   * client's `redact`.
+   */
+  redact?: boolean
 }
 
 /** Beyond the spec: a message of a `MessageWindow` with its index in the whole session. */

@@ -295,8 +295,9 @@ class SessionManager {
     return call(this.#native, 'listAll', { options }, (v) => v.map(reviveSummary), this.#onProgress)
   }
 
-  get(agent, sessionId) {
-    return call(this.#native, 'get', { agent, sessionId }, null)
+  // Beyond the spec: `options.redact` (get, export, diff).
+  get(agent, sessionId, options) {
+    return call(this.#native, 'get', { agent, sessionId, options }, null)
   }
 
   search(query) {
@@ -307,12 +308,12 @@ class SessionManager {
     return call(this.#native, 'totalCost', { options }, (v) => v, this.#onProgress)
   }
 
-  export(agent, sessionId, format) {
-    return call(this.#native, 'export', { agent, sessionId, format }, null)
+  export(agent, sessionId, format, options) {
+    return call(this.#native, 'export', { agent, sessionId, format, options }, null)
   }
 
-  diff(a, b) {
-    return call(this.#native, 'diff', { a, b }, reviveDiff)
+  diff(a, b, options) {
+    return call(this.#native, 'diff', { a, b, options }, reviveDiff)
   }
 
   resolveUnifiedId(agent, nativeSessionId) {

@@ -113,6 +113,10 @@ const blocks = [
 ]
 
 // The library takes no default: the command line's export writes JSON unless told; the page names one.
-const exportSession = [param('format', kinds.choice(['json', 'jsonl', 'markdown']), 'output format', { cli: { default: 'json' }, mcp: false, ui: { required: true } })]
+const exportSession = [
+  param('format', kinds.choice(['json', 'jsonl', 'markdown']), 'output format', { cli: { default: 'json' }, mcp: false, ui: { required: true } }),
+  // Off by default, so the spec's export stays byte-exact; MCP and the UI redact by their own rule.
+  param('redact', kinds.flag(), 'replace secrets (API keys, tokens, private keys, passwords) by [REDACTED:<rule>:<4 hex>]', { mcp: false, ui: false }),
+]
 
 module.exports = { filters, includeOwnSession, list, search, totalCost, usage, costReport, blocks, export: exportSession, WEEKDAYS }

@@ -438,7 +438,8 @@ impl NativeClient {
         })
     }
 
-    /// `{agent, sessionId}` → the `Session` as JS objects, its moments as Dates.
+    /// `{agent, sessionId, options: {redact}}` → the `Session` as JS objects, its moments as
+    /// Dates.
     #[napi]
     pub fn get(&self, args: String) -> AsyncTask<SessionJob> {
         let (client, env) = (self.inner.clone(), Env::from_process());
@@ -446,7 +447,8 @@ impl NativeClient {
             let v = parse_args(&args)?;
             let agent = wire::string_arg(field(&v, "agent"), "agent")?;
             let id = wire::string_arg(field(&v, "sessionId"), "sessionId")?;
-            client.get_outputs_once(env, &agent, &id)
+            let redact = wire::opt_redact(&v)?;
+            Ok(client.redacted(redact, client.get_outputs_once(env, &agent, &id)?))
         })
     }
 
@@ -546,7 +548,7 @@ impl NativeClient {
         })
     }
 
-    /// `{agent, sessionId, format}` → the exported text itself.
+    /// `{agent, sessionId, format, options: {redact}}` → the exported text itself.
     #[napi]
     pub fn export(&self, args: String) -> AsyncTask<TextJob> {
         let (client, env) = (self.inner.clone(), Env::from_process());
@@ -555,14 +557,15 @@ impl NativeClient {
             let agent = wire::string_arg(field(&v, "agent"), "agent")?;
             let id = wire::string_arg(field(&v, "sessionId"), "sessionId")?;
             let format = wire::export_format(field(&v, "format"))?;
-            let out = client.export(env, &agent, &id, format);
+            let redact = wire::opt_redact(&v)?;
+            let out = client.export(env, &agent, &id, format, redact);
             // The session, dropped, leaves the process before its text is copied into JS.
             memory::release_freed();
             out
         })
     }
 
-    /// `{a: {agent, sessionId}, b: {agent, sessionId}}` → JSON `SessionDiff`.
+    /// `{a: {agent, sessionId}, b: {agent, sessionId}, options: {redact}}` → JSON `SessionDiff`.
     #[napi]
     pub fn diff(&self, args: String) -> AsyncTask<TextJob> {
         let (client, env) = (self.inner.clone(), Env::from_process());
@@ -581,7 +584,8 @@ impl NativeClient {
                 ))
             };
             let (a, b) = (side("a")?, side("b")?);
-            json(&client.diff(env, (&a.0, &a.1), (&b.0, &b.1))?)
+            let redact = wire::opt_redact(&v)?;
+            json(&client.diff(env, (&a.0, &a.1), (&b.0, &b.1), redact)?)
         })
     }
 }

@@ -17,5 +17,5 @@ module.exports = (command) =>
 
 async function exportSession(words, o) {
   const [{ agent, sessionId }] = await sessionsNamed(words, 1)
-  print(await withProgress(`exporting ${agent}:${sessionId}`, client().sessions.export(agent, sessionId, o.format)))
+  print(await withProgress(`exporting ${agent}:${sessionId}`, client().sessions.export(agent, sessionId, o.format, { redact: o.redact === true })))
 }

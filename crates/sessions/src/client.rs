@@ -41,6 +41,19 @@ impl Client {
         }
     }
 
+    /// Whether a call redacts secrets (`crate::redact`): as it says, else as the client does.
+    pub fn redacts(&self, per_call: Option<bool>) -> bool {
+        per_call.unwrap_or(self.options.redact)
+    }
+
+    /// `session` with its secrets redacted when the call (or else the client) asks for it.
+    pub fn redacted(&self, per_call: Option<bool>, mut session: Session) -> Session {
+        if self.redacts(per_call) {
+            crate::redact::session(&mut session);
+        }
+        session
+    }
+
     pub fn context(&self, env: Env) -> Context {
         Context::new(env, self.options.clone())
     }
@@ -79,14 +92,19 @@ impl Client {
         opts: &ListOptions,
     ) -> Vec<SessionSummary> {
         let summaries = || targets.iter().flat_map(|a| self.storage.summaries(ctx, *a));
-        if selection::priced_before_cut(&opts.filters, opts.sort == ListSort::Cost) {
+        let mut v = if selection::priced_before_cut(&opts.filters, opts.sort == ListSort::Cost) {
             let mut v: Vec<SessionSummary> = summaries().collect();
             cost::apply_to_summaries(ctx, &mut v);
-            return list::apply(v, opts);
+            list::apply(v, opts)
+        } else {
+            // Only the sessions returned are priced (the default cut keeps 100 of thousands).
+            let mut v = list::apply(summaries().collect(), opts);
+            cost::apply_to_summaries(ctx, &mut v);
+            v
+        };
+        if self.redacts(opts.redact) {
+            v.iter_mut().for_each(crate::redact::summary);
         }
-        // Only the sessions returned are priced (the default cut keeps 100 of thousands).
-        let mut v = list::apply(summaries().collect(), opts);
-        cost::apply_to_summaries(ctx, &mut v);
         v
     }
 
@@ -116,7 +134,19 @@ impl Client {
         opts: &WindowOptions,
     ) -> Result<MessageWindow> {
         let session = self.load(env, agent_name, session_id, Mode::Messages)?;
-        Ok(crate::window::select(session, opts))
+        let redact = self.redacts(opts.redact);
+        let opts = WindowOptions {
+            redact: Some(redact),
+            ..opts.clone()
+        };
+        let mut w = crate::window::select(session, &opts);
+        if redact {
+            crate::redact::summary(&mut w.session);
+            for m in &mut w.messages {
+                crate::redact::message(&mut m.message);
+            }
+        }
+        Ok(w)
     }
 
     /// One session, priced, as deep as `mode` asks (`raw` only when `mode.raw()`).
@@ -147,8 +177,22 @@ impl Client {
             None => agents::all().to_vec(),
         };
         let price = |v: &mut [SessionSummary]| cost::apply_to_summaries(&ctx, v);
-        let hits = crate::search::run(&ctx, &self.storage, &targets, q, &price);
-        Ok(without_requests(hits))
+        let redact = self.redacts(q.redact);
+        let q = SearchQuery {
+            redact: Some(redact),
+            ..q.clone()
+        };
+        let mut hits = without_requests(crate::search::run(
+            &ctx,
+            &self.storage,
+            &targets,
+            &q,
+            &price,
+        ));
+        if redact {
+            hits.iter_mut().for_each(crate::redact::summary);
+        }
+        Ok(hits)
     }
 
     pub fn total_cost(&self, env: Env, opts: &CostOptions) -> Result<CostSummary> {
@@ -242,28 +286,33 @@ impl Client {
         Ok(blocks.into_inner().finish())
     }
 
+    /// One session in `format`, its secrets redacted first when `redact` (else the client) asks.
     pub fn export(
         &self,
         env: Env,
         agent_name: &str,
         id: &str,
         format: ExportFormat,
+        redact: Option<bool>,
     ) -> Result<String> {
         let session = self.load(env, agent_name, id, crate::export::load_mode(format))?;
-        crate::export::export(session, format)
+        crate::export::export(self.redacted(redact, session), format)
     }
 
+    /// The diff of two sessions, their secrets redacted first when `redact` (else the client)
+    /// asks.
     pub fn diff(
         &self,
         env: Env,
         a: (&str, &str),
         b: (&str, &str),
+        redact: Option<bool>,
     ) -> Result<crate::diff::SessionDiff> {
         // An unknown agent on either side is an argument error, reported before any lookup.
         agent(a.0)?;
         agent(b.0)?;
-        let sa = self.get(env.clone(), a.0, a.1)?;
-        let sb = self.get(env, b.0, b.1)?;
+        let sa = self.redacted(redact, self.get(env.clone(), a.0, a.1)?);
+        let sb = self.redacted(redact, self.get(env, b.0, b.1)?);
         crate::diff::diff(&sa, &sb)
     }
 

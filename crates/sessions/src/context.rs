@@ -25,6 +25,9 @@ pub struct ClientOptions {
     pub progress: Option<ProgressFn>,
     /// `ClientOptions.indexUpdates`: whether a call waits for the index to take in what changed.
     pub index_updates: IndexUpdates,
+    /// `ClientOptions.redact`: every result of this client has its secrets redacted
+    /// (by the `redact` module), unless a call says otherwise.
+    pub redact: bool,
 }
 
 /// When the index takes in the sources that changed since it was written. A call that does not

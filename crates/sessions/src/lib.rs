@@ -18,6 +18,7 @@ pub mod model;
 pub mod options;
 pub mod query;
 pub mod read;
+pub mod redact;
 pub mod search;
 pub mod selection;
 pub mod storage;

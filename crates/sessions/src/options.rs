@@ -83,6 +83,9 @@ pub struct ListOptions {
     pub sort: ListSort,
     #[serde(rename = "sortDirection")]
     pub direction: Direction,
+    /// Redact secrets in the summaries (`crate::redact`); `None`: as the client does.
+    #[serde(deserialize_with = "from_js::opt_bool")]
+    pub redact: Option<bool>,
 }
 
 impl Default for ListOptions {
@@ -92,6 +95,7 @@ impl Default for ListOptions {
             limit: 100,
             sort: ListSort::Date,
             direction: Direction::Desc,
+            redact: None,
         }
     }
 }
@@ -110,6 +114,10 @@ pub struct SearchQuery {
     pub limit: usize,
     #[serde(default)]
     pub sort: SearchSort,
+    /// Redact secrets in the results' titles and snippets (`crate::redact`); `None`: as the
+    /// client does. The query still finds what the secrets' own text holds.
+    #[serde(default, deserialize_with = "from_js::opt_bool")]
+    pub redact: Option<bool>,
 }
 
 fn search_limit() -> usize {
@@ -124,6 +132,7 @@ impl SearchQuery {
             filters: Filters::default(),
             limit: search_limit(),
             sort: SearchSort::Relevance,
+            redact: None,
         }
     }
 }
@@ -310,6 +319,11 @@ pub mod from_js {
             }
             _ => Err(D::Error::custom("must be a non-negative integer")),
         }
+    }
+
+    /// A boolean, or null for "not given".
+    pub fn opt_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+        Option::<bool>::deserialize(d).map_err(|_| D::Error::custom("must be a boolean"))
     }
 
     /// A list of strings (tags).

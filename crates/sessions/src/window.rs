@@ -21,6 +21,8 @@ pub struct WindowOptions {
     pub from: usize,
     /// At most this many messages.
     pub limit: usize,
+    /// Redact secrets (`crate::redact`); `None`: as the client does.
+    pub redact: Option<bool>,
 }
 
 impl Default for WindowOptions {
@@ -30,6 +32,7 @@ impl Default for WindowOptions {
             context: DEFAULT_CONTEXT,
             from: 0,
             limit: usize::MAX,
+            redact: None,
         }
     }
 }
@@ -72,7 +75,8 @@ pub fn select(session: Session, opts: &WindowOptions) -> MessageWindow {
     } = session;
     summary.message_count = messages.len() as u64;
     let hits = opts.around.as_deref().map(|text| match Query::parse(text) {
-        Some(q) => {
+        Some(mut q) => {
+            q.redact = opts.redact == Some(true);
             let pf = Prefilter::new(&q);
             message_hits(&Matcher::new(&q, &pf), &messages)
                 .into_iter()
@@ -194,6 +198,7 @@ mod tests {
             context: 2,
             from: 5,
             limit: 3,
+            redact: None,
         };
         assert_eq!(indices(&select(session(TEXTS), &opts)), [5, 6, 9]);
         let all = WindowOptions {

@@ -239,16 +239,16 @@ fn missing_sessions_and_agents_are_errors() {
     let client = common::client();
     let env = || Env::with_home(home.path());
     let e = client
-        .diff(env(), ("claude", "x"), ("codex", "y"))
+        .diff(env(), ("claude", "x"), ("codex", "y"), None)
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::SessionNotFound);
     let e = client
-        .diff(env(), ("claude", "x"), ("nope", "y"))
+        .diff(env(), ("claude", "x"), ("nope", "y"), None)
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::AgentNotFound);
     assert!(e.message.contains("nope"));
     let e = client
-        .diff(env(), ("nope", "x"), ("claude", "y"))
+        .diff(env(), ("nope", "x"), ("claude", "y"), None)
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::AgentNotFound);
 }

@@ -243,11 +243,17 @@ fn export_errors_carry_spec_codes() {
     let client = common::client();
     let env = || Env::with_home(home.path());
     let e = client
-        .export(env(), "nope", "x", ExportFormat::Json)
+        .export(env(), "nope", "x", ExportFormat::Json, None)
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::AgentNotFound);
     let e = client
-        .export(env(), "claude", "missing-session", ExportFormat::Markdown)
+        .export(
+            env(),
+            "claude",
+            "missing-session",
+            ExportFormat::Markdown,
+            None,
+        )
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::SessionNotFound);
     let e = export_format(&serde_json::json!("xml")).unwrap_err();
@@ -315,7 +321,7 @@ fn exports_equal_whole_session_exports(client: &Client, agent: &str, env: &Env) 
             ExportFormat::Jsonl,
             ExportFormat::Markdown,
         ] {
-            let out = client.export(env.clone(), agent, id, format).unwrap();
+            let out = client.export(env.clone(), agent, id, format, None).unwrap();
             assert!(
                 out == export(whole.clone(), format).unwrap(),
                 "{agent} {id}: {format:?} export differs from the whole session's"

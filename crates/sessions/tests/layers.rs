@@ -13,6 +13,8 @@ const LAYERS: &[&[&str]] = &[
     &[
         "error", "env", "js_order", "ids", "model", "context", "memory",
     ],
+    // Secrets found in the model's text and replaced by tags: under everything that hands text on.
+    &["redact"],
     &["read"],
     &["query"],
     &["agents"],

@@ -406,7 +406,7 @@ fn hermes_results_by_hand() {
         .clone()
         .expect("an FTS hit names its best row")
         .row;
-    let snippet = snippets(&conn, "refresh", &[row]).remove(0).unwrap();
+    let snippet = snippets(&conn, "refresh", &[row], false).remove(0).unwrap();
     assert!(snippet.contains(">>>refresh<<<"), "{snippet}");
     // A query FTS5 rejects falls back to LIKE rather than failing.
     assert_eq!(ids("a/b").len(), 0);

@@ -158,6 +158,16 @@ fn must(e: &serde_json::Error) -> String {
     }
 }
 
+/// `redact` of a call's `options` (`get`, `export`, `diff`): `None` when not given, so the
+/// client's choice holds.
+pub fn opt_redact(args: &Value) -> Result<Option<bool>> {
+    match args.get("options") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(m)) => opt_bool(m, "redact"),
+        Some(_) => Err(Error::validation("options must be an object")),
+    }
+}
+
 pub fn list_options(v: &Value) -> Result<ListOptions> {
     typed(v, "options")
 }
@@ -373,6 +383,7 @@ pub fn client_options(v: &Value) -> Result<ClientOptions> {
         cache,
         progress: None,
         index_updates: choice(m, "indexUpdates", INDEX_UPDATES, IndexUpdates::Background)?,
+        redact: opt_bool(m, "redact")?.unwrap_or(false),
     })
 }
 
@@ -531,6 +542,7 @@ pub fn window_options(v: &Value) -> Result<WindowOptions> {
         context: count(m, "context", d.context)?,
         from: count(m, "from", d.from)?,
         limit: count(m, "limit", d.limit)?,
+        redact: opt_bool(m, "redact")?,
     })
 }
 

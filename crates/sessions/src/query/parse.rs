@@ -33,6 +33,8 @@ pub struct Query {
     pub positive: Vec<bool>,
     /// The sanitised text, as Hermes would send it to FTS5.
     pub sanitized: String,
+    /// Snippets are made from the text with its secrets redacted (`crate::redact`).
+    pub redact: bool,
 }
 
 impl Query {
@@ -54,6 +56,7 @@ impl Query {
             leaves,
             positive,
             sanitized,
+            redact: false,
         })
     }
 

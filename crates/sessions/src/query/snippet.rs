@@ -6,6 +6,17 @@ const OPEN: &str = ">>>";
 const CLOSE: &str = "<<<";
 const ELLIPSIS: &str = "...";
 
+/// `make_from` of `text` with its secrets redacted first when `redact` (`crate::redact`): the
+/// text is redacted whole before it is cut, so no secret is cut in half and left showing, and a
+/// hit on a secret marks its tag.
+pub fn make_redacted(text: &str, hits: &[(usize, usize)], from: usize, redact: bool) -> String {
+    if !redact {
+        return make_from(text, hits, from);
+    }
+    let (text, hits, from) = crate::redact::with_ranges(text, hits, from);
+    make_from(&text, &hits, from)
+}
+
 /// `hits`: byte ranges of `text`, sorted and not overlapping. Whitespace runs become one space.
 pub fn make(text: &str, hits: &[(usize, usize)]) -> String {
     let from = hits.first().map_or(0, |h| h.0);

@@ -64,9 +64,10 @@ pub fn run(
     q: &SearchQuery,
     price: &dyn Fn(&mut [SessionSummary]),
 ) -> Vec<SessionSummary> {
-    let Some(query) = Query::parse(&q.text) else {
+    let Some(mut query) = Query::parse(&q.text) else {
         return Vec::new();
     };
+    query.redact = q.redact == Some(true);
     if q.limit == 0 {
         return Vec::new();
     }

@@ -564,11 +564,17 @@ pub fn analyse(m: &Matcher, s: &Session) -> Stats {
         return st;
     }
     st.snippet = match body.best {
-        Some(p) => Some(snippet::make_from(&p.text, &p.ranges, p.from)),
+        Some(p) => Some(snippet::make_redacted(&p.text, &p.ranges, p.from, q.redact)),
         None if !title_hits.is_empty() => {
             let ranges = title_hits.iter().map(|&(s, e, _)| (s, e)).collect();
             let ranges = to_original(&title, &s.summary.title, ranges);
-            Some(snippet::make(&s.summary.title, &ranges))
+            let from = ranges.first().map_or(0, |r| r.0);
+            Some(snippet::make_redacted(
+                &s.summary.title,
+                &ranges,
+                from,
+                q.redact,
+            ))
         }
         None => None,
     };
@@ -727,7 +733,7 @@ pub fn message_hits(m: &Matcher, messages: &[Message]) -> Vec<(usize, String)> {
                 (0..q.leaves.len()).any(|l| q.positive[l] && body.tf[l].iter().any(|&n| n > 0));
             let snippet = body
                 .best
-                .map(|p| snippet::make_from(&p.text, &p.ranges, p.from));
+                .map(|p| snippet::make_redacted(&p.text, &p.ranges, p.from, q.redact));
             hit.then(|| (i, snippet.unwrap_or_default()))
         })
         .collect()

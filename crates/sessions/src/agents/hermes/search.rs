@@ -361,7 +361,10 @@ pub fn native_snippets(q: &Query, rows: &[StoreRow]) -> Vec<Option<String>> {
         };
         let at: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].store == db).collect();
         let ids: Vec<i64> = at.iter().map(|&i| rows[i].row).collect();
-        for (i, s) in at.into_iter().zip(snippets(&conn, &q.sanitized, &ids)) {
+        for (i, s) in at
+            .into_iter()
+            .zip(snippets(&conn, &q.sanitized, &ids, q.redact))
+        {
             out[i] = s;
         }
     }
@@ -370,7 +373,12 @@ pub fn native_snippets(q: &Query, rows: &[StoreRow]) -> Vec<Option<String>> {
 
 /// FTS5 snippets of `rows` for a sanitised query (`None` where there is none): one statement,
 /// run once per row.
-pub fn snippets(conn: &Connection, sanitized: &str, rows: &[i64]) -> Vec<Option<String>> {
+pub fn snippets(
+    conn: &Connection,
+    sanitized: &str,
+    rows: &[i64],
+    redact: bool,
+) -> Vec<Option<String>> {
     let Some((table, text)) = fts_target(sanitized) else {
         return vec![None; rows.len()];
     };
@@ -391,13 +399,14 @@ pub fn snippets(conn: &Connection, sanitized: &str, rows: &[i64]) -> Vec<Option<
             let marked: String = stmt
                 .query_row(rusqlite::params![text, row], |r| r.get(0))
                 .ok()?;
-            Some(recut(&marked))
+            Some(recut(&marked, redact))
         })
         .collect()
 }
 
-/// Strip FTS5's markers to plain text plus hit ranges, then cut with our snippet rules.
-fn recut(marked: &str) -> String {
+/// Strip FTS5's markers to plain text plus hit ranges, then cut with our snippet rules (its
+/// secrets redacted first when `redact`).
+fn recut(marked: &str, redact: bool) -> String {
     let mut plain = String::new();
     let mut hits = Vec::new();
     let mut rest = marked;
@@ -411,5 +420,6 @@ fn recut(marked: &str) -> String {
         rest = after.get(close + 3..).unwrap_or("");
     }
     plain.push_str(rest);
-    snippet::make(&plain, &hits)
+    let from = hits.first().map_or(0, |h| h.0);
+    snippet::make_redacted(&plain, &hits, from, redact)
 }

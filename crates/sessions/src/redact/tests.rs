@@ -1,0 +1,264 @@
+//! What the rules find and what they leave alone. Secrets are assembled from pieces, so the
+//! repository holds no string a secret scanner flags.
+use super::*;
+
+/// A deterministic run of characters from `alphabet` (a linear congruential walk).
+fn chars(alphabet: &str, n: usize, seed: u64) -> String {
+    let a: Vec<char> = alphabet.chars().collect();
+    let mut x = seed;
+    (0..n)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            a[((x >> 33) as usize) % a.len()]
+        })
+        .collect()
+}
+
+const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/// The rule ids that redact something in `text`.
+fn found(text: &str) -> Vec<String> {
+    let r = rules();
+    r.find(text)
+        .iter()
+        .map(|s| r.rules[s.rule].id.clone())
+        .collect()
+}
+
+/// `text` redacted holds no `secret` and at least one tag.
+fn assert_redacted(text: &str, secret: &str) {
+    let out = super::text(text);
+    assert!(!out.contains(secret), "{secret} left in {out}");
+    assert!(out.contains("[REDACTED:"), "no tag in {out}");
+}
+
+fn assert_clean(text: &str) {
+    let f = found(text);
+    assert!(f.is_empty(), "{f:?} redacted in {text}");
+}
+
+#[test]
+fn every_rule_compiles_or_is_named() {
+    let r = rules();
+    assert!(r.rules.len() > 200, "{} rules", r.rules.len());
+    // gitleaks' rules that need a file path (a session's text has none) are the only ones left
+    // out: every regex compiles with the `regex` crate.
+    for s in &r.skipped {
+        assert!(
+            s.why.contains("path"),
+            "{} skipped: {} (adapt it in additions.toml)",
+            s.id,
+            s.why
+        );
+    }
+    assert!(r.skipped.len() <= 6, "{:?}", r.skipped);
+    for s in &r.skipped {
+        eprintln!("skipped {}: {}", s.id, s.why);
+    }
+}
+
+#[test]
+fn anthropic_keys() {
+    let key = format!("sk-ant-api03-{}AA", chars(ALNUM, 93, 1));
+    assert_redacted(&format!("ANTHROPIC_API_KEY={key}\n"), &key);
+    assert_redacted(&format!("use {key} please"), &key);
+    // Cut short, as a title keeps it.
+    let cut = &key[..40];
+    assert_redacted(&format!("Rotate {cut}"), cut);
+}
+
+#[test]
+fn openai_keys() {
+    let marker = ["T3Blbk", "FJ"].concat();
+    let legacy = format!("sk-{}{marker}{}", chars(ALNUM, 20, 2), chars(ALNUM, 20, 3));
+    assert_redacted(&format!("OPENAI_API_KEY={legacy}"), &legacy);
+    let project = format!(
+        "sk-proj-{}{marker}{}",
+        chars(ALNUM, 74, 4),
+        chars(ALNUM, 74, 5)
+    );
+    assert_redacted(&format!("key: \"{project}\""), &project);
+    // A project key without the marker, as newer ones come.
+    let plain = format!("sk-proj-{}", chars(ALNUM, 120, 6));
+    assert_redacted(&format!("export OPENAI_API_KEY={plain}"), &plain);
+}
+
+#[test]
+fn google_github_aws_slack_stripe() {
+    let google = format!("AIzaSy{}", chars(ALNUM, 33, 7));
+    assert_redacted(&format!("GEMINI_API_KEY={google}"), &google);
+    let ghp = format!("ghp_{}", chars(ALNUM, 36, 8));
+    assert_redacted(&format!("https://{ghp}@github.com/acme/shop.git"), &ghp);
+    let fine = format!(
+        "github_pat_{}_{}",
+        chars(ALNUM, 22, 9),
+        chars(ALNUM, 59, 10)
+    );
+    assert_redacted(&format!("GH_TOKEN={fine}"), &fine);
+    let akia = format!("AKIA{}", chars("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16, 11));
+    assert_redacted(&format!("aws_access_key_id = {akia}"), &akia);
+    let aws_secret = chars(&format!("{ALNUM}+/"), 40, 12);
+    assert_redacted(
+        &format!("aws_secret_access_key = {aws_secret}\n"),
+        &aws_secret,
+    );
+    let slack = format!(
+        "xoxb-{}-{}-{}",
+        chars("0123456789", 11, 13),
+        chars("0123456789", 13, 14),
+        chars(ALNUM, 24, 15)
+    );
+    assert_redacted(&format!("SLACK_BOT_TOKEN={slack}"), &slack);
+    let stripe = format!("sk_live_{}", chars(ALNUM, 24, 16));
+    assert_redacted(&format!("stripe.api_key = '{stripe}'"), &stripe);
+}
+
+#[test]
+fn jwt_and_private_keys() {
+    let jwt = format!(
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6{}.eyJzdWIiOiIx{}.{}",
+        chars(ALNUM, 6, 17),
+        chars(ALNUM, 30, 18),
+        chars(ALNUM, 43, 19)
+    );
+    assert_redacted(&format!("Authorization: Bearer {jwt}\n"), &jwt);
+    let body: Vec<String> = (0..6)
+        .map(|i| format!("MII{}", chars(ALNUM, 61, 20 + i)))
+        .collect();
+    let label = ["PRIVATE", "KEY"].join(" ");
+    let block = format!(
+        "-----BEGIN {label}-----\n{}\n-----END {label}-----",
+        body.join("\n")
+    );
+    let input = format!("cat id.pem\n{block}\ndone");
+    let out = super::text(&input);
+    for line in &body {
+        assert!(!out.contains(line.as_str()), "{out}");
+    }
+    assert!(out.ends_with("\ndone"), "{out}");
+    // Its end cut off (a `head` of the file, a cut snippet).
+    let head = format!("-----BEGIN {label}-----\n{}\n{}", body[0], &body[1][..20]);
+    assert_redacted(&head, &body[0]);
+}
+
+#[test]
+fn passwords_and_secrets_of_high_entropy() {
+    let pw = format!("{}!#{}", chars(ALNUM, 10, 30), chars(ALNUM, 10, 31));
+    assert_redacted(&format!("DB_PASSWORD={pw}"), &pw);
+    let secret = chars(ALNUM, 32, 32);
+    assert_redacted(&format!("client_secret: {secret}"), &secret);
+    // Low entropy, variables, calls and placeholders are no secrets.
+    assert_clean("password=password");
+    assert_clean("password: ${DB_PASSWORD}");
+    assert_clean("let password = getenv(\"DB_PASSWORD\");");
+    assert_clean("secret: <your-secret-here>");
+    assert_clean("password_hash: str");
+}
+
+#[test]
+fn what_is_not_a_secret() {
+    // Git SHAs, UUIDs, hashes, paths, base64 images and ordinary code.
+    assert_clean("commit 5c18092f3a9be1c6d2c4e0f1a2b3c4d5e6f70819 (HEAD -> main)");
+    assert_clean("a1b2c3d feat: streaming export\nd4e5f6a fix: torn last line");
+    assert_clean("session 90c192cf-d3ac-44af-8f21-ddb66cad4a26 resumed");
+    assert_clean(
+        "sha256:c529802a4f8a8cc6c7ac95ac3b721b9f4fe210e3c2ad90fdd3d3f8479d2da4d9  app.tar.gz",
+    );
+    assert_clean(
+        "integrity sha512-3fUKwq2hVLTmLyJW4Zu8Ay6yuXPwf3qCnf+E0mK1Hv+9ZjU4J4ZAC2Yr3Vu5Lz==",
+    );
+    assert_clean("/home/dev/src/agent-mux/crates/sessions/src/redact/mod.rs:42:7");
+    let png = format!(
+        "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAA{}",
+        chars(ALNUM, 400, 40)
+    );
+    assert_clean(&png);
+    assert_clean("const apiKey = process.env.OPENAI_API_KEY;\nconst token = await getToken(user);");
+    assert_clean("fn secret_key(&self) -> &[u8] { &self.key }");
+    assert_clean("let tokenizer = Tokenizer::new(vocab_size: 32000);");
+    assert_clean("The auth middleware checks the session token before each request.");
+}
+
+#[test]
+fn one_secret_one_tag() {
+    let ghp = format!("ghp_{}", chars(ALNUM, 36, 50));
+    let input = format!("first {ghp} then again {ghp}.");
+    let out = super::text(&input);
+    let tags: Vec<&str> = out.matches("[REDACTED:").collect();
+    assert_eq!(tags.len(), 2, "{out}");
+    let tag = &out[out.find("[REDACTED:").unwrap()..];
+    let tag = &tag[..=tag.find(']').unwrap()];
+    assert!(
+        tag.starts_with("[REDACTED:")
+            && tag.len() == "[REDACTED::0000]".len() + tag[10..].find(':').unwrap(),
+        "{tag}"
+    );
+    assert_eq!(out.matches(tag).count(), 2, "{out}");
+    let other = format!("ghp_{}", chars(ALNUM, 36, 51));
+    assert_ne!(super::text(&other), super::text(&ghp));
+}
+
+#[test]
+fn redacting_twice_changes_nothing() {
+    let text = format!(
+        "DB_PASSWORD={}!#{}\nclient_secret: {}\naws_secret_access_key = {}\nGH_TOKEN=ghp_{}\nkey: sk_live_{}",
+        chars(ALNUM, 10, 80),
+        chars(ALNUM, 10, 81),
+        chars(ALNUM, 32, 82),
+        chars(ALNUM, 40, 83),
+        chars(ALNUM, 36, 84),
+        chars(ALNUM, 24, 85)
+    );
+    let once = super::text(&text).into_owned();
+    assert_eq!(once.matches("[REDACTED:").count(), 5, "{once}");
+    assert_eq!(super::text(&once), once);
+}
+
+#[test]
+fn hits_follow_the_redaction() {
+    let ghp = format!("ghp_{}", chars(ALNUM, 36, 60));
+    let text = format!("token {ghp} for the deploy");
+    let at = text.find(&ghp).unwrap();
+    let deploy = text.find("deploy").unwrap();
+    let (out, hits, from) = with_ranges(&text, &[(at, at + ghp.len()), (deploy, deploy + 6)], at);
+    assert_eq!(from, hits[0].0);
+    assert!(!out.contains(&ghp));
+    assert!(
+        out[hits[0].0..hits[0].1].starts_with("[REDACTED:github"),
+        "{out} {hits:?}"
+    );
+    assert_eq!(&out[hits[1].0..hits[1].1], "deploy");
+}
+
+#[test]
+fn raw_lines_are_redacted_and_others_kept_byte_for_byte() {
+    let ghp = format!("ghp_{}", chars(ALNUM, 36, 70));
+    let secret_line = format!("{{\"b\":1,\"a\":\"push with {ghp}\\nok\"}}");
+    let plain_line = "{\"z\":1,  \"a\":\"nothing here\"}";
+    let mut r = Raw::Lines(vec![
+        Raw::line(secret_line.as_bytes()),
+        Raw::line(plain_line.as_bytes()),
+    ]);
+    raw(&mut r);
+    let Raw::Lines(lines) = &r else {
+        unreachable!()
+    };
+    assert!(!lines[0].get().contains(&ghp), "{}", lines[0].get());
+    assert!(lines[0]
+        .get()
+        .starts_with("{\"b\":1,\"a\":\"push with [REDACTED:"));
+    assert_eq!(lines[1].get(), plain_line);
+}
+
+use crate::model::Raw;
+
+#[test]
+fn re2_braces_that_repeat_nothing_are_literal() {
+    use super::rules::from_re2;
+    assert_eq!(from_re2(r"^\$(?:\d+|{\d+})$"), r"^\$(?:\d+|\{\d+})$");
+    assert_eq!(from_re2(r"[\w{}]{2,5}x{3}"), r"[\w{}]{2,5}x{3}");
+    assert_eq!(from_re2(r"^{{ a }}$"), r"^\{\{ a }}$");
+    assert_eq!(from_re2(r"\{\d{0,2}}"), r"\{\d{0,2}}");
+}
