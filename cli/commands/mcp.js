@@ -12,6 +12,6 @@ module.exports = (command) =>
     .addOption(new Option('--no-redact', 'hand on secrets (API keys, tokens, passwords, private keys) as the sessions hold them, instead of [REDACTED:<rule>:<tag>]'))
     .addHelpText(
       'after',
-      "\nAdd it to an agent as a stdio MCP server whose command is `amux mcp` (README: \"amux mcp\").\nEvery text of every tool is redacted by default: what the tools return leaves this machine with the agent's requests to its model.\nThe calling agent's own live session is left out of the results; a tool's includeOwnSession: true brings it back.\n",
+      "\nAdd it to an agent as a stdio MCP server whose command is `amux mcp` (README: \"amux mcp\").\nEvery text of every tool is redacted by default: what the tools return leaves this machine\nwith the agent's requests to its model. The calling agent's own live session is left out of\nthe results; a tool's includeOwnSession: true brings it back.\n",
     )
     .action((o) => require('../../mcp/index.js').serve({ redact: !o.noRedact }))
