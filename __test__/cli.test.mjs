@@ -80,6 +80,7 @@ describe('help and version', () => {
     cost: ['report'],
     'cost report': ['--agent', '--since', '--until', '--model', '--tag', '--cwd', '--group-by', '--json'],
     ui: ['--port', '--host', '--no-open', 'token'],
+    mcp: ['--no-redact', 'redacted by default', 'includeOwnSession: true'],
   }
   for (const [command, mentions] of Object.entries(commands)) {
     it(`amux ${command} --help prints its usage on stdout and exits 0`, () => {

@@ -9,47 +9,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { promisify } from 'node:util'
-import { Client } from '@modelcontextprotocol/client'
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { createClient, BUILT_IN_AGENTS } from '../index.mjs'
 import { copyDemoHome, removeDir, repoRoot, withHome } from './helpers.mjs'
+import { bin, connect, serverEnv, textOf } from './mcp-helpers.mjs'
 
 const require = createRequire(import.meta.url)
 const { version } = require('../package.json')
 const { calls, takenBy } = require('../params/index.js')
-const bin = join(repoRoot, 'bin', 'amux.js')
 const TOOL_NAMES = ['search_sessions', 'read_session', 'list_sessions', 'cost_report']
-
-// Variables that would send an agent's reader somewhere other than the home under test.
-const STRAY = [
-  'CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME', 'COPILOT_HOME', 'XDG_DATA_HOME', 'OPENCODE_DB',
-  'PI_CODING_AGENT_DIR', 'PI_CODING_AGENT_SESSION_DIR', 'OPENCLAW_STATE_DIR', 'HERMES_HOME',
-  'AGENT_MUX_CONFIG_DIR', 'USERPROFILE', 'XDG_CONFIG_HOME', 'OMP_PROFILE', 'OMP_HOME', 'OPENCLAW_HOME',
-  'CLAWDBOT_STATE_DIR', 'CURSOR_CONFIG_DIR',
-]
-
-function serverEnv(home) {
-  const env = { ...process.env, TZ: 'UTC', HOME: home }
-  for (const name of STRAY) delete env[name]
-  return env
-}
-
-/** A server over `home`, and an SDK client connected to it; `stderr()` is what it logged so far. */
-async function connect(home) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp'], env: serverEnv(home), stderr: 'pipe' })
-  let stderr = ''
-  transport.stderr.on('data', (d) => (stderr += d))
-  const client = new Client({ name: 'amux-mcp-test', version: '1.0.0' })
-  await client.connect(transport)
-  return { client, stderr: () => stderr, close: () => client.close() }
-}
-
-/** The one text block of a tool result. */
-function textOf(result) {
-  expect(result.content).toHaveLength(1)
-  expect(result.content[0].type).toBe('text')
-  return result.content[0].text
-}
 
 /** A failed call: an error result whose one line starts with the AgentMuxError code. */
 function expectToolError(result, code, ...mentions) {
@@ -115,7 +82,7 @@ describe('amux mcp', () => {
     const fromTable = (call) => takenBy(call, 'mcp').map((p) => p.name).sort()
     expect(params('search_sessions')).toEqual(fromTable(calls.search))
     expect(params('search_sessions')).toEqual(expect.arrayContaining(['agent', 'query', 'limit', 'sort', ...filters]))
-    expect(params('read_session')).toEqual(['around', 'context', 'id', 'maxChars', 'offset'])
+    expect(params('read_session')).toEqual(['around', 'context', 'id', 'includeOwnSession', 'maxChars', 'offset'])
     expect(params('list_sessions')).toEqual(fromTable(calls.list))
     expect(params('list_sessions')).toEqual(expect.arrayContaining(['agent', 'limit', 'sort', ...filters]))
     expect(params('cost_report')).toEqual(fromTable(calls.totalCost))

@@ -2,6 +2,8 @@
 // `amux mcp`: every agent's past sessions as MCP tools, served over stdio to the agent that
 // started it. One library client serves every call, so its caches and the index stay warm.
 // stdout carries the protocol and nothing else; what the server has to say goes to stderr.
+// Everything it answers goes on to the agent's model provider, so the client redacts secrets in
+// every text (titles, messages, snippets) unless told not to.
 
 const { serveStdio } = require('@modelcontextprotocol/server/stdio')
 const { createClient } = require('../index.js')
@@ -9,17 +11,17 @@ const { version } = require('../package.json')
 const { createServer, TOOLS } = require('./server.js')
 const { stdioTransport } = require('./transport.js')
 
-/** Serve MCP on this process's stdin and stdout until the client closes stdin. */
-function serve() {
+/** Serve MCP on this process's stdin and stdout until the client closes stdin; `redact: false` hands secrets on. */
+function serve({ redact = true } = {}) {
   const log = (line) => process.stderr.write(`amux mcp: ${line}\n`)
   // Anything printed by mistake would corrupt the protocol: console output goes to stderr.
   console.log = console.info = console.debug = console.error
-  const client = createClient()
+  const client = createClient({ redact })
   serveStdio(() => createServer({ client, version, log }), {
     transport: stdioTransport(),
     onerror: (error) => log(error.message.replace(/\s*\n\s*/g, ' ')),
   })
-  log(`serving ${TOOLS.map((t) => t.name).join(', ')} on stdio (agent-mux ${version})`)
+  log(`serving ${TOOLS.map((t) => t.name).join(', ')} on stdio (agent-mux ${version}${redact ? '' : ', secrets not redacted'})`)
 }
 
 module.exports = { serve }

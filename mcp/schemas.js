@@ -63,6 +63,9 @@ function readArgs(params, raw) {
   return readValues(params, new Map(Object.entries(raw)))
 }
 
+// What every tool that lists or reads sessions says of the caller's own (mcp/own-session.js).
+const OWN_SESSION_NOTE = `The session this call is made from (your own, live) is left out; pass includeOwnSession: true to include it.`
+
 // Output shapes.
 const sessionFields = {
   id: z.string().describe('the unified id (agent:native-id): what read_session takes'),
@@ -73,4 +76,4 @@ const sessionFields = {
   updatedAt: z.string().describe('ISO 8601'),
 }
 
-module.exports = { z, toolInput, readArgs, defined, filtersOf, sessionFields }
+module.exports = { z, toolInput, readArgs, defined, filtersOf, sessionFields, OWN_SESSION_NOTE }

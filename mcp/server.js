@@ -7,6 +7,7 @@
 const { Server, ProtocolError, ProtocolErrorCode } = require('@modelcontextprotocol/server')
 const { AgentMuxError } = require('../index.js')
 const { z, readArgs } = require('./schemas.js')
+const { OwnSession } = require('./own-session.js')
 
 const TOOLS = [
   require('./tools/search-sessions.js'),
@@ -16,6 +17,9 @@ const TOOLS = [
 ]
 
 const INSTRUCTIONS = `Past sessions of the coding agents on this machine (Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor, OpenCode, Pi, omp, OpenClaw, Hermes), read-only. To find how something was done before: search_sessions, then read_session with the hit's id and the same query as \`around\`.`
+
+// How long the client's roots are waited for before a call goes on without them.
+const ROOTS_WAIT_MS = 2000
 
 // Every tool only reads sessions the agents left on this machine.
 const ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
@@ -48,13 +52,27 @@ function failure(error, log) {
 
 /**
  * The server for one connection. `client` is the library client every call shares (its caches
- * stay warm between calls); `log` writes a line to stderr.
+ * stay warm between calls); `log` writes a line to stderr; `caller`: the `env` and `cwd` the
+ * calling agent started the server with (this process's by default), which tell its own session.
  */
-function createServer({ client, version, log }) {
+function createServer({ client, version, log, caller = {} }) {
   const server = new Server(
     { name: 'agent-mux', title: 'agent-mux: past agent sessions', version },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   )
+  const own = new OwnSession(caller)
+  // The client's roots are where it works too: asked for once it is initialized and whenever it
+  // says they changed. A client that has none, or does not answer, leaves the server's cwd alone.
+  let rootsRead = Promise.resolve()
+  const readRoots = () => {
+    if (!server.getClientCapabilities()?.roots) return
+    rootsRead = server.listRoots(undefined, { timeout: ROOTS_WAIT_MS }).then(
+      ({ roots }) => own.setRoots(roots),
+      (error) => log(`the client's roots could not be read: ${error.message}`),
+    )
+  }
+  server.oninitialized = readRoots
+  server.setNotificationHandler('notifications/roots/list_changed', readRoots)
   const byName = new Map(TOOLS.map((t) => [t.name, t]))
   const definitions = TOOLS.map(definition)
   const outputSchemas = new Map(definitions.map((d) => [d.name, d.outputSchema]))
@@ -64,7 +82,9 @@ function createServer({ client, version, log }) {
     const tool = byName.get(name)
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`)
     try {
-      const { text, structured } = await tool.run(readArgs(tool.params, raw), { client })
+      const args = readArgs(tool.params, raw)
+      await rootsRead
+      const { text, structured } = await tool.run(args, { client, own })
       const result = { content: [{ type: 'text', text }], structuredContent: structured }
       return server.projectCallToolResult(result, outputSchemas.get(name))
     } catch (error) {

@@ -28,6 +28,14 @@ const branch = param('branch', kinds.text({ max: 200 }), 'only sessions that ran
 /** The filters of list, search and totalCost, in this order. */
 const filters = [since, until, model, tags, cwd, branch]
 
+// `amux mcp` leaves the calling agent's own live session out of its results (mcp/own-session.js).
+const includeOwnSession = param(
+  'includeOwnSession',
+  kinds.flag(),
+  "include the calling agent's own live session, left out by default (the session the agent names in the server's environment, else one in the server's working directory or a root of the client, written in the last 10 minutes)",
+  { cli: false, ui: false, mcp: { default: false } },
+)
+
 const limit = (dflt, frontEnds) => param('limit', kinds.count({ min: 1 }), 'at most this many results', { default: dflt, ...frontEnds })
 
 const list = [
@@ -37,6 +45,7 @@ const list = [
   // A model's context and the page's rows are bounded; a script may ask for every session.
   limit(100, { mcp: { default: 20, max: 1000 }, ui: { default: 50, max: 500 } }),
   param('sort', kinds.choice(['date', 'cost', 'turns']), 'order by', { default: 'date', cli: { value: 'field' } }),
+  includeOwnSession,
 ]
 
 const search = [
@@ -46,6 +55,7 @@ const search = [
   ...filters,
   limit(50, { mcp: { default: 10, max: 100 }, ui: { max: 500 } }),
   param('sort', kinds.choice(['relevance', 'date', 'cost']), 'order by', { default: 'relevance', cli: { value: 'order' } }),
+  includeOwnSession,
 ]
 
 const totalCost = [
@@ -124,4 +134,4 @@ const share = [
   }),
 ]
 
-module.exports = { filters, list, search, totalCost, usage, costReport, blocks, export: exportSession, share, WEEKDAYS }
+module.exports = { filters, includeOwnSession, list, search, totalCost, usage, costReport, blocks, export: exportSession, share, WEEKDAYS }

@@ -1,10 +1,12 @@
 'use strict'
 // list_sessions: the newest sessions of one agent or of every agent, as the model reads them.
 
-const { z, toolInput, defined, sessionFields } = require('../schemas.js')
+const { z, toolInput, defined, sessionFields, OWN_SESSION_NOTE } = require('../schemas.js')
+const { withoutOwn } = require('../own-session.js')
 const { calls } = require('../../params/index.js')
 
-const description = `List past coding-agent sessions on this machine, newest first (last update; \`sort\` for the costliest or longest), of every agent or one: Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor, OpenCode, Pi, omp, OpenClaw, Hermes. Each comes with its id for read_session. To find sessions about something, use search_sessions instead.`
+const description = `List past coding-agent sessions on this machine, newest first (last update; \`sort\` for the costliest or longest), of every agent or one: Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor, OpenCode, Pi, omp, OpenClaw, Hermes. Each comes with its id for read_session. To find sessions about something, use search_sessions instead.
+${OWN_SESSION_NOTE}`
 
 const { params, input } = toolInput(calls.list)
 
@@ -18,10 +20,11 @@ const session = z.object({
 
 const output = z.object({ sessions: z.array(session) })
 
-async function run(args, { client }) {
-  const { agent, ...options } = args
+async function run(args, { client, own }) {
+  const { agent, includeOwnSession, limit, ...options } = args
   const api = client.sessions
-  const found = await (agent ? api.list(agent, options) : api.listAll(options))
+  const find = (n) => (agent ? api.list(agent, { ...options, limit: n }) : api.listAll({ ...options, limit: n }))
+  const found = includeOwnSession ? await find(limit) : await withoutOwn(own, find, limit)
   const sessions = found.map((s) =>
     defined({
       id: s.unifiedId,

@@ -7,12 +7,13 @@
 const { AgentMuxError } = require('../../index.js')
 const ids = require('../../human/ids.js')
 const text = require('../session-text.js')
-const { z, toolInput } = require('../schemas.js')
-const { param, kinds } = require('../../params/index.js')
+const { z, toolInput, OWN_SESSION_NOTE } = require('../schemas.js')
+const { param, kinds, calls } = require('../../params/index.js')
 
 const description = `Read one past coding-agent session as text: a header line, then its messages with index, role and time. Tool calls, tool outputs and thinking are cut to their start, with a marker saying how much was left out.
 With \`around\` (a query, in search_sessions' language), only the messages that hold its hits are shown, with \`context\` messages on each side; the rest is elided ("… 14 messages …"), and a hit message that was cut shows its matching passage.
-The text never exceeds \`maxChars\`: when it is cut, it says so and gives the \`offset\` to call again with for the rest.`
+The text never exceeds \`maxChars\`: when it is cut, it says so and gives the \`offset\` to call again with for the rest.
+${OWN_SESSION_NOTE}`
 
 // This tool's own parameters (no other front end reads a session in pages of text), made as the
 // table's are, so they are checked and reported the same way.
@@ -23,6 +24,7 @@ const { params, input } = toolInput([
   mcpOnly('context', kinds.count({ min: 0, max: 50 }), 'messages shown on each side of a hit (default 2)', { default: 2 }),
   mcpOnly('offset', kinds.count({ min: 0 }), 'start at this character of the text (the offset a cut result gives)', { default: 0 }),
   mcpOnly('maxChars', kinds.count({ min: 500, max: 1_000_000 }), 'at most this many characters of text (default 16000)', { default: 16000 }),
+  calls.includeOwnSession,
 ])
 
 const output = z.object({
@@ -66,11 +68,14 @@ async function firstWindow(client, id, options) {
  * The text from its start up to at least `need` characters (all of it if shorter), and whether
  * that is all of it. Windows are read until the text is long enough.
  */
-async function textUpTo(client, args, need) {
+async function textUpTo(client, own, args, need) {
   const options = { around: args.around, context: args.context }
   let limit = Math.max(MIN_WINDOW, Math.ceil(need / CHARS_PER_MESSAGE))
   let window = await firstWindow(client, args.id, { ...options, limit })
   const { session, hits } = window
+  if (!args.includeOwnSession && own.is(session)) {
+    throw new AgentMuxError('SESSION_NOT_FOUND', `${session.unifiedId} is the session this call is made from (your own, live), left out: pass includeOwnSession: true to read it`)
+  }
   const hitAt = new Map((hits ?? []).map((h) => [h.index, h.snippet]))
   const chunks = [text.header(session, hits, args.around)]
   let length = chunks[0].length
@@ -110,8 +115,8 @@ function page(all, offset, max, complete) {
   return { body, next: end }
 }
 
-async function run(args, { client }) {
-  const { session, hits, all, complete } = await textUpTo(client, args, args.offset + args.maxChars)
+async function run(args, { client, own }) {
+  const { session, hits, all, complete } = await textUpTo(client, own, args, args.offset + args.maxChars)
   if (args.offset >= all.length) {
     throw new AgentMuxError('VALIDATION_ERROR', `offset ${args.offset} is past the end of the text (${all.length} characters)`)
   }

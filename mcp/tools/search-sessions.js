@@ -2,7 +2,8 @@
 // search_sessions: the library's full-text search over every agent's sessions, its hits as the
 // model reads them (id to pass to read_session, where, when, how well, the best passage).
 
-const { z, toolInput, defined, sessionFields } = require('../schemas.js')
+const { z, toolInput, defined, sessionFields, OWN_SESSION_NOTE } = require('../schemas.js')
+const { withoutOwn } = require('../own-session.js')
 const { calls } = require('../../params/index.js')
 
 const description = `Full-text search of past coding-agent sessions on this machine (Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor, OpenCode, Pi, omp, OpenClaw, Hermes): find how something was done or fixed before.
@@ -13,7 +14,8 @@ Query language (case is ignored; OR and NOT only in capitals):
   test NOT flaky    the left side, not the right one
   kube*             words starting with it
 Chinese, Japanese or Korean text is found anywhere, without spaces.
-Hits come best first (\`sort\`: newest or costliest first instead), each with its id for read_session (pass the same query as \`around\` to read only the matching parts), the number of matches and the best passage with hits marked >>>like this<<<.`
+Hits come best first (\`sort\`: newest or costliest first instead), each with its id for read_session (pass the same query as \`around\` to read only the matching parts), the number of matches and the best passage with hits marked >>>like this<<<.
+${OWN_SESSION_NOTE}`
 
 const { params, input } = toolInput(calls.search)
 
@@ -31,8 +33,10 @@ const output = z.object({
 
 const iso = (date) => date.toISOString()
 
-async function run(args, { client }) {
-  const found = await client.sessions.search(args)
+async function run(args, { client, own }) {
+  const { includeOwnSession, limit, ...query } = args
+  const find = (n) => client.sessions.search({ ...query, limit: n })
+  const found = includeOwnSession ? await find(limit) : await withoutOwn(own, find, limit)
   const hits = found.map((s) =>
     defined({
       id: s.unifiedId,

@@ -24,6 +24,9 @@ const from = uiOnly('from', kinds.count({ min: 0, max: 100_000_000 }))
 const count = uiOnly('count', kinds.count({ min: 1, max: 1000 }))
 const index = uiOnly('index', kinds.count({ min: 0, max: 100_000_000 }), { required: true })
 const ref = uiOnly('ref', kinds.text({ max: 1024 }), { required: true })
+// The session page's switch: `redact=false` shows the secrets the server's client redacts (for
+// the person at the screen, so only to a request from this machine).
+const redact = uiOnly('redact', kinds.flag())
 
 /**
  * Every agent's sessions (`listAll`), or one agent's, with `list`'s filters and sort: from
@@ -130,26 +133,26 @@ function createApi(client, progress = () => null) {
       run: (p) => listSessions(sessions, p),
     },
     '/api/session': {
-      params: [id(), from, count],
-      run: async ({ id: ref, from = 0, count = WINDOW_MESSAGES }) => {
-        const window = await transcripts.window(ref, from, count)
+      params: [id(), from, count, redact],
+      run: async ({ id: ref, from = 0, count = WINDOW_MESSAGES, redact }) => {
+        const window = await transcripts.window(ref, from, count, defined({ redact }))
         if (window.session) window.resume = resumeCommand(window.session)
         return window
       },
     },
     '/api/session/message': {
-      params: [id(), index],
-      run: async ({ id: ref, index }) => {
-        const message = await transcripts.message(ref, index)
+      params: [id(), index, redact],
+      run: async ({ id: ref, index, redact }) => {
+        const message = await transcripts.message(ref, index, defined({ redact }))
         if (!message) throw new AgentMuxError('SESSION_NOT_FOUND', `${ref.unifiedId} has no message ${index}`)
         return { message }
       },
     },
     '/api/session/lineage': {
-      params: [id()],
+      params: [id(), redact],
       // Forked from: the session's own field; continued in: the agent's sessions forked from it.
-      run: async ({ id: ref }) => {
-        const all = await sessions.list(ref.agent, { limit: ids.ALL })
+      run: async ({ id: ref, redact }) => {
+        const all = await sessions.list(ref.agent, defined({ limit: ids.ALL, redact }))
         const self = all.find((s) => s.sessionId === ref.sessionId)
         if (!self) throw new AgentMuxError('SESSION_NOT_FOUND', `no ${ref.agent} session with id '${ref.sessionId}'`)
         const parent = self.forkedFrom ? all.find((s) => s.sessionId === self.forkedFrom) : undefined
@@ -160,11 +163,11 @@ function createApi(client, progress = () => null) {
       },
     },
     '/api/export': {
-      params: [id(), ...takenBy(calls.export, 'ui')],
-      run: async ({ id: ref, format }) => {
+      params: [id(), ...takenBy(calls.export, 'ui'), redact],
+      run: async ({ id: ref, format, redact }) => {
         const [type, ext] = EXPORT_TYPES[format]
         return {
-          body: await sessions.export(ref.agent, ref.sessionId, format),
+          body: await sessions.export(ref.agent, ref.sessionId, format, defined({ redact })),
           headers: { 'Content-Type': type, 'Content-Disposition': `attachment; filename="${fileName(ref, ext)}"` },
         }
       },
@@ -203,12 +206,18 @@ function createApi(client, progress = () => null) {
     },
   }
 
-  /** The answer to a GET of `url` under /api/: `{ status, json }` or `{ status, body, headers }`. */
-  return async function answer(url) {
+  /**
+   * The answer to a GET of `url` under /api/: `{ status, json }` or `{ status, body, headers }`.
+   * `local`: the request came from this machine (a loopback address), where secrets may be shown.
+   */
+  return async function answer(url, { local = true } = {}) {
     const route = Object.hasOwn(routes, url.pathname) ? routes[url.pathname] : null
     if (!route) return failure(404, 'NOT_FOUND', `no API at ${url.pathname}`)
     try {
       const params = readParams(url, route.params)
+      if (params.redact === false && !local) {
+        return failure(403, 'FORBIDDEN', 'secrets are shown only to a page opened on this machine (redact=false from another one is refused)')
+      }
       const out = await route.run(params)
       return out.body !== undefined ? { status: 200, ...out } : { status: 200, json: out }
     } catch (error) {

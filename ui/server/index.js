@@ -18,6 +18,9 @@ function sendJson(res, status, value, headers = {}) {
   res.end(body)
 }
 
+// A peer on this machine: 127.0.0.0/8, ::1, or either as an IPv4-mapped IPv6 address.
+const isLoopback = (address) => typeof address === 'string' && (/^(::ffff:)?127\./.test(address) || address === '::1')
+
 const sendFailure = (res, status, code, message, headers) => sendJson(res, status, failure(status, code, message).json, headers)
 
 function listen(server, port, host) {
@@ -64,7 +67,7 @@ async function startUi({ client, progress, host = '127.0.0.1', port = 0, assets 
     if (req.method !== 'GET') return sendFailure(res, 405, 'METHOD_NOT_ALLOWED', 'only GET is answered: the UI reads, it never changes anything', { Allow: 'GET' })
 
     if (url.pathname.startsWith('/api/')) {
-      const out = await answer(url)
+      const out = await answer(url, { local: isLoopback(req.socket.remoteAddress) })
       if (out.json !== undefined) return sendJson(res, out.status, out.json)
       const body = Buffer.from(out.body, 'utf8')
       res.writeHead(out.status, { ...out.headers, 'Content-Length': body.length, 'Cache-Control': 'no-store' })

@@ -90,9 +90,12 @@ class Transcripts {
     this.#messages = messages
   }
 
-  /** Messages from `from` on, as many as fit one window; with the session's header on the first. */
-  async window(ref, from = 0, count = WINDOW_MESSAGES) {
-    const w = await this.#messages.window(ref.agent, ref.sessionId, { from, limit: count })
+  /**
+   * Messages from `from` on, as many as fit one window; with the session's header on the first.
+   * `options`: the window's other options (`redact`).
+   */
+  async window(ref, from = 0, count = WINDOW_MESSAGES, options = {}) {
+    const w = await this.#messages.window(ref.agent, ref.sessionId, { ...options, from, limit: count })
     const results = resultsByCall(w.messages)
     const messages = []
     let chars = 0
@@ -116,8 +119,8 @@ class Transcripts {
   }
 
   /** One message with every text whole ("show all"), or null past the session's end. */
-  async message(ref, index) {
-    const w = await this.#messages.window(ref.agent, ref.sessionId, { from: index, limit: 1 })
+  async message(ref, index, options = {}) {
+    const w = await this.#messages.window(ref.agent, ref.sessionId, { ...options, from: index, limit: 1 })
     const [first] = w.messages
     return first && first.index === index ? messageView(first.message, index, new Map(), true) : null
   }

@@ -1,7 +1,8 @@
 // Session: the transcript, rendered. Messages come in windows (a 200 MB session never arrives
 // whole): the first with the session's header, the next ones as the reader scrolls near the end.
 // Thinking, tool calls, tool results and system prompts are folded; long texts are cut by the
-// server, with "show all" asking for the message whole.
+// server, with "show all" asking for the message whole. Secrets are redacted by the server; the
+// switch in the header shows them, for this page only (another session opens with them hidden).
 
 import { Component } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
@@ -15,26 +16,36 @@ import { bytes, clock, count, dateTime, plural, sessionCost, tokenLine, usd, cos
 // How far below the screen the next window is asked for.
 const PRELOAD_MARGIN = '2000px'
 
+// What the server is asked for the page's texts: redacted (its default) unless shown.
+const secretsParam = (shown) => (shown ? { redact: 'false' } : {})
+
 export function SessionPage({ location }) {
   const id = location.params.get('id') ?? ''
   const [state, setState] = useState({ id: null, header: null, resume: null, total: 0, messages: [], next: null, error: null })
+  // Whether this session's secrets are shown: kept with the session it was set on, and forgotten
+  // when another one opens, so it never carries over (nor back).
+  const [secrets, setSecrets] = useState({ id: null, shown: false })
+  const shown = secrets.id === id && secrets.shown
+  useEffect(() => () => setSecrets({ id: null, shown: false }), [id])
   const loadingMore = useRef(false)
 
   useEffect(() => {
     if (!id) return undefined
     const controller = new AbortController()
-    setState({ id, header: null, resume: null, total: 0, messages: [], next: null, error: null })
-    api('session', { id }, { signal: controller.signal }).then(
+    // Another session starts afresh; the same one, its secrets shown or hidden, stays in place
+    // until the new texts arrive.
+    setState((s) => (s.id === id ? s : { id, header: null, resume: null, total: 0, messages: [], next: null, error: null }))
+    api('session', { id, ...secretsParam(shown) }, { signal: controller.signal }).then(
       (w) => setState({ id, header: w.session, resume: w.resume, total: w.total, messages: w.messages, next: w.next, error: null }),
       (error) => error.name !== 'AbortError' && setState((s) => ({ ...s, error })),
     )
     return () => controller.abort()
-  }, [id])
+  }, [id, shown])
 
   function loadMore() {
     if (loadingMore.current || state.next === null || state.id !== id) return
     loadingMore.current = true
-    api('session', { id, from: state.next }).then(
+    api('session', { id, from: state.next, ...secretsParam(shown) }).then(
       (w) => {
         loadingMore.current = false
         setState((s) => (s.id === id ? { ...s, total: w.total, messages: [...s.messages, ...w.messages], next: w.next } : s))
@@ -47,7 +58,7 @@ export function SessionPage({ location }) {
   }
 
   function showAll(index) {
-    api('session/message', { id, index }).then(
+    api('session/message', { id, index, ...secretsParam(shown) }).then(
       ({ message }) => setState((s) => ({ ...s, messages: s.messages.map((m) => (m.index === index ? message : m)) })),
       (error) => setState((s) => ({ ...s, error })),
     )
@@ -70,7 +81,7 @@ export function SessionPage({ location }) {
       {!header && !state.error && <Loading what="Reading the session" />}
       {header && (
         <>
-          <SessionHeader session={header} resume={state.resume} id={id} />
+          <SessionHeader session={header} resume={state.resume} id={id} shown={shown} onSecrets={(on) => setSecrets({ id, shown: on })} />
           <ol class="transcript" aria-label="transcript">
             {state.messages.map((m) => (
               <Message key={m.index} message={m} onShowAll={showAll} />
@@ -83,10 +94,11 @@ export function SessionPage({ location }) {
   )
 }
 
-function SessionHeader({ session, resume, id }) {
+function SessionHeader({ session, resume, id, shown, onSecrets }) {
   return (
     <header class="session-header">
       <h1>{session.title || '(untitled)'}</h1>
+      <SecretsSwitch shown={shown} onChange={onSecrets} />
       <dl class="facts">
         <div>
           <dt>session</dt>
@@ -134,12 +146,12 @@ function SessionHeader({ session, resume, id }) {
             <dd>{session.tags.join(', ')}</dd>
           </div>
         )}
-        <Lineage id={id} />
+        <Lineage id={id} shown={shown} />
       </dl>
       <div class="actions">
         <span class="label">export</span>
         {['json', 'jsonl', 'markdown'].map((format) => (
-          <a key={format} class="button" href={downloadUrl('export', { id, format })} download data-format={format}>
+          <a key={format} class="button" href={downloadUrl('export', { id, format, ...secretsParam(shown) })} download data-format={format}>
             {format}
           </a>
         ))}
@@ -152,16 +164,30 @@ function SessionHeader({ session, resume, id }) {
   )
 }
 
+// Whether the page shows the session's secrets, said plainly, and the switch that changes it.
+function SecretsSwitch({ shown, onChange }) {
+  return (
+    <p class={`secrets ${shown ? 'shown' : 'hidden'}`}>
+      <span class="state">{shown ? 'Secrets shown' : 'Secrets hidden'}</span>
+      {' · '}
+      <button type="button" role="switch" aria-checked={shown ? 'true' : 'false'} aria-label="show secrets" onClick={() => onChange(!shown)}>
+        {shown ? 'Hide' : 'Show'}
+      </button>
+      {shown && <span class="dim"> on this page only: exports from here hold them too</span>}
+    </p>
+  )
+}
+
 // Forked from and continued in, asked for apart (it lists the agent's sessions): the transcript
 // does not wait for it.
-function Lineage({ id }) {
+function Lineage({ id, shown }) {
   const [lineage, setLineage] = useState(null)
   useEffect(() => {
     setLineage(null)
     const controller = new AbortController()
-    api('session/lineage', { id }, { signal: controller.signal }).then(setLineage, () => {})
+    api('session/lineage', { id, ...secretsParam(shown) }, { signal: controller.signal }).then(setLineage, () => {})
     return () => controller.abort()
-  }, [id])
+  }, [id, shown])
   if (!lineage || (!lineage.forkedFrom && lineage.continuedIn.length === 0)) return null
   const link = (s) => (
     <Link key={s.unifiedId} href={sessionHref(s.unifiedId)}>
