@@ -206,7 +206,7 @@ pub fn load(
         state.note(vec![e.clone()]);
         Error::new(
             ErrorCode::ParseError,
-            format!("the kept copy of {id} is damaged: {e}"),
+            format!("the kept copy of {id} could not be read: {e}"),
         )
     })?;
     agent.load(&keep::restore::context_under(ctx, &root), id, mode)
