@@ -2,7 +2,7 @@
 // agent's database) still answers every call exactly as before, marked archived.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync, unlinkSync, statSync, readdirSync } from 'node:fs'
+import { mkdtempSync, unlinkSync, statSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
@@ -181,5 +181,55 @@ describe('keep: deleted sessions still answer, archived', () => {
     expect(forgotten).toBeGreaterThanOrEqual(rest.length)
     expect(await client.sessions.listAll({ limit: 1e6, archived: 'only' })).toEqual([])
     await client.close()
+  })
+})
+
+describe('keep: a cleanupPeriodDays sweep', () => {
+  it('leaves the cost by day over the whole period as it was', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'amux-sweep-'))
+    const home = copyDemoHome()
+    const saved = {}
+    for (const v of VARS) saved[v] = process.env[v]
+    Object.assign(process.env, {
+      HOME: home,
+      AGENT_MUX_DATA_DIR: join(root, 'data'),
+      AGENT_MUX_CONFIG_DIR: join(root, 'config'),
+      AGENT_MUX_CACHE_DIR: join(root, 'cache'),
+    })
+    try {
+      const client = createClient({ keep: true, indexChild: false })
+      const all = await client.sessions.listAll({ limit: 1e6 })
+      const byDay = await client.sessions.totalCost({ groupBy: 'day' })
+      const daily = await client.cost.daily()
+      await client.close()
+      // What the agent's clean-up deletes: every session file last updated over 30 days before the newest.
+      const newest = Math.max(...all.map((s) => s.updatedAt.getTime()))
+      const old = all.filter((s) => s.updatedAt.getTime() < newest - 30 * 86_400_000)
+      const files = []
+      const walk = (d) => {
+        for (const n of readdirSync(d)) {
+          const p = join(d, n)
+          if (statSync(p).isDirectory()) walk(p)
+          else files.push(p)
+        }
+      }
+      walk(home)
+      const swept = files.filter((f) => f.endsWith('.jsonl') && old.some((s) => f.includes(s.sessionId)))
+      expect(swept.length).toBeGreaterThanOrEqual(3)
+      swept.forEach((f) => unlinkSync(f))
+      const after = createClient({ keep: true, indexChild: false })
+      expect(await after.sessions.totalCost({ groupBy: 'day' })).toEqual(byDay)
+      expect(rounded(await after.cost.daily())).toEqual(rounded(daily))
+      const archived = await after.sessions.listAll({ limit: 1e6, archived: 'only' })
+      expect(archived.length).toBe(swept.length)
+      await after.close()
+    } finally {
+      for (const v of VARS) {
+        if (saved[v] === undefined) delete process.env[v]
+        else process.env[v] = saved[v]
+      }
+      removeDir(home)
+      removeDir(root)
+    }
   })
 })
