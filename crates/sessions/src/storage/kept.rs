@@ -30,6 +30,9 @@ pub struct KeptState {
     catalog: Mutex<Option<ReadCatalog>>,
     /// Faults met reading the store (damaged chunks or manifests), for status and doctor.
     faults: Mutex<Vec<String>>,
+    /// The paths of each agent's sources as the last keep of it found them: whether a kept
+    /// source is gone, without a stat of each.
+    live: Mutex<std::collections::HashMap<String, Arc<HashSet<PathBuf>>>>,
 }
 
 impl KeptState {
@@ -77,6 +80,9 @@ pub fn keep_changed(state: &KeptState, cache: &SummaryCache, ctx: &Context, agen
         return;
     };
     let sources = agent.sources(ctx);
+    let paths: HashSet<PathBuf> = sources.iter().map(|s| s.path.clone()).collect();
+    (state.live.lock().unwrap_or_else(|e| e.into_inner()))
+        .insert(agent.name().to_string(), Arc::new(paths));
     let cat = state.catalog(&kept);
     let changed = kept.changed(&cat, agent.name(), &sources);
     if changed.is_empty() {
@@ -114,16 +120,27 @@ fn restore_base(ctx: &Context, kept: &Kept) -> PathBuf {
 
 /// The kept sessions of `agent` whose source no longer holds them, by the version that serves
 /// them: `(manifest name, version) → ids`.
-fn gone(ctx: &Context, state: &KeptState, agent: &str) -> Option<(Kept, Plan)> {
+/// `just_kept`: this call kept `agent` a moment ago, so the sources it found tell which are gone.
+fn gone(ctx: &Context, state: &KeptState, agent: &str, just_kept: bool) -> Option<(Kept, Plan)> {
     let kept = Kept::of(ctx)?;
     if !kept.exists() {
         return None;
     }
     let cat = state.catalog(&kept);
+    // The sources found by this call's keep, when keeping is on (else each is stat'ed).
+    let live_paths = match just_kept && keep::place::is_on(ctx).0 {
+        true => (state.live.lock().unwrap_or_else(|e| e.into_inner()))
+            .get(agent)
+            .cloned(),
+        false => None,
+    };
     // The newest kept copy of each session: (updated, name, version).
     let mut newest: BTreeMap<&str, (i64, &str, usize, bool)> = BTreeMap::new();
     for (name, e) in cat.sources.iter().filter(|(_, e)| e.agent == agent) {
-        let exists = e.path.exists();
+        let exists = match &live_paths {
+            Some(p) => p.contains(&e.path),
+            None => e.path.exists(),
+        };
         for (id, updated, v) in &e.sessions {
             // Still in the source: its newest version is what the source holds.
             let live = exists && *v + 1 == e.versions;
@@ -152,9 +169,10 @@ pub fn archived(
     ctx: &Context,
     agent: &dyn Agent,
     live: &dyn Fn(&str) -> bool,
+    just_kept: bool,
 ) -> Vec<SessionSummary> {
     let mut out = Vec::new();
-    for (src, ids) in archived_sources(state, ctx, agent) {
+    for (src, ids) in sources_of_gone(state, ctx, agent, just_kept) {
         match cache.of_source(ctx, agent, &src) {
             Ok(v) => out.extend(
                 v.iter()
@@ -177,7 +195,16 @@ pub fn archived_sources(
     ctx: &Context,
     agent: &dyn Agent,
 ) -> Vec<(Source, HashSet<String>)> {
-    let Some((kept, plan)) = gone(ctx, state, agent.name()) else {
+    sources_of_gone(state, ctx, agent, false)
+}
+
+fn sources_of_gone(
+    state: &KeptState,
+    ctx: &Context,
+    agent: &dyn Agent,
+    just_kept: bool,
+) -> Vec<(Source, HashSet<String>)> {
+    let Some((kept, plan)) = gone(ctx, state, agent.name(), just_kept) else {
         return Vec::new();
     };
     let base = restore_base(ctx, &kept);
@@ -201,7 +228,7 @@ pub fn load(
     mode: Mode,
 ) -> Result<Session> {
     let not_found = || Error::session_not_found(agent.name(), id);
-    let (kept, plan) = gone(ctx, state, agent.name()).ok_or_else(not_found)?;
+    let (kept, plan) = gone(ctx, state, agent.name(), false).ok_or_else(not_found)?;
     let (name, v) = plan
         .into_iter()
         .find(|(_, ids)| ids.contains(id))
@@ -276,7 +303,7 @@ pub fn status(state: &KeptState, ctx: &Context) -> KeepStatus {
         }
         st.sessions = all.len() as u64;
         st.archived = (agents.into_iter())
-            .filter_map(|a| gone(ctx, state, a))
+            .filter_map(|a| gone(ctx, state, a, false))
             .map(|(_, plan)| plan.values().map(|ids| ids.len() as u64).sum::<u64>())
             .sum();
         st.bytes = kept.bytes();

@@ -75,7 +75,14 @@ impl Storage {
         // After the listing: the index (or the cache) holds what each changed source holds.
         kept::keep_changed(&self.kept, &self.cache, ctx, agent);
         let live: HashSet<String> = v.iter().map(|s| s.session_id.clone()).collect();
-        let archived = kept::archived(&self.kept, &self.cache, ctx, agent, &|id| live.contains(id));
+        let archived = kept::archived(
+            &self.kept,
+            &self.cache,
+            ctx,
+            agent,
+            &|id| live.contains(id),
+            true,
+        );
         if !archived.is_empty() {
             v.extend(without_requests(archived));
             v = dedupe_by_id(v);
@@ -99,7 +106,7 @@ impl Storage {
         passes: usize,
         f: &mut dyn FnMut(usize, SessionSummary),
     ) {
-        let archived = kept::archived(&self.kept, &self.cache, ctx, agent, &|_| false);
+        let archived = kept::archived(&self.kept, &self.cache, ctx, agent, &|_| false, false);
         if archived.is_empty() {
             self.each_live_summary(ctx, agent, passes, f);
             // After the reading: the index (or the cache) holds what each changed source holds.
