@@ -26,7 +26,8 @@ pub fn path(dir: &Path, hash: &str) -> PathBuf {
 
 /// Store `bytes` under their hash, unless a chunk of that name is there; the hash and the
 /// compressed size written (0 when it was there).
-pub fn put(dir: &Path, bytes: &[u8]) -> std::io::Result<(String, u64)> {
+/// `batched`: see `files::write_batched`.
+pub fn put(dir: &Path, bytes: &[u8], batched: bool) -> std::io::Result<(String, u64)> {
     let h = hash(bytes);
     let p = path(dir, &h);
     if p.is_file() {
@@ -39,7 +40,7 @@ pub fn put(dir: &Path, bytes: &[u8]) -> std::io::Result<(String, u64)> {
     let mut out = Vec::with_capacity(MAGIC.len() + compressed.len());
     out.write_all(MAGIC)?;
     out.write_all(&compressed)?;
-    files::write_batched(&p, &out)?;
+    files::write_batched(&p, &out, batched)?;
     Ok((h, out.len() as u64))
 }
 
@@ -70,10 +71,10 @@ mod tests {
     fn a_chunk_is_stored_once_and_a_damaged_one_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let text = b"{\"type\":\"user\"}\n".repeat(1000);
-        let (h, wrote) = put(dir.path(), &text).unwrap();
+        let (h, wrote) = put(dir.path(), &text, false).unwrap();
         assert!(wrote > 0 && wrote < text.len() as u64 / 10, "{wrote}");
         assert_eq!(
-            put(dir.path(), &text).unwrap(),
+            put(dir.path(), &text, false).unwrap(),
             (h.clone(), 0),
             "stored once"
         );

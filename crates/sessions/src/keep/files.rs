@@ -36,11 +36,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_renamed(path, bytes, true)
 }
 
-/// The same without the fsync, for the many files of one batch (chunks, manifests): the batch
-/// makes them durable at once (`sync_batch`) before anything names them. Where there is no
-/// `syncfs`, each is fsynced.
-pub fn write_batched(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_renamed(path, bytes, !cfg!(target_os = "linux"))
+/// The same, without the fsync when `batched`: for the many files of one large batch (chunks,
+/// manifests), which the batch makes durable at once (`sync_batch`) before anything names them.
+/// Where there is no `syncfs`, each is fsynced.
+pub fn write_batched(path: &Path, bytes: &[u8], batched: bool) -> std::io::Result<()> {
+    write_renamed(path, bytes, !batched || !cfg!(target_os = "linux"))
 }
 
 /// Make every file of the store `dir` written so far durable: one `syncfs` rather than an fsync

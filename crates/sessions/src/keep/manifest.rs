@@ -125,13 +125,14 @@ pub fn read(dir: &Path, name: &str) -> Result<Option<Manifest>, String> {
     Ok(Some(m))
 }
 
-pub fn write(dir: &Path, name: &str, m: &Manifest) -> std::io::Result<()> {
+/// `batched`: see `files::write_batched`.
+pub fn write(dir: &Path, name: &str, m: &Manifest, batched: bool) -> std::io::Result<()> {
     let p = path_of(dir, name);
     if let Some(parent) = p.parent() {
         files::private_dir(parent)?;
     }
     super::pause::at("manifest");
-    files::write_batched(&p, &encode(m))
+    files::write_batched(&p, &encode(m), batched)
 }
 
 pub fn remove(dir: &Path, name: &str) -> std::io::Result<()> {

@@ -29,6 +29,8 @@ pub use catalog::{Catalog, Entry};
 pub use manifest::{KeptSession, Manifest};
 pub use place::Origin;
 
+/// Sources kept in one call above which their files are synced together.
+const SMALL_BATCH: usize = 16;
 /// Garbage (chunks no version uses any more) allowed before a sweep: this much, or a tenth of
 /// the store.
 const GARBAGE_FLOOR: u64 = 64 << 20;
@@ -103,6 +105,9 @@ impl Kept {
             return taken;
         }
         pause::arm(ctx);
+        // A large batch (a first keep) is made durable by one sync of the store; a few files
+        // (the call after an append) are each fsynced, rather than a sync of the whole disk.
+        let batched = sources.len() > SMALL_BATCH;
         if let Err(e) = files::private_dir(&self.dir) {
             taken.faults.push(format!("{}: {e}", self.dir.display()));
             return taken;
@@ -119,14 +124,18 @@ impl Kept {
                 let name = manifest::name_of(agent, &src.path);
                 let prev = manifest::read(&self.dir, &name).ok().flatten();
                 Some(
-                    take::version(&self.dir, src, prev.as_ref(), sessions, now_ms)
+                    take::version(&self.dir, src, prev.as_ref(), sessions, now_ms, batched)
                         .map(|(v, w)| (name, v, w))
                         .map_err(|e| format!("{}: {e}", src.path.display())),
                 )
             })
             .collect();
         // The chunks are durable before any manifest names them.
-        if let Err(e) = files::sync_batch(&self.dir) {
+        let synced = match batched {
+            true => files::sync_batch(&self.dir),
+            false => Ok(()),
+        };
+        if let Err(e) = synced {
             taken.faults.push(format!("{}: {e}", self.dir.display()));
             return taken;
         }
@@ -185,7 +194,7 @@ impl Kept {
                 let after = chunk_names(&m);
                 cat.garbage += before.difference(&after).count() as u64 * (64 << 10);
             }
-            if let Err(e) = manifest::write(&self.dir, &name, &m) {
+            if let Err(e) = manifest::write(&self.dir, &name, &m, batched) {
                 taken.faults.push(format!("{}: {e}", m.path.display()));
                 continue;
             }
@@ -194,11 +203,16 @@ impl Kept {
             taken.bytes += wrote;
         }
         // The manifests too, before the catalog that lists them.
-        let written = files::sync_batch(&self.dir).and_then(|_| catalog::write(&self.dir, &cat));
+        let synced = match batched {
+            true => files::sync_batch(&self.dir),
+            false => Ok(()),
+        };
+        let written = synced.and_then(|_| catalog::write(&self.dir, &cat));
         if let Err(e) = written {
             taken.faults.push(format!("{}: {e}", self.dir.display()));
         }
-        if cat.garbage > GARBAGE_FLOOR.max(self.bytes() / 10) {
+        // The store's size is walked for only when the garbage passes the floor.
+        if cat.garbage > GARBAGE_FLOOR && cat.garbage > self.bytes() / 10 {
             self.sweep(&mut cat);
             let _ = catalog::write(&self.dir, &cat);
         }
@@ -242,8 +256,7 @@ impl Kept {
             }
             m.retain();
             forgotten += gone.len();
-            manifest::write(&self.dir, &name, &m)?;
-            files::sync_batch(&self.dir)?;
+            manifest::write(&self.dir, &name, &m, false)?;
             // The stamps stay: a source still there is not kept again until it changes.
             let stamps = cat.sources[&name].stamps.clone();
             let mut e = Entry::of(&m);

@@ -24,6 +24,7 @@ pub fn version(
     prev: Option<&Manifest>,
     sessions: Vec<KeptSession>,
     now_ms: i64,
+    batched: bool,
 ) -> std::io::Result<(Version, u64)> {
     let last = prev.and_then(|m| m.versions.last());
     let mut files = Vec::with_capacity(src.stamps.len());
@@ -38,7 +39,7 @@ pub fn version(
             let same_file = v.stamps.get(i).is_some_and(|s| s.2 == stamp.inode);
             v.files.get(i)?.as_ref().filter(|_| same_file)
         });
-        let (kept, n) = keep_file(dir, path, before)?;
+        let (kept, n) = keep_file(dir, path, before, batched)?;
         wrote += n;
         files.push(Some(kept));
     }
@@ -56,6 +57,7 @@ fn keep_file(
     dir: &Path,
     path: &Path,
     before: Option<&KeptFile>,
+    batched: bool,
 ) -> std::io::Result<(KeptFile, u64)> {
     let mut f = std::fs::File::open(path)?;
     let mut head = [0u8; 16];
@@ -77,7 +79,7 @@ fn keep_file(
         if n == 0 {
             break;
         }
-        let (h, w) = chunks::put(dir, &buf[..n])?;
+        let (h, w) = chunks::put(dir, &buf[..n], batched)?;
         wrote += w;
         chunks.push((h, n as u64));
         offset += n as u64;
