@@ -121,9 +121,11 @@ pub fn rebuild(dir: &Path) -> (Catalog, Vec<String>) {
     (c, faults)
 }
 
+/// Renamed into place but not fsynced: it is made again from the manifests when it does not
+/// read back (a power cut), and every call reads it.
 pub fn write(dir: &Path, c: &Catalog) -> std::io::Result<()> {
     super::pause::at("catalog");
-    files::write_atomic(&dir.join(FILE), &manifest::encode(c))
+    files::write_batched(&dir.join(FILE), &manifest::encode(c), true)
 }
 
 /// The catalog file's stamp, to tell whether a catalog read before is still current.

@@ -45,13 +45,15 @@ pub struct Kept {
 }
 
 /// What one `take` did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Taken {
     pub sources: usize,
     /// Compressed bytes written.
     pub bytes: u64,
     /// Sources that could not be kept, and why.
     pub faults: Vec<String>,
+    /// The catalog as written, when it was.
+    pub catalog: Option<Catalog>,
 }
 
 impl Kept {
@@ -217,6 +219,7 @@ impl Kept {
             let _ = catalog::write(&self.dir, &cat);
         }
         drop(lock);
+        taken.catalog = Some(cat);
         taken
     }
 

@@ -105,7 +105,12 @@ pub fn keep_changed(state: &KeptState, cache: &SummaryCache, ctx: &Context, agen
             None => Some(kept(&cache.of_source(ctx, agent, src).ok()?)),
         }
     };
-    let taken = kept.take(ctx, agent.name(), &changed, &sessions_of);
+    let mut taken = kept.take(ctx, agent.name(), &changed, &sessions_of);
+    if let Some(c) = taken.catalog.take() {
+        // What was just written, so that the call does not read it back.
+        let mut held = state.catalog.lock().unwrap_or_else(|e| e.into_inner());
+        *held = Some((kept.dir.clone(), kept.catalog_stamp(), Arc::new(c)));
+    }
     state.note(taken.faults);
 }
 
