@@ -52,6 +52,8 @@ export interface SessionSummary {
   snippet?: string
   /** Beyond the spec (search only): how many matches the session holds. */
   matchCount?: number
+  /** Beyond the spec: a kept session whose source is gone, answered from amux's own copy (`keep`). */
+  archived?: true
 }
 
 export interface Session {
@@ -125,6 +127,8 @@ export interface SessionQuery {
    * snippet then shows the tag.
    */
   redact?: boolean
+  /** Beyond the spec: kept sessions whose source is gone, as `SessionListOptions.archived`. */
+  archived?: 'include' | 'only' | 'exclude'
 }
 
 export interface SessionListOptions {
@@ -138,6 +142,11 @@ export interface SessionListOptions {
   cwd?: string
   /** Beyond the spec: only sessions that ran on this git branch (`SessionSummary.gitBranch`), exactly. */
   branch?: string
+  /**
+   * Beyond the spec: kept sessions whose source is gone (`SessionSummary.archived`): with the
+   * others ('include', the default), only them, or none.
+   */
+  archived?: 'include' | 'only' | 'exclude'
   /**
    * Beyond the spec: redact secrets (API keys, tokens, private keys, passwords: gitleaks' rules
    * and ours) in what this call returns, each as `[REDACTED:<rule>:<4 hex>]`. Default: the
@@ -170,6 +179,8 @@ export interface CostAggregationOptions {
   cwd?: string
   /** Beyond the spec: only sessions that ran on this git branch, as `SessionListOptions.branch`. */
   branch?: string
+  /** Beyond the spec: kept sessions whose source is gone, as `SessionListOptions.archived`. */
+  archived?: 'include' | 'only' | 'exclude'
 }
 
 export interface CostSummary {
@@ -350,6 +361,14 @@ export interface ClientOptions {
    * Each call may say otherwise with its own `redact`. Default `false`.
    */
   redact?: boolean
+  /**
+   * Beyond the spec: keep amux's own copy of every session it reads (in the data directory:
+   * `AGENT_MUX_DATA_DIR`, else `$XDG_DATA_HOME/agent-mux`, else `~/.local/share/agent-mux`,
+   * macOS `~/Library/Application Support/agent-mux`, Windows `%LOCALAPPDATA%\agent-mux`), so
+   * that a session the agent deletes still answers, marked `archived`. Overrides the setting
+   * `keep.set()` writes in the config directory; default: that setting, else off.
+   */
+  keep?: boolean
 }
 
 /** Beyond the spec: `done` of `total` changed sources of `agent` read into the index. */
@@ -369,6 +388,35 @@ export interface IndexStatus {
   sessions: number
   /** Sources the next search reads again (new, changed or gone since indexed). */
   stale: number
+}
+
+/** Beyond the spec: `client.keep.status()`. */
+export interface KeepStatus {
+  on: boolean
+  /** What decided `on`: the client's `keep` option, the setting, or neither (off). */
+  origin: 'option' | 'setting' | 'default'
+  /** The data directory the kept sessions live in. */
+  dir: string
+  /** The file the setting is written to (in the config directory). */
+  settingFile: string
+  /** Sessions kept, and of them those whose source is gone. */
+  sessions: number
+  archived: number
+  /** Bytes of the kept store. */
+  bytes: number
+  /** Per agent with a retention setting: the sessions it will delete (older than `days`, or within a week of it) that are not kept. */
+  retention: Array<{ agent: BuiltInAgentName; days: number | null; atRisk: number }>
+  /** Kept files found damaged or missing (never served). */
+  damaged: string[]
+}
+
+/** Beyond the spec: amux's own copy of the sessions it reads. */
+export interface KeepManager {
+  status(): Promise<KeepStatus>
+  /** Turn keeping on or off in the setting that lasts (a client's `keep` option still wins). */
+  set(on: boolean): Promise<KeepStatus>
+  /** Delete kept sessions: by unified or native id, or every one last updated before a date. */
+  forget(options: { ids?: string[]; before?: Date | string }): Promise<{ forgotten: number }>
 }
 
 export interface IndexManager {
@@ -605,6 +653,8 @@ export interface AgentMuxClient {
   readonly sessions: SessionManager
   /** Beyond the spec: the persistent index. */
   readonly index: IndexManager
+  /** Beyond the spec: amux's own copy of every session it reads. */
+  readonly keep: KeepManager
   /** Beyond the spec: cost reports by day, week, month, session, and billing blocks. */
   readonly cost: CostReports
   /** Beyond the spec: windows of a session's messages. */

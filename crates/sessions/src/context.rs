@@ -28,6 +28,8 @@ pub struct ClientOptions {
     /// `ClientOptions.redact`: every result of this client has its secrets redacted
     /// (by the `redact` module), unless a call says otherwise.
     pub redact: bool,
+    /// `ClientOptions.keep`: keep a copy of every session seen (`None`: the setting decides).
+    pub keep: Option<bool>,
 }
 
 /// When the index takes in the sources that changed since it was written. A call that does not
