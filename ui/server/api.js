@@ -194,6 +194,11 @@ function createApi(client, progress = () => null) {
       params: [],
       run: async () => ({ progress: progress() }),
     },
+    '/api/keep': {
+      // Whether amux keeps its copy of every session, and what the agents' retention will delete that is not kept.
+      params: [],
+      run: () => client.keep.status(),
+    },
     '/api/index': {
       params: [],
       run: async () => {

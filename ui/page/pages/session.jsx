@@ -9,7 +9,7 @@ import { api, downloadUrl } from '../lib/api.js'
 import { Link } from '../lib/router.js'
 import { Markdown } from '../lib/markdown.jsx'
 import { Code } from '../lib/code.jsx'
-import { AgentBadge, ErrorBox, Loading, sessionHref } from '../lib/parts.jsx'
+import { AgentBadge, ArchivedBadge, ErrorBox, Loading, sessionHref } from '../lib/parts.jsx'
 import { bytes, clock, count, dateTime, plural, sessionCost, tokenLine, usd, costUnknown } from '../lib/format.js'
 
 // How far below the screen the next window is asked for.
@@ -91,7 +91,7 @@ function SessionHeader({ session, resume, id }) {
         <div>
           <dt>session</dt>
           <dd>
-            <AgentBadge agent={session.agent} /> <code class="id">{session.unifiedId}</code>
+            <AgentBadge agent={session.agent} /> <code class="id">{session.unifiedId}</code> <ArchivedBadge session={session} />
           </dd>
         </div>
         {session.cwd && (
