@@ -5,13 +5,17 @@
 // transcript's folds, exports, the diff, the cost chart and the hostile fixture are checked
 // against the API's own answers.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
-import { mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, unlinkSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import { createClient } from '../index.mjs'
 import { startUi } from '../ui/server/index.js'
 import { removeDir, repoRoot, snapshot } from './helpers.mjs'
 import { uiHome, chromiumPath, launchChromium, HOSTILE_ID } from './ui-helpers.mjs'
+
+const { retentionSentence } = createRequire(import.meta.url)('../human/keep.js')
 
 const executablePath = chromiumPath()
 if (!executablePath && process.env.AGENT_MUX_REQUIRE_FIXTURES === '1') {
@@ -30,6 +34,7 @@ let home
 let savedHome
 let ui
 let sessions
+let keep
 let browser
 let context
 let before
@@ -42,6 +47,7 @@ beforeAll(async () => {
   process.env.HOME = home
   const client = createClient()
   sessions = client.sessions
+  keep = client.keep
   ui = await startUi({ client })
   browser = await launchChromium(chromium)
   mkdirSync(SHOTS, { recursive: true })
@@ -335,6 +341,20 @@ describe.skipIf(!executablePath)('amux ui in Chromium', () => {
     expect(await page.locator('.diff').innerText()).toContain(`<script>window.__amuxXss = 'prompt'</script>`)
     await check('diff')
     expect(reports).toEqual([])
+    expect(problems).toEqual([])
+    await close()
+  })
+
+  it('index: the kept sessions, and what each retention will delete that is not kept', async () => {
+    const { page, close, problems, go } = await open()
+    await go('/index')
+    await page.locator('.keep-facts').waitFor()
+    const status = await keep.status()
+    expect(await page.locator('.keep-facts .retention dd').allTextContents()).toEqual(status.retention.map(retentionSentence))
+    expect(await page.locator('.keep-facts').textContent()).toContain(status.dir)
+    const risky = !status.on && status.retention.some((r) => r.atRisk > 0)
+    expect(await page.locator('.keep-hint').count()).toBe(risky ? 1 : 0)
+    if (risky) expect(await page.locator('.keep-hint').textContent()).toContain('amux keep on keeps a copy of every session')
     expect(problems).toEqual([])
     await close()
   })
