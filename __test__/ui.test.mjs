@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import { createClient } from '../index.mjs'
 import { startUi } from '../ui/server/index.js'
-import { removeDir, repoRoot, snapshot } from './helpers.mjs'
+import { copyDemoHome, removeDir, repoRoot, snapshot } from './helpers.mjs'
 import { uiHome, chromiumPath, launchChromium, HOSTILE_ID } from './ui-helpers.mjs'
 
 const { retentionSentence } = createRequire(import.meta.url)('../human/keep.js')
@@ -357,6 +357,46 @@ describe.skipIf(!executablePath)('amux ui in Chromium', () => {
     if (risky) expect(await page.locator('.keep-hint').textContent()).toContain('amux keep on keeps a copy of every session')
     expect(problems).toEqual([])
     await close()
+  })
+
+  it('an archived session carries its badge in the lists and on its page', async () => {
+    // A home of its own, kept, then its Claude session's source deleted.
+    const kept = copyDemoHome()
+    const dirs = mkdtempSync(join(tmpdir(), 'amux-ui-keep-'))
+    const saved = { HOME: process.env.HOME, AGENT_MUX_DATA_DIR: process.env.AGENT_MUX_DATA_DIR, AGENT_MUX_CONFIG_DIR: process.env.AGENT_MUX_CONFIG_DIR }
+    Object.assign(process.env, { HOME: kept, AGENT_MUX_DATA_DIR: join(dirs, 'data'), AGENT_MUX_CONFIG_DIR: join(dirs, 'config') })
+    const client = createClient({ keep: true })
+    let server
+    let signedIn
+    try {
+      await client.sessions.listAll({ limit: 1_000_000 })
+      unlinkSync(join(kept, '.claude', 'projects', '-home-dev-src-api', '90c192cf-d3ac-44af-8f21-ddb66cad4a26.jsonl'))
+      server = await startUi({ client })
+      signedIn = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+      const page = await signedIn.newPage()
+      await page.goto(server.url)
+      await page.goto(new URL('/sessions?archived=only', server.url).href)
+      const rows = page.locator('.rows .row')
+      await expect.poll(() => rows.count()).toBe(1)
+      expect(await rows.first().locator('.archived').textContent()).toBe('archived: source deleted')
+      await page.goto(new URL('/sessions', server.url).href)
+      await page.locator('.rows .row').first().waitFor()
+      const badged = page.locator('.rows .row:has(.archived) .title')
+      expect(await badged.allTextContents()).toEqual(['Fix flaky checkout flow test on CI'])
+      await page.goto(new URL(`/session?id=${enc(CLAUDE)}`, server.url).href)
+      await page.locator('.transcript .msg').first().waitFor()
+      expect(await page.locator('.session-header .archived').textContent()).toBe('archived: source deleted')
+    } finally {
+      await signedIn?.close()
+      await server?.close()
+      await client.close()
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name]
+        else process.env[name] = value
+      }
+      removeDir(kept)
+      removeDir(dirs)
+    }
   })
 
   it('left the home it read byte for byte as it was', () => {

@@ -2,8 +2,8 @@
 // amux doctor: why an agent's sessions do or do not show up. For each agent: where it looked and
 // which variable chose the place, what it found, what it passed over and why; then the index,
 // retention settings (and what they will delete that amux has not kept), amux's kept copies and
-// versions. Exit 0 when every store found was read, 1 when something was
-// skipped (the report is printed either way).
+// versions. Exit 0 when every store found was read, 1 when something was skipped or a kept file
+// is damaged (the report is printed either way).
 
 const { jsonOption } = require('../lib/options.js')
 const { client } = require('../lib/api.js')
@@ -25,7 +25,8 @@ async function doctor(o) {
   const [report, keep] = await withProgress('examining the stores', Promise.all([api.doctor(), api.keep.status()]))
   if (o.json) printJson(report)
   else print(render(report, keep, view()))
-  if (report.skipped > 0) process.exitCode = EXIT_SKIPPED
+  // A kept file that fails its checksum is passed over too: never served.
+  if (report.skipped > 0 || keep.damaged?.length > 0) process.exitCode = EXIT_SKIPPED
 }
 
 /**
@@ -66,7 +67,7 @@ function render(report, keep, { paint, now, tty }) {
     }
   }
   out.push('', ...index(report.index, { paint, now, label, more, shown }))
-  out.push('', ...kept(keep, { label, more, shown }))
+  out.push('', ...kept(keep, { paint, label, more, shown }))
   out.push('', `${label('versions')}node ${report.versions.node}, addon ${report.versions.addon}`)
   out.push(
     report.skipped > 0
@@ -85,13 +86,15 @@ function retention(r, paint, shown) {
   return `${where}${indent}${r.effect}${indent}${older}${close}`
 }
 
-function kept(keep, { label, more, shown }) {
+function kept(keep, { paint, label, more, shown }) {
   const state = keep.on ? 'on' : 'off'
   const lines = [
     `${label('keep')}${state}${keep.origin === 'default' ? ' (the default)' : ` (the ${keep.origin})`}, ${plural(keep.sessions, 'session')} kept, ${size(keep.bytes)}, in ${shown(keep.dir)}`,
   ]
   if (keep.archived > 0) lines.push(`${more}${plural(keep.archived, 'archived session')}: the agent deleted the source, amux's copy answers`)
   if (!keep.on && atRisk(keep).length > 0) lines.push(`${more}${KEEP_HINT}`)
+  const damaged = keep.damaged ?? []
+  if (damaged.length > 0) lines.push(`${more}${paint('red', `${plural(damaged.length, 'kept file')} damaged or missing, never served: ${damaged.slice(0, 3).map(shown).join(', ')}${damaged.length > 3 ? ', …' : ''}`)}`)
   return lines
 }
 

@@ -262,6 +262,9 @@ function keepStatus(status, { paint, tty }) {
     out.push(`${i === 0 ? label('retention') : more}${r.atRisk > 0 ? paint('yellow', line) : line}`)
   })
   if (!status.on && atRisk(status).length > 0) out.push(`${more}${KEEP_HINT}`)
+  const damaged = status.damaged ?? []
+  damaged.forEach((path, i) => out.push(`${i === 0 ? label('damaged') : more}${paint('red', shown(path))}`))
+  if (damaged.length > 0) out.push(`${more}${paint('red', `${plural(damaged.length, 'kept file')} failed its checksum or is missing: never served`)}`)
   return `${out.join('\n')}\n`
 }
 
@@ -276,6 +279,7 @@ function keepStatusRows(status) {
     ['archived', status.archived],
     ['bytes', status.bytes],
     ...status.retention.map((r) => ['retention', r.agent, r.days ?? '', r.atRisk]),
+    ...(status.damaged ?? []).map((path) => ['damaged', path]),
   ]
 }
 

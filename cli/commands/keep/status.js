@@ -16,7 +16,8 @@ module.exports = (command) =>
       'after',
       '\nPiped, each fact is one line, its name then its value, separated by tabs: on, origin, dir,\n' +
         'settingFile, sessions, archived, bytes, and a line per agent whose retention deletes sessions:\n' +
-        'retention, the agent, its days, the sessions not kept that it will delete.\n',
+        'retention, the agent, its days, the sessions not kept that it will delete; and a line per\n' +
+        'kept file found damaged (never served): damaged, its path.\n',
     )
     .action(status)
 

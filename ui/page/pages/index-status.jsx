@@ -89,6 +89,15 @@ function KeepFacts() {
             {data.archived > 0 && `; ${count(data.archived)} archived (the agent deleted the source)`}
           </dd>
         </div>
+        {data.damaged?.length > 0 && (
+          <div>
+            <dt>damaged</dt>
+            <dd class="stale">
+              {count(data.damaged.length)} kept files failed their checksum or are missing, and are never served: <code>{data.damaged.slice(0, 3).join(', ')}</code>
+              {data.damaged.length > 3 && ', …'}
+            </dd>
+          </div>
+        )}
         {data.retention.map((r) => (
           <div key={r.agent} class="retention">
             <dt>retention</dt>
