@@ -19,8 +19,8 @@ async function on(o) {
   const api = client()
   await api.keep.set(true)
   // Every call that reads the stores keeps what changed; a first listing of every session takes
-  // the copies now, before an agent's next clean-up.
-  await withProgress('keeping every session', api.sessions.listAll({ limit: ALL }), { delayMs: 0 })
+  // the copies now, before an agent's next clean-up (as text: no objects are needed).
+  await withProgress('keeping every session', api.tsv.listAll({ limit: ALL }), { delayMs: 0 })
   const status = await api.keep.status()
   if (o.json) return printJson(status)
   const v = view()
