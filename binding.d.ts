@@ -30,6 +30,12 @@ export declare class NativeClient {
   progress(): string
   /** `{}` → JSON of the doctor's report (`Client::doctor`). */
   doctor(args: string): Promise<string>
+  /** `{}` → JSON `KeepStatus`. */
+  keepStatus(args: string): Promise<string>
+  /** `{on}` → JSON `KeepStatus` once the setting is written. */
+  keepSet(args: string): Promise<string>
+  /** `{options: {ids?, before?}}` → JSON `{forgotten}`. */
+  keepForget(args: string): Promise<string>
   /** `{}` → JSON `IndexStatus`. */
   indexStatus(args: string): Promise<string>
   /** `{}` → JSON `IndexStatus` after deleting and building the index again. */

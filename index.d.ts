@@ -52,6 +52,8 @@ export interface SessionSummary {
   snippet?: string
   /** Beyond the spec (search only): how many matches the session holds. */
   matchCount?: number
+  /** Beyond the spec: a kept session whose source is gone, answered from amux's own copy (`keep`). */
+  archived?: true
 }
 
 export interface Session {
@@ -119,6 +121,8 @@ export interface SessionQuery {
   cwd?: string
   /** Beyond the spec: only sessions that ran on this git branch, as `SessionListOptions.branch`. */
   branch?: string
+  /** Beyond the spec: kept sessions whose source is gone, as `SessionListOptions.archived`. */
+  archived?: 'include' | 'only' | 'exclude'
 }
 
 export interface SessionListOptions {
@@ -132,6 +136,11 @@ export interface SessionListOptions {
   cwd?: string
   /** Beyond the spec: only sessions that ran on this git branch (`SessionSummary.gitBranch`), exactly. */
   branch?: string
+  /**
+   * Beyond the spec: kept sessions whose source is gone (`SessionSummary.archived`): with the
+   * others ('include', the default), only them, or none.
+   */
+  archived?: 'include' | 'only' | 'exclude'
 }
 
 export interface CostAggregationOptions {
@@ -148,6 +157,8 @@ export interface CostAggregationOptions {
   cwd?: string
   /** Beyond the spec: only sessions that ran on this git branch, as `SessionListOptions.branch`. */
   branch?: string
+  /** Beyond the spec: kept sessions whose source is gone, as `SessionListOptions.archived`. */
+  archived?: 'include' | 'only' | 'exclude'
 }
 
 export interface CostSummary {
@@ -309,6 +320,14 @@ export interface ClientOptions {
    * false`, `AGENT_MUX_NO_CACHE=1`), no process. A closed client hands nothing on.
    */
   indexChild?: boolean
+  /**
+   * Beyond the spec: keep amux's own copy of every session it reads (in the data directory:
+   * `AGENT_MUX_DATA_DIR`, else `$XDG_DATA_HOME/agent-mux`, else `~/.local/share/agent-mux`,
+   * macOS `~/Library/Application Support/agent-mux`, Windows `%LOCALAPPDATA%\agent-mux`), so
+   * that a session the agent deletes still answers, marked `archived`. Overrides the setting
+   * `keep.set()` writes in the config directory; default: that setting, else off.
+   */
+  keep?: boolean
 }
 
 /** Beyond the spec: `done` of `total` changed sources of `agent` read into the index. */
@@ -328,6 +347,35 @@ export interface IndexStatus {
   sessions: number
   /** Sources the next search reads again (new, changed or gone since indexed). */
   stale: number
+}
+
+/** Beyond the spec: `client.keep.status()`. */
+export interface KeepStatus {
+  on: boolean
+  /** What decided `on`: the client's `keep` option, the setting, or neither (off). */
+  origin: 'option' | 'setting' | 'default'
+  /** The data directory the kept sessions live in. */
+  dir: string
+  /** The file the setting is written to (in the config directory). */
+  settingFile: string
+  /** Sessions kept, and of them those whose source is gone. */
+  sessions: number
+  archived: number
+  /** Bytes of the kept store. */
+  bytes: number
+  /** Per agent with a retention setting: the sessions it will delete (older than `days`, or within a week of it) that are not kept. */
+  retention: Array<{ agent: BuiltInAgentName; days: number | null; atRisk: number }>
+  /** Kept files found damaged or missing (never served). */
+  damaged: string[]
+}
+
+/** Beyond the spec: amux's own copy of the sessions it reads. */
+export interface KeepManager {
+  status(): Promise<KeepStatus>
+  /** Turn keeping on or off in the setting that lasts (a client's `keep` option still wins). */
+  set(on: boolean): Promise<KeepStatus>
+  /** Delete kept sessions: by unified or native id, or every one last updated before a date. */
+  forget(options: { ids?: string[]; before?: Date | string }): Promise<{ forgotten: number }>
 }
 
 export interface IndexManager {
@@ -558,6 +606,8 @@ export interface AgentMuxClient {
   readonly sessions: SessionManager
   /** Beyond the spec: the persistent index. */
   readonly index: IndexManager
+  /** Beyond the spec: amux's own copy of every session it reads. */
+  readonly keep: KeepManager
   /** Beyond the spec: cost reports by day, week, month, session, and billing blocks. */
   readonly cost: CostReports
   /** Beyond the spec: windows of a session's messages. */

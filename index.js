@@ -356,6 +356,18 @@ function createClient(options) {
     pending: () => native.indexPending(),
     idle: () => settle(native, false),
   })
+  // Our own copy of every session seen, so history survives the agents' clean-up: whether it is
+  // on (the setting, or this client's `keep` option), turning it on or off, forgetting.
+  const keep = Object.freeze({
+    status: () => call(native, 'keepStatus', {}, (v) => v),
+    set: (on) => {
+      if (typeof on !== 'boolean') {
+        return Promise.reject(new AgentMuxError('VALIDATION_ERROR', 'keep.set takes a boolean'))
+      }
+      return call(native, 'keepSet', { on }, (v) => v)
+    },
+    forget: (options) => call(native, 'keepForget', { options }, (v) => v),
+  })
   // Cost reports as ccusage draws them, with its keys: by local day, week or month, by session,
   // and Claude Code's 5-hour billing blocks.
   const report = (name) => (options) =>
@@ -378,7 +390,7 @@ function createClient(options) {
       ...report,
       versions: { node: process.versions.node, addon: require('./package.json').version },
     }))
-  const client = { sessions, index, cost, messages, close, doctor }
+  const client = { sessions, index, keep, cost, messages, close, doctor }
   Object.defineProperty(client, NATIVE, { value: { native, onProgress } })
   return Object.freeze(client)
 }

@@ -155,6 +155,7 @@ async function everyCall(home) {
     add('sessions', 'diff', 'diff(a, b)', await sessions.diff(side(a), side(b)))
     add('sessions', 'diff', 'diff(a, a)', await sessions.diff(side(a), side(a)))
     add('index', 'status', 'index.status', await index.status())
+    add('keep', 'status', 'keep.status', await client.keep.status())
     return calls
   })
 }

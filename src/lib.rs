@@ -319,6 +319,41 @@ impl NativeClient {
         Job::new(move || json(&client.doctor(env)))
     }
 
+    /// `{}` → JSON `KeepStatus`.
+    #[napi]
+    pub fn keep_status(&self, _args: String) -> AsyncTask<TextJob> {
+        let (client, env) = (self.inner.clone(), Env::from_process());
+        Job::new(move || json(&client.keep_status(env)))
+    }
+
+    /// `{on}` → JSON `KeepStatus` once the setting is written.
+    #[napi]
+    pub fn keep_set(&self, args: String) -> AsyncTask<TextJob> {
+        let (client, env) = (self.inner.clone(), Env::from_process());
+        Job::new(move || {
+            let on = match field(&parse_args(&args)?, "on") {
+                Value::Bool(b) => *b,
+                v => {
+                    return Err(CoreError::validation(format!(
+                        "keep.set takes a boolean, got {v}"
+                    )))
+                }
+            };
+            json(&client.keep_set(env, on)?)
+        })
+    }
+
+    /// `{options: {ids?, before?}}` → JSON `{forgotten}`.
+    #[napi]
+    pub fn keep_forget(&self, args: String) -> AsyncTask<TextJob> {
+        let (client, env) = (self.inner.clone(), Env::from_process());
+        Job::new(move || {
+            let (ids, before) = wire::forget_options(field(&parse_args(&args)?, "options"))?;
+            let n = client.keep_forget(env, &ids, before)?;
+            json(&serde_json::json!({ "forgotten": n }))
+        })
+    }
+
     /// `{}` → JSON `IndexStatus`.
     #[napi]
     pub fn index_status(&self, _args: String) -> AsyncTask<TextJob> {

@@ -126,7 +126,7 @@ impl Client {
             return Err(Error::session_not_found(agent_name, session_id));
         }
         let ctx = self.context(env);
-        let mut session = a.load(&ctx, session_id, mode)?;
+        let mut session = self.storage.load(&ctx, a, session_id, mode)?;
         if !mode.raw() {
             session.raw = None; // adapters that build it anyway (databases' rows)
         }
@@ -271,6 +271,41 @@ impl Client {
     /// it found and passed over, format versions, retention; then the index.
     pub fn doctor(&self, env: Env) -> crate::doctor::Report {
         crate::doctor::run(&self.context(env), &self.storage, agents::all())
+    }
+
+    /// Whether keeping is on, where, how much is kept, and the sessions the agents' own
+    /// retention will delete that are not kept (`client.keep.status()`).
+    pub fn keep_status(&self, env: Env) -> crate::storage::kept::KeepStatus {
+        let ctx = self.context(env);
+        let mut st = self.storage.keep_status(&ctx);
+        st.retention = crate::doctor::retention_at_risk(&ctx, &self.storage, agents::all());
+        st
+    }
+
+    /// Turn keeping on or off in the setting that lasts (`client.keep.set(on)`).
+    pub fn keep_set(&self, env: Env, on: bool) -> Result<crate::storage::kept::KeepStatus> {
+        self.storage.set_keep(&self.context(env.clone()), on)?;
+        Ok(self.keep_status(env))
+    }
+
+    /// Forget kept sessions named by unified or native id (of any agent), or last updated before
+    /// `before_ms`; how many were forgotten.
+    pub fn keep_forget(&self, env: Env, ids: &[String], before_ms: Option<i64>) -> Result<usize> {
+        let mut named = std::collections::HashSet::new();
+        for id in ids {
+            match crate::ids::parse_unified_id(id) {
+                Some((agent, native)) => {
+                    named.insert((agent.to_string(), native.to_string()));
+                }
+                None => {
+                    for a in agents::all() {
+                        named.insert((a.name().to_string(), id.clone()));
+                    }
+                }
+            }
+        }
+        self.storage
+            .forget_kept(&self.context(env), &named, before_ms)
     }
 
     /// The persistent index's directory, size and freshness (`amux index status`).

@@ -25,6 +25,8 @@ pub struct ClientOptions {
     pub progress: Option<ProgressFn>,
     /// `ClientOptions.indexUpdates`: whether a call waits for the index to take in what changed.
     pub index_updates: IndexUpdates,
+    /// `ClientOptions.keep`: keep a copy of every session seen (`None`: the setting decides).
+    pub keep: Option<bool>,
 }
 
 /// When the index takes in the sources that changed since it was written. A call that does not

@@ -290,6 +290,32 @@ fn grouped(mut noted: Vec<Note>) -> Vec<SkipGroup> {
     out
 }
 
+/// For `client.keep.status()`: per agent with a retention setting, the sessions it will delete
+/// (older than its limit, or within a week of it) that are not kept.
+pub fn retention_at_risk(
+    ctx: &Context,
+    storage: &Storage,
+    agents: &[&'static dyn Agent],
+) -> Vec<crate::storage::kept::RetentionRisk> {
+    let mut out = Vec::new();
+    for a in agents {
+        let Some(r) = a.retention(ctx) else {
+            continue;
+        };
+        let kept = storage.kept_ids(ctx, a.name());
+        let live: Vec<SessionSummary> = (storage.summaries(ctx, *a).into_iter())
+            .filter(|s| !s.archived && !kept.contains(&s.session_id))
+            .collect();
+        let (older, near, _) = ages(ctx, &live, r.days);
+        out.push(crate::storage::kept::RetentionRisk {
+            agent: a.name(),
+            days: r.days,
+            at_risk: (older + near) as u64,
+        });
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

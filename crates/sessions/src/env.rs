@@ -36,6 +36,9 @@ pub const VARIABLES: &[&str] = &[
     "LOCALAPPDATA",
     // How often a long write of the index commits (index::sync).
     "AGENT_MUX_INDEX_CHECKPOINT_MS",
+    // Where kept sessions live (keep::place), and a test's pause in a keep write (keep::pause).
+    "AGENT_MUX_DATA_DIR",
+    "AGENT_MUX_KEEP_PAUSE",
 ];
 
 #[derive(Debug, Clone, Default)]

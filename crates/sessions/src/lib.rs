@@ -12,6 +12,7 @@ pub mod export;
 pub mod ids;
 pub mod index;
 pub mod js_order;
+pub mod keep;
 pub mod list;
 pub mod memory;
 pub mod model;

@@ -465,6 +465,9 @@ pub struct SessionSummary {
     pub snippet: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub match_count: Option<u64>,
+    /// Beyond the spec: a kept session whose source is gone (served from amux's own copy).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub archived: bool,
     /// Per-model usage for pricing; never serialised.
     #[serde(skip)]
     pub usage: Vec<ModelUsage>,
@@ -503,6 +506,7 @@ impl SessionSummary {
             relevance_score: None,
             snippet: None,
             match_count: None,
+            archived: false,
             usage: Vec::new(),
             run_count: 0,
             requests: Vec::new(),

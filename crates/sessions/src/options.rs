@@ -71,6 +71,18 @@ pub struct Filters {
     pub cwd: Option<String>,
     /// The git branch the session ran on (`SessionSummary::git_branch`), exactly.
     pub branch: Option<String>,
+    /// Kept sessions whose source is gone: with the others, only them, or none.
+    pub archived: Archived,
+}
+
+/// Which sessions a call takes by whether they are archived (`SessionSummary::archived`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Archived {
+    #[default]
+    Include,
+    Only,
+    Exclude,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 
 use crate::model::SessionSummary;
-use crate::options::{Direction, Filters, ListSort, SearchSort};
+use crate::options::{Archived, Direction, Filters, ListSort, SearchSort};
 
 /// Does a (priced, tagged) summary pass the filters? Dates bound `createdAt`; `model` matches the
 /// primary model or any model the session used; `tags` is an OR match.
@@ -32,7 +32,11 @@ pub fn matches(s: &SessionSummary, f: &Filters) -> bool {
     if f.branch.is_some() && s.git_branch != f.branch {
         return false;
     }
-    true
+    match f.archived {
+        Archived::Include => true,
+        Archived::Only => s.archived,
+        Archived::Exclude => !s.archived,
+    }
 }
 
 /// Whether prices and run-index tags (`cost::apply_to_summaries`) must be known before the
@@ -55,8 +59,13 @@ pub fn looks_past_dates(f: &Filters) -> bool {
         tags: _,
         cwd,
         branch,
+        archived,
     } = f;
-    model.is_some() || filters_by_tag(f) || cwd.is_some() || branch.is_some()
+    model.is_some()
+        || filters_by_tag(f)
+        || cwd.is_some()
+        || branch.is_some()
+        || *archived != Archived::Include
 }
 
 /// What a summary costs, as the cost orders compare it (0 when not priced).

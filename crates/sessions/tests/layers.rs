@@ -20,7 +20,7 @@ const LAYERS: &[&[&str]] = &[
     &["options"],
     // The persistent index, then the one storage layer that answers from it or from the agents:
     // beneath the engines, which never name the index.
-    &["index"],
+    &["index", "keep"],
     &["storage"],
     // Which sessions a call keeps and in what order: below every engine that filters or sorts.
     &["selection"],

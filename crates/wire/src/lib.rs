@@ -297,6 +297,39 @@ pub fn export_format(v: &Value) -> Result<ExportFormat> {
     }
 }
 
+/// `keep.forget`'s options: the ids named (unified or native) and the moment before which every
+/// kept session is forgotten (epoch milliseconds or an ISO 8601 string). One of them is needed.
+pub fn forget_options(v: &Value) -> Result<(Vec<String>, Option<i64>)> {
+    let Some(m) = obj(v, "options")? else {
+        return Err(Error::validation("keep.forget takes { ids } or { before }"));
+    };
+    let ids = match m.get("ids") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|x| string_arg(x, "ids[]"))
+            .collect::<Result<Vec<_>>>()?,
+        Some(_) => return Err(Error::validation("ids must be an array of strings")),
+    };
+    let before = match m.get("before") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(x) if x.is_finite() => Some(x as i64),
+            _ => return Err(Error::validation("before must be a valid date")),
+        },
+        Some(Value::String(s)) => Some(
+            agent_mux_sessions::model::parse_time_str(s)
+                .ok_or_else(|| Error::validation(format!("before must be a date, got '{s}'")))?
+                .timestamp_millis(),
+        ),
+        Some(_) => return Err(Error::validation("before must be a Date or a date string")),
+    };
+    if ids.is_empty() && before.is_none() {
+        return Err(Error::validation("keep.forget takes { ids } or { before }"));
+    }
+    Ok((ids, before))
+}
+
 /// A non-empty string argument (agent names, session ids).
 pub fn string_arg(v: &Value, what: &str) -> Result<String> {
     match v {
@@ -373,6 +406,7 @@ pub fn client_options(v: &Value) -> Result<ClientOptions> {
         cache,
         progress: None,
         index_updates: choice(m, "indexUpdates", INDEX_UPDATES, IndexUpdates::Background)?,
+        keep: opt_bool(m, "keep")?,
     })
 }
 

@@ -301,6 +301,7 @@ fn get_summary(r: &mut Reader, requests: bool) -> R<SessionSummary> {
         relevance_score: r.opt(Reader::f64)?,
         snippet: r.opt(Reader::str)?,
         match_count: r.opt(Reader::u64)?,
+        archived: false,
         usage: Vec::new(),
         run_count: 0,
         requests: Vec::new(),

@@ -72,15 +72,36 @@ pub fn run(
     }
     let (native, documented): (Vec<&'static dyn Agent>, Vec<&'static dyn Agent>) =
         targets.iter().partition(|a| a.native_search().is_some());
+    // Kept sessions whose source is gone, read from their restored copies beside the others.
+    let kept: Vec<scan::Kept> = (targets.iter())
+        .flat_map(|&a| {
+            (storage.archived_sources(ctx, a).into_iter()).map(move |(src, ids)| (a, src, ids))
+        })
+        .collect();
     // The storage layer's documents, best first: a fault in the index sends the search on to
     // the agents' own.
     for documents in storage.documents(ctx, &documented) {
+        let indexed_with_kept;
         let hits: &dyn HitSource = match &documents {
-            Documents::Indexed(lookup) => &indexed::Indexed {
+            Documents::Indexed(lookup) => {
+                indexed_with_kept = hits::Chain {
+                    first: indexed::Indexed {
+                        ctx,
+                        lookup: lookup.as_ref(),
+                    },
+                    then: scan::Scan {
+                        ctx,
+                        agents: &[],
+                        kept: &kept,
+                    },
+                };
+                &indexed_with_kept
+            }
+            Documents::Agents(agents) => &scan::Scan {
                 ctx,
-                lookup: lookup.as_ref(),
+                agents,
+                kept: &kept,
             },
-            Documents::Agents(agents) => &scan::Scan { ctx, agents },
         };
         if let Ok(found) = run_on(ctx, storage, &native, hits, q, &query, price) {
             return found;

@@ -2,6 +2,7 @@
 //! raw bytes cannot match is dropped without parsing; the others are parsed by their adapter and
 //! matched.
 use rayon::prelude::*;
+use std::collections::HashSet;
 
 use super::hits::{CompletedHit, Hit, HitSource, PendingSummary};
 use super::rank::{rank, Examined, ReadSession};
@@ -18,11 +19,17 @@ use crate::storage::Fault;
 pub struct Scan<'a> {
     pub ctx: &'a Context,
     pub agents: &'a [&'static dyn Agent],
+    /// Restored copies of kept sources whose sessions are gone from the agents', read beside
+    /// them: only the sessions named with each, marked archived.
+    pub kept: &'a [Kept],
 }
+
+/// A kept source restored by the storage layer, and the archived sessions it serves.
+pub type Kept = (&'static dyn Agent, Source, HashSet<String>);
 
 impl HitSource for Scan<'_> {
     fn hits(&self, q: &Query, _: PendingSummary) -> Result<Vec<Hit>, Fault> {
-        Ok(scan(self.ctx, self.agents, q))
+        Ok(scan(self.ctx, self.agents, self.kept, q))
     }
 
     /// The scan leaves no hit pending: there is nothing to complete.
@@ -58,7 +65,13 @@ fn file_mask(src: &Source, pf: &Prefilter) -> Option<Mask> {
     Some(mask)
 }
 
-fn examine(ctx: &Context, a: &dyn Agent, src: &Source, m: &Matcher) -> Outcome {
+fn examine(
+    ctx: &Context,
+    a: &dyn Agent,
+    src: &Source,
+    m: &Matcher,
+    only: Option<&HashSet<String>>,
+) -> Outcome {
     let (q, pf) = (m.query(), m.prefilter());
     let filter = ByteFilter::new(pf, q);
     let support = a.search_support();
@@ -81,11 +94,13 @@ fn examine(ctx: &Context, a: &dyn Agent, src: &Source, m: &Matcher) -> Outcome {
     };
     let v = sessions
         .into_iter()
+        .filter(|s| only.is_none_or(|ids| ids.contains(&s.summary.session_id)))
         .map(|s| {
             let st = analyse(m, &s);
             let hit = st.matches(q).then(|| {
                 let mut summary = Box::new(s.summary);
                 summary.unified_id = crate::ids::unified_id(a.name(), &summary.session_id);
+                summary.archived = only.is_some();
                 summary
             });
             ReadSession::analysed(st, hit)
@@ -95,19 +110,20 @@ fn examine(ctx: &Context, a: &dyn Agent, src: &Source, m: &Matcher) -> Outcome {
 }
 
 /// Search the sources of `agents`.
-fn scan(ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<Hit> {
+fn scan(ctx: &Context, agents: &[&'static dyn Agent], kept: &[Kept], q: &Query) -> Vec<Hit> {
     let pf = Prefilter::new(q);
     let matcher = Matcher::new(q, &pf);
-    let mut work: Vec<(&'static dyn Agent, Source)> = agents
+    let mut work: Vec<(&'static dyn Agent, Source, Option<&HashSet<String>>)> = agents
         .par_iter()
-        .flat_map_iter(|&a| a.sources(ctx).into_iter().map(move |s| (a, s)))
+        .flat_map_iter(|&a| a.sources(ctx).into_iter().map(move |s| (a, s, None)))
         .collect();
+    work.extend(kept.iter().map(|(a, s, ids)| (*a, s.clone(), Some(ids))));
     // Largest first: a huge session started last would keep one core busy after the rest end.
-    work.sort_by_key(|(_, s)| std::cmp::Reverse(s.stamps.iter().map(|t| t.size).sum::<u64>()));
+    work.sort_by_key(|(_, s, _)| std::cmp::Reverse(s.stamps.iter().map(|t| t.size).sum::<u64>()));
     let outcomes: Vec<Outcome> =
-        install_for(work.iter().map(|(_, src)| src.path.as_path()), || {
+        install_for(work.iter().map(|(_, src, _)| src.path.as_path()), || {
             work.par_iter()
-                .map(|(a, src)| examine(ctx, *a, src, &matcher))
+                .map(|(a, src, only)| examine(ctx, *a, src, &matcher, *only))
                 .collect()
         });
     rank(q, outcomes.into_iter().map(Outcome::examined))
@@ -115,7 +131,7 @@ fn scan(ctx: &Context, agents: &[&'static dyn Agent], q: &Query) -> Vec<Hit> {
 
 /// One source of `a` read and matched, as ranking takes it.
 pub(super) fn examined(ctx: &Context, a: &dyn Agent, src: &Source, m: &Matcher) -> Examined {
-    examine(ctx, a, src, m).examined()
+    examine(ctx, a, src, m, None).examined()
 }
 
 impl Outcome {

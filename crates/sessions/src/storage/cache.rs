@@ -133,6 +133,16 @@ impl SummaryCache {
         (dedupe_by_id(out), skipped)
     }
 
+    /// The summaries of one source (with their requests), read through the cache.
+    pub fn of_source(
+        &self,
+        ctx: &Context,
+        agent: &dyn Agent,
+        src: &Source,
+    ) -> Result<Arc<Vec<SessionSummary>>, String> {
+        self.summarise(ctx, agent, src).map_err(|(_, why)| why)
+    }
+
     fn summarise(&self, ctx: &Context, agent: &dyn Agent, src: &Source) -> Summarised {
         let key = (agent.name(), src.path.clone());
         if let Some(hit) = self.lookup(&key, &src.stamps) {

@@ -17,6 +17,7 @@ use crate::index;
 use crate::model::SessionSummary;
 
 pub mod cache;
+pub mod kept;
 pub mod last_update;
 pub mod updates;
 
@@ -42,6 +43,7 @@ pub struct Storage {
     cache: SummaryCache,
     listed: index::Listed,
     updates: Updates,
+    kept: kept::KeptState,
 }
 
 impl Storage {
@@ -60,7 +62,8 @@ impl Storage {
         ctx: &Context,
         agent: &dyn Agent,
     ) -> (Vec<SessionSummary>, Vec<(std::path::PathBuf, String)>) {
-        match index::summaries(ctx, agent, &self.listed) {
+        kept::keep_changed(&self.kept, &self.cache, ctx, agent);
+        let (mut v, skipped) = match index::summaries(ctx, agent, &self.listed) {
             Some(listing) => {
                 self.cache.note_skipped(listing.skipped.clone());
                 (dedupe_by_id(listing.summaries), listing.skipped)
@@ -69,7 +72,14 @@ impl Storage {
                 let (v, skipped) = self.cache.all_and_skipped(ctx, agent);
                 (without_requests(v), skipped)
             }
+        };
+        let live: HashSet<String> = v.iter().map(|s| s.session_id.clone()).collect();
+        let archived = kept::archived(&self.kept, &self.cache, ctx, agent, &|id| live.contains(id));
+        if !archived.is_empty() {
+            v.extend(without_requests(archived));
+            v = dedupe_by_id(v);
         }
+        (v, skipped)
     }
 
     /// When the index was last brought up to date by `update_index` or `rebuild_index`, and how
@@ -82,6 +92,35 @@ impl Storage {
     /// passed to `f` with the pass's number: for a caller that must see them all before it can
     /// use any. From the index without holding them all, else read through the cache.
     pub fn each_summary(
+        &self,
+        ctx: &Context,
+        agent: &dyn Agent,
+        passes: usize,
+        f: &mut dyn FnMut(usize, SessionSummary),
+    ) {
+        kept::keep_changed(&self.kept, &self.cache, ctx, agent);
+        let archived = kept::archived(&self.kept, &self.cache, ctx, agent, &|_| false);
+        if archived.is_empty() {
+            return self.each_live_summary(ctx, agent, passes, f);
+        }
+        // The archived sessions join each pass before the next begins (a caller may need all of
+        // one pass before the next: the cost engine's dedupe).
+        let mut at = 0;
+        let mut g = |pass: usize, s: SessionSummary| {
+            while at < pass {
+                archived.iter().for_each(|a| f(at, a.clone()));
+                at += 1;
+            }
+            f(pass, s)
+        };
+        self.each_live_summary(ctx, agent, passes, &mut g);
+        while at < passes {
+            archived.iter().for_each(|a| f(at, a.clone()));
+            at += 1;
+        }
+    }
+
+    fn each_live_summary(
         &self,
         ctx: &Context,
         agent: &dyn Agent,
@@ -131,6 +170,9 @@ impl Storage {
         ctx: &Context,
         agents: &'a [&'static dyn Agent],
     ) -> impl Iterator<Item = Documents<'a>> {
+        for a in agents {
+            kept::keep_changed(&self.kept, &self.cache, ctx, *a);
+        }
         let write = ctx.options.index_updates == IndexUpdates::Wait;
         // No agent to read: the index is not even opened.
         let indexed = match agents.is_empty() {
@@ -147,6 +189,9 @@ impl Storage {
     /// process's own writing of it is done. Another process writing it is waited for, unless
     /// `if_idle` (then it is left to finish).
     pub fn update_index(&self, ctx: &Context, if_idle: bool) -> Result<Status> {
+        for a in agents::all() {
+            kept::keep_changed(&self.kept, &self.cache, ctx, *a);
+        }
         let Some(dir) = index::dir::resolve(ctx) else {
             return Err(off());
         };
@@ -175,6 +220,68 @@ impl Storage {
         if close {
             self.updates.forget_left();
         }
+    }
+
+    /// The restored sources of the kept sessions of `agent` whose source is gone, each with the
+    /// ids it serves (a search reads them beside the live documents).
+    pub fn archived_sources(
+        &self,
+        ctx: &Context,
+        agent: &dyn Agent,
+    ) -> Vec<(agents::Source, HashSet<String>)> {
+        kept::archived_sources(&self.kept, ctx, agent)
+    }
+
+    /// One session by id, from its source, else from its kept copy when the source no longer
+    /// holds it.
+    pub fn load(
+        &self,
+        ctx: &Context,
+        agent: &dyn Agent,
+        id: &str,
+        mode: agents::Mode,
+    ) -> Result<crate::model::Session> {
+        match agent.load(ctx, id, mode) {
+            Err(e) if e.code == crate::error::ErrorCode::SessionNotFound => {
+                match kept::load(&self.kept, ctx, agent, id, mode) {
+                    Err(k) if k.code == crate::error::ErrorCode::SessionNotFound => Err(e),
+                    r => r,
+                }
+            }
+            r => r,
+        }
+    }
+
+    /// Whether keeping is on, where, and how much is kept (`client.keep.status()`); the
+    /// retention figures are the caller's.
+    pub fn keep_status(&self, ctx: &Context) -> kept::KeepStatus {
+        kept::status(&self.kept, ctx)
+    }
+
+    /// The native ids of `agent`'s kept sessions.
+    pub fn kept_ids(&self, ctx: &Context, agent: &str) -> HashSet<String> {
+        kept::ids(&self.kept, ctx, agent)
+    }
+
+    /// Turn keeping on or off in the setting (`amux keep on|off`).
+    pub fn set_keep(&self, ctx: &Context, on: bool) -> Result<()> {
+        crate::keep::place::write_setting(ctx, on)
+            .map(|_| ())
+            .map_err(|e| Error::internal(format!("the keep setting could not be written: {e}")))
+    }
+
+    /// Forget kept sessions: those named (agent, native id), or last updated before `before_ms`.
+    pub fn forget_kept(
+        &self,
+        ctx: &Context,
+        ids: &HashSet<(String, String)>,
+        before_ms: Option<i64>,
+    ) -> Result<usize> {
+        let Some(k) = crate::keep::Kept::of(ctx) else {
+            return Ok(0);
+        };
+        k.forget(ids, before_ms)
+            .map_err(|e| Error::internal(format!("{}: {e}", k.dir.display())))
     }
 
     /// Whether a search left changes for the caller to write (`IndexUpdates::Deferred`).

@@ -1,0 +1,73 @@
+//! How the kept store writes: directories 0700, files 0600, every file written whole under
+//! another name, fsynced and renamed, so that a reader (or a process killed midway) never sees
+//! half of one; and a lock for the writers of the catalog.
+use std::io::Write;
+use std::path::Path;
+
+/// Create `dir` (and its parents) owner-only if it does not exist.
+pub fn private_dir(dir: &Path) -> std::io::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let mut b = std::fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+    b.create(dir)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
+/// A new file 0600 for writing (truncated).
+pub fn create_private(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+    o.open(path)
+}
+
+/// Write `bytes` to `path` atomically: a temporary name beside it, fsynced, renamed over it.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let tmp = path.with_file_name(format!(".{name}.{}.{}.tmp", std::process::id(), unique()));
+    let written = create_private(&tmp).and_then(|mut f| {
+        f.write_all(bytes)?;
+        super::pause::at("before-fsync");
+        f.sync_all()
+    });
+    let renamed = written.and_then(|_| {
+        super::pause::at("before-rename");
+        std::fs::rename(&tmp, path)
+    });
+    if renamed.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    renamed
+}
+
+/// A number no other write of this process uses at the same time.
+fn unique() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The writers' lock of a kept store: held while the catalog and manifests are read, changed and
+/// written, so that two processes keeping at once lose neither's versions.
+pub struct Lock(#[allow(dead_code)] std::fs::File);
+
+impl Lock {
+    pub fn take(dir: &Path) -> std::io::Result<Lock> {
+        let mut o = std::fs::OpenOptions::new();
+        o.read(true).write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+        let f = o.open(dir.join("lock"))?;
+        f.lock()?;
+        Ok(Lock(f))
+    }
+}

@@ -1,0 +1,353 @@
+//! Our own copy of every session amux saw, so that history survives the agents' own clean-up:
+//! the sources' bytes as the agents wrote them, in the data directory (`place`), cut into
+//! zstd-compressed chunks named by their hash (`chunks`), one manifest of versions per source
+//! (`manifest`), and a catalog of what is kept read at each call (`catalog`). A kept version is
+//! read again by the agent's own parser from a restored copy (`restore`), so it answers exactly
+//! as the source did.
+//!
+//! Separate from the index: nothing here is in the cache directory but the restored copies,
+//! which are made again when missing. Only the storage layer decides when to keep and when to
+//! serve what was kept.
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::agents::Source;
+use crate::context::Context;
+
+pub mod catalog;
+pub mod chunks;
+pub mod files;
+pub mod manifest;
+pub mod pause;
+pub mod place;
+pub mod restore;
+pub mod take;
+
+pub use catalog::{Catalog, Entry};
+pub use manifest::{KeptSession, Manifest};
+pub use place::Origin;
+
+/// Garbage (chunks no version uses any more) allowed before a sweep: this much, or a tenth of
+/// the store.
+const GARBAGE_FLOOR: u64 = 64 << 20;
+/// A chunk younger than this is never swept: a process keeping at the same time may have written
+/// it for a manifest it has not written yet.
+const SWEEP_MIN_AGE: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// A kept store (it may not exist yet).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kept {
+    pub dir: PathBuf,
+}
+
+/// What one `take` did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Taken {
+    pub sources: usize,
+    /// Compressed bytes written.
+    pub bytes: u64,
+    /// Sources that could not be kept, and why.
+    pub faults: Vec<String>,
+}
+
+impl Kept {
+    /// The store of `ctx`'s data directory.
+    pub fn of(ctx: &Context) -> Option<Kept> {
+        place::kept_dir(ctx).map(|dir| Kept { dir })
+    }
+
+    /// Whether anything was ever kept here.
+    pub fn exists(&self) -> bool {
+        self.dir.join("sources").is_dir()
+    }
+
+    pub fn catalog(&self) -> (Catalog, Vec<String>) {
+        catalog::load(&self.dir)
+    }
+
+    pub fn catalog_stamp(&self) -> Option<crate::read::fs::Stamp> {
+        catalog::stamp(&self.dir)
+    }
+
+    /// The sources of `agent` whose stamps differ from those they were last kept at.
+    pub fn changed<'a>(
+        &self,
+        cat: &Catalog,
+        agent: &str,
+        sources: &'a [Source],
+    ) -> Vec<&'a Source> {
+        sources
+            .iter()
+            .filter(|s| {
+                let name = manifest::name_of(agent, &s.path);
+                let now = manifest::stamps_of(&s.stamps);
+                cat.sources.get(&name).is_none_or(|e| e.stamps != now)
+            })
+            .collect()
+    }
+
+    /// Keep `sources` of `agent` (those `changed` found), each with the sessions `sessions_of`
+    /// reads from it (`None`: unreadable, not kept). Chunks are written first, in parallel; then,
+    /// under the store's lock, each manifest gains its version and the catalog is written.
+    pub fn take(
+        &self,
+        ctx: &Context,
+        agent: &str,
+        sources: &[&Source],
+        sessions_of: &(dyn Fn(&Source) -> Option<Vec<KeptSession>> + Sync),
+    ) -> Taken {
+        let mut taken = Taken::default();
+        if sources.is_empty() {
+            return taken;
+        }
+        pause::arm(ctx);
+        if let Err(e) = files::private_dir(&self.dir) {
+            taken.faults.push(format!("{}: {e}", self.dir.display()));
+            return taken;
+        }
+        let now_ms = ctx
+            .env
+            .now()
+            .unwrap_or_else(chrono::Utc::now)
+            .timestamp_millis();
+        let made: Vec<Result<(String, manifest::Version, u64), String>> = sources
+            .par_iter()
+            .filter_map(|src| {
+                let sessions = sessions_of(src)?;
+                let name = manifest::name_of(agent, &src.path);
+                let prev = manifest::read(&self.dir, &name).ok().flatten();
+                Some(
+                    take::version(&self.dir, src, prev.as_ref(), sessions, now_ms)
+                        .map(|(v, w)| (name, v, w))
+                        .map_err(|e| format!("{}: {e}", src.path.display())),
+                )
+            })
+            .collect();
+        pause::at("chunks-written");
+        let lock = match files::Lock::take(&self.dir) {
+            Ok(l) => l,
+            Err(e) => {
+                taken.faults.push(format!("{}: {e}", self.dir.display()));
+                return taken;
+            }
+        };
+        let (mut cat, faults) = self.catalog();
+        taken.faults.extend(faults);
+        let by_path: BTreeMap<&Path, &Source> =
+            sources.iter().map(|s| (s.path.as_path(), *s)).collect();
+        for r in made {
+            let (name, v, wrote) = match r {
+                Ok(x) => x,
+                Err(e) => {
+                    taken.faults.push(e);
+                    continue;
+                }
+            };
+            let mut m = match manifest::read(&self.dir, &name) {
+                Ok(m) => m,
+                // A damaged or foreign manifest is left as it is (reported), never overwritten.
+                Err(e) => {
+                    taken.faults.push(e);
+                    continue;
+                }
+            }
+            .unwrap_or_else(|| {
+                let src = by_path
+                    .values()
+                    .find(|s| manifest::name_of(agent, &s.path) == name);
+                Manifest {
+                    format: manifest::FORMAT,
+                    agent: agent.to_string(),
+                    path: src.map(|s| s.path.clone()).unwrap_or_default(),
+                    side_files: src.map(|s| s.side_files.clone()).unwrap_or_default(),
+                    versions: Vec::new(),
+                }
+            });
+            if m.versions
+                .last()
+                .is_some_and(|last| last.files == v.files && last.sessions == v.sessions)
+            {
+                // The same bytes (a touch, another process kept it first): only the stamps move.
+                if let Some(last) = m.versions.last_mut() {
+                    last.stamps = v.stamps;
+                }
+            } else {
+                let before: HashSet<String> = chunk_names(&m);
+                m.versions.push(v);
+                m.retain();
+                let after = chunk_names(&m);
+                cat.garbage += before.difference(&after).count() as u64 * (64 << 10);
+            }
+            if let Err(e) = manifest::write(&self.dir, &name, &m) {
+                taken.faults.push(format!("{}: {e}", m.path.display()));
+                continue;
+            }
+            cat.sources.insert(name, Entry::of(&m));
+            taken.sources += 1;
+            taken.bytes += wrote;
+        }
+        if let Err(e) = catalog::write(&self.dir, &cat) {
+            taken.faults.push(format!("{}: {e}", self.dir.display()));
+        }
+        if cat.garbage > GARBAGE_FLOOR.max(self.bytes() / 10) {
+            self.sweep(&mut cat);
+            let _ = catalog::write(&self.dir, &cat);
+        }
+        drop(lock);
+        taken
+    }
+
+    /// Forget the kept sessions of `agent` named in `ids` (every agent's, native ids, when
+    /// `agent` is `None`), or last updated before `before_ms`; how many were forgotten. Their
+    /// chunks are deleted once no version uses them.
+    pub fn forget(
+        &self,
+        ids: &HashSet<(String, String)>,
+        before_ms: Option<i64>,
+    ) -> std::io::Result<usize> {
+        if !self.exists() {
+            return Ok(0);
+        }
+        let _lock = files::Lock::take(&self.dir)?;
+        let (mut cat, _) = self.catalog();
+        let mut forgotten = 0;
+        let names: Vec<String> = cat.sources.keys().cloned().collect();
+        for name in names {
+            let entry = &cat.sources[&name];
+            let drop_id = |id: &str, updated: i64| {
+                ids.contains(&(entry.agent.clone(), id.to_string()))
+                    || before_ms.is_some_and(|b| updated < b)
+            };
+            let gone: HashSet<String> = (entry.sessions.iter())
+                .filter(|(id, u, _)| drop_id(id, *u))
+                .map(|(id, _, _)| id.clone())
+                .collect();
+            if gone.is_empty() {
+                continue;
+            }
+            let Ok(Some(mut m)) = manifest::read(&self.dir, &name) else {
+                continue;
+            };
+            for v in &mut m.versions {
+                v.sessions.retain(|s| !gone.contains(&s.id));
+            }
+            m.retain();
+            forgotten += gone.len();
+            manifest::write(&self.dir, &name, &m)?;
+            // The stamps stay: a source still there is not kept again until it changes.
+            let stamps = cat.sources[&name].stamps.clone();
+            let mut e = Entry::of(&m);
+            e.stamps = stamps;
+            cat.sources.insert(name, e);
+        }
+        self.sweep_now(&mut cat);
+        catalog::write(&self.dir, &cat)?;
+        Ok(forgotten)
+    }
+
+    /// Delete the chunks no manifest uses (older than `SWEEP_MIN_AGE`).
+    fn sweep(&self, cat: &mut Catalog) {
+        self.sweep_older_than(cat, SWEEP_MIN_AGE)
+    }
+
+    /// The same, for chunks of any age (a forget: what it frees must go now).
+    fn sweep_now(&self, cat: &mut Catalog) {
+        self.sweep_older_than(cat, std::time::Duration::ZERO)
+    }
+
+    fn sweep_older_than(&self, cat: &mut Catalog, age: std::time::Duration) {
+        let mut used = HashSet::new();
+        for name in cat.sources.keys() {
+            match manifest::read(&self.dir, name) {
+                Ok(Some(m)) => used.extend(chunk_names(&m)),
+                // A manifest that cannot be read may still be repaired: keep every chunk.
+                _ => return,
+            }
+        }
+        let now = std::time::SystemTime::now();
+        let Ok(fans) = std::fs::read_dir(self.dir.join("chunks")) else {
+            return;
+        };
+        for fan in fans.flatten() {
+            let Ok(rd) = std::fs::read_dir(fan.path()) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if used.contains(&name) {
+                    continue;
+                }
+                let old = (e.metadata().and_then(|m| m.modified()))
+                    .ok()
+                    .and_then(|t| now.duration_since(t).ok())
+                    .is_some_and(|d| d >= age);
+                if old || age.is_zero() {
+                    let _ = std::fs::remove_file(e.path());
+                }
+            }
+        }
+        cat.garbage = 0;
+    }
+
+    /// Bytes of the store's files.
+    pub fn bytes(&self) -> u64 {
+        fn walk(p: &Path) -> u64 {
+            let Ok(rd) = std::fs::read_dir(p) else {
+                return 0;
+            };
+            rd.flatten()
+                .map(|e| match e.file_type() {
+                    Ok(t) if t.is_dir() => walk(&e.path()),
+                    _ => e.metadata().map(|m| m.len()).unwrap_or(0),
+                })
+                .sum()
+        }
+        walk(&self.dir)
+    }
+
+    /// Version `version` of the manifest `name` restored under `base`: its root and its source.
+    pub fn restore(
+        &self,
+        base: &Path,
+        name: &str,
+        version: usize,
+    ) -> Result<(Manifest, PathBuf, Source), String> {
+        let m =
+            manifest::read(&self.dir, name)?.ok_or_else(|| format!("{name}: no longer kept"))?;
+        let v = m
+            .versions
+            .get(version)
+            .ok_or_else(|| format!("{name}: no version {version}"))?;
+        let (root, src) = restore::restore(&self.dir, base, &m, v)?;
+        Ok((m, root, src))
+    }
+
+    /// Whether a manifest's chunks are all present (not whether they are intact: that is checked
+    /// on every read).
+    pub fn check(&self) -> Vec<String> {
+        let (cat, mut faults) = self.catalog();
+        for name in cat.sources.keys() {
+            match manifest::read(&self.dir, name) {
+                Ok(Some(m)) => {
+                    for h in chunk_names(&m) {
+                        if !chunks::path(&self.dir, &h).is_file() {
+                            faults.push(format!("{}: chunk {h} is missing", m.path.display()));
+                        }
+                    }
+                }
+                Ok(None) => faults.push(format!("{name}: manifest missing")),
+                Err(e) => faults.push(e),
+            }
+        }
+        faults
+    }
+}
+
+fn chunk_names(m: &Manifest) -> HashSet<String> {
+    (m.versions.iter())
+        .flat_map(|v| v.files.iter().flatten())
+        .flat_map(|f| f.chunks.iter().map(|(h, _)| h.clone()))
+        .collect()
+}

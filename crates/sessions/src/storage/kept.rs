@@ -1,0 +1,293 @@
+//! What the storage layer does with the kept store (`crate::keep`): when keeping is on, a call
+//! that reads an agent's sources keeps those that changed since they were kept; and a kept
+//! session whose source is gone (a file deleted, a session deleted inside a database) is
+//! answered from its kept version, restored and read by the agent's own parser, marked
+//! `archived`. While the source exists, the source wins.
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use crate::agents::{Agent, Mode, Source};
+use crate::context::Context;
+use crate::error::{Error, ErrorCode, Result};
+use crate::index;
+use crate::keep::{self, Catalog, Kept, KeptSession};
+use crate::model::{Session, SessionSummary};
+use crate::read::fs::Stamp;
+
+use super::cache::SummaryCache;
+
+/// A catalog as read: the store it is of, its file's stamp then, and what it held.
+type ReadCatalog = (PathBuf, Option<Stamp>, Arc<Catalog>);
+
+/// The archived sessions of an agent by the kept version that serves them: `(manifest name,
+/// version) → ids`.
+type Plan = BTreeMap<(String, usize), HashSet<String>>;
+
+/// The catalog last read, while its file is unchanged.
+#[derive(Default)]
+pub struct KeptState {
+    catalog: Mutex<Option<ReadCatalog>>,
+    /// Faults met reading the store (damaged chunks or manifests), for status and doctor.
+    faults: Mutex<Vec<String>>,
+}
+
+impl KeptState {
+    fn catalog(&self, kept: &Kept) -> Arc<Catalog> {
+        let stamp = kept.catalog_stamp();
+        let mut held = self.catalog.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((dir, s, c)) = held.as_ref() {
+            if *dir == kept.dir && *s == stamp && stamp.is_some() {
+                return c.clone();
+            }
+        }
+        let (c, faults) = kept.catalog();
+        self.note(faults);
+        let c = Arc::new(c);
+        *held = Some((kept.dir.clone(), stamp, c.clone()));
+        c
+    }
+
+    pub fn note(&self, faults: Vec<String>) {
+        if faults.is_empty() {
+            return;
+        }
+        let mut f = self.faults.lock().unwrap_or_else(|e| e.into_inner());
+        for x in faults {
+            if !f.contains(&x) {
+                f.push(x);
+            }
+        }
+    }
+
+    pub fn faults(&self) -> Vec<String> {
+        self.faults
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+/// Keep the sources of `agent` that changed since they were kept, when keeping is on.
+pub fn keep_changed(state: &KeptState, cache: &SummaryCache, ctx: &Context, agent: &dyn Agent) {
+    if !keep::place::is_on(ctx).0 {
+        return;
+    }
+    let Some(kept) = Kept::of(ctx) else {
+        return;
+    };
+    let sources = agent.sources(ctx);
+    let cat = state.catalog(&kept);
+    let changed = kept.changed(&cat, agent.name(), &sources);
+    if changed.is_empty() {
+        return;
+    }
+    let sessions_of = |src: &Source| -> Option<Vec<KeptSession>> {
+        let v = cache.of_source(ctx, agent, src).ok()?;
+        Some(
+            v.iter()
+                .map(|s| KeptSession {
+                    id: s.session_id.clone(),
+                    updated_ms: s.updated_at.timestamp_millis(),
+                })
+                .collect(),
+        )
+    };
+    let taken = kept.take(ctx, agent.name(), &changed, &sessions_of);
+    state.note(taken.faults);
+}
+
+/// Where kept versions are restored to be read: the cache directory (made again when it is
+/// cleared), else the store's own.
+fn restore_base(ctx: &Context, kept: &Kept) -> PathBuf {
+    match index::dir::resolve(ctx) {
+        Some(d) => d.join("kept"),
+        None => kept.dir.join("restored"),
+    }
+}
+
+/// The kept sessions of `agent` whose source no longer holds them, by the version that serves
+/// them: `(manifest name, version) → ids`.
+fn gone(ctx: &Context, state: &KeptState, agent: &str) -> Option<(Kept, Plan)> {
+    let kept = Kept::of(ctx)?;
+    if !kept.exists() {
+        return None;
+    }
+    let cat = state.catalog(&kept);
+    // The newest kept copy of each session: (updated, name, version).
+    let mut newest: BTreeMap<&str, (i64, &str, usize, bool)> = BTreeMap::new();
+    for (name, e) in cat.sources.iter().filter(|(_, e)| e.agent == agent) {
+        let exists = e.path.exists();
+        for (id, updated, v) in &e.sessions {
+            // Still in the source: its newest version is what the source holds.
+            let live = exists && *v + 1 == e.versions;
+            let better = newest.get(id.as_str()).is_none_or(|(u, ..)| updated > u);
+            if better {
+                newest.insert(id, (*updated, name, *v, live));
+            }
+        }
+    }
+    let mut plan = Plan::new();
+    for (id, (_, name, v, live)) in newest {
+        if !live {
+            plan.entry((name.to_string(), v))
+                .or_default()
+                .insert(id.to_string());
+        }
+    }
+    Some((kept, plan))
+}
+
+/// Summaries (with their requests) of the kept sessions of `agent` whose source is gone, marked
+/// archived; none of `live`.
+pub fn archived(
+    state: &KeptState,
+    cache: &SummaryCache,
+    ctx: &Context,
+    agent: &dyn Agent,
+    live: &dyn Fn(&str) -> bool,
+) -> Vec<SessionSummary> {
+    let mut out = Vec::new();
+    for (src, ids) in archived_sources(state, ctx, agent) {
+        match cache.of_source(ctx, agent, &src) {
+            Ok(v) => out.extend(
+                v.iter()
+                    .filter(|s| ids.contains(&s.session_id) && !live(&s.session_id))
+                    .cloned()
+                    .map(|mut s| {
+                        s.archived = true;
+                        s
+                    }),
+            ),
+            Err(why) => state.note(vec![format!("{}: {why}", src.path.display())]),
+        }
+    }
+    out
+}
+
+/// The restored sources of `agent`'s archived sessions, each with the ids it serves.
+pub fn archived_sources(
+    state: &KeptState,
+    ctx: &Context,
+    agent: &dyn Agent,
+) -> Vec<(Source, HashSet<String>)> {
+    let Some((kept, plan)) = gone(ctx, state, agent.name()) else {
+        return Vec::new();
+    };
+    let base = restore_base(ctx, &kept);
+    let mut out = Vec::new();
+    for ((name, v), ids) in plan {
+        match kept.restore(&base, &name, v) {
+            Ok((_, _, src)) => out.push((src, ids)),
+            // Damaged: reported, never served.
+            Err(e) => state.note(vec![e]),
+        }
+    }
+    out
+}
+
+/// Session `id` of `agent` from its kept copy, when its source no longer has it.
+pub fn load(
+    state: &KeptState,
+    ctx: &Context,
+    agent: &dyn Agent,
+    id: &str,
+    mode: Mode,
+) -> Result<Session> {
+    let not_found = || Error::session_not_found(agent.name(), id);
+    let (kept, plan) = gone(ctx, state, agent.name()).ok_or_else(not_found)?;
+    let (name, v) = plan
+        .into_iter()
+        .find(|(_, ids)| ids.contains(id))
+        .map(|(k, _)| k)
+        .ok_or_else(not_found)?;
+    let base = restore_base(ctx, &kept);
+    let (_, root, _) = kept.restore(&base, &name, v).map_err(|e| {
+        state.note(vec![e.clone()]);
+        Error::new(
+            ErrorCode::ParseError,
+            format!("the kept copy of {id} could not be read: {e}"),
+        )
+    })?;
+    agent.load(&keep::restore::context_under(ctx, &root), id, mode)
+}
+
+/// `client.keep.status()`, but for the agents' retention (the client adds it).
+#[derive(Debug, Clone, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KeepStatus {
+    pub on: bool,
+    pub origin: &'static str,
+    pub dir: PathBuf,
+    pub setting_file: PathBuf,
+    /// Sessions kept, and of them those whose source is gone.
+    pub sessions: u64,
+    pub archived: u64,
+    /// Bytes of the store.
+    pub bytes: u64,
+    pub retention: Vec<RetentionRisk>,
+    /// Damaged or unreadable kept files, as found (never served).
+    pub damaged: Vec<String>,
+}
+
+/// Sessions an agent's own retention will delete that are not kept.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RetentionRisk {
+    pub agent: &'static str,
+    pub days: Option<f64>,
+    pub at_risk: u64,
+}
+
+pub fn status(state: &KeptState, ctx: &Context) -> KeepStatus {
+    let (on, origin) = keep::place::is_on(ctx);
+    let origin = match origin {
+        keep::Origin::Option => "option",
+        keep::Origin::Setting => "setting",
+        keep::Origin::Default => "default",
+    };
+    let mut st = KeepStatus {
+        on,
+        origin,
+        dir: keep::place::data_dir(ctx).unwrap_or_default(),
+        setting_file: keep::place::setting_file(ctx).unwrap_or_default(),
+        ..Default::default()
+    };
+    let Some(kept) = Kept::of(ctx) else {
+        return st;
+    };
+    if kept.exists() {
+        let cat = state.catalog(&kept);
+        let mut agents: HashSet<&str> = HashSet::new();
+        let mut all: HashSet<(&str, &str)> = HashSet::new();
+        for e in cat.sources.values() {
+            agents.insert(&e.agent);
+            all.extend(
+                e.sessions
+                    .iter()
+                    .map(|(id, ..)| (e.agent.as_str(), id.as_str())),
+            );
+        }
+        st.sessions = all.len() as u64;
+        st.archived = (agents.into_iter())
+            .filter_map(|a| gone(ctx, state, a))
+            .map(|(_, plan)| plan.values().map(|ids| ids.len() as u64).sum::<u64>())
+            .sum();
+        st.bytes = kept.bytes();
+        state.note(kept.check());
+    }
+    st.damaged = state.faults();
+    st
+}
+
+/// The native ids of `agent`'s kept sessions.
+pub fn ids(state: &KeptState, ctx: &Context, agent: &str) -> HashSet<String> {
+    let Some(kept) = Kept::of(ctx).filter(Kept::exists) else {
+        return HashSet::new();
+    };
+    let cat = state.catalog(&kept);
+    (cat.sources.values())
+        .filter(|e| e.agent == agent)
+        .flat_map(|e| e.sessions.iter().map(|(id, ..)| id.clone()))
+        .collect()
+}
