@@ -188,6 +188,8 @@ describe('amux keep', () => {
       expect(listed.sessions.map((s) => [s.unifiedId, s.archived])).toEqual([[GONE, true]])
       const keep = await get('keep')
       expect(keep).toMatchObject({ on: true, origin: 'setting', archived: 1 })
+      const lineage = await get(`session/lineage?id=${encodeURIComponent(GONE)}`)
+      expect(lineage.archived).toBe(true)
       const bad = await answer(new URL('http://127.0.0.1/api/sessions?archived=sometimes'))
       expect(bad.status).toBe(400)
     } finally {

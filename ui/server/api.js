@@ -147,7 +147,8 @@ function createApi(client, progress = () => null) {
     },
     '/api/session/lineage': {
       params: [id()],
-      // Forked from: the session's own field; continued in: the agent's sessions forked from it.
+      // Forked from: the session's own field; continued in: the agent's sessions forked from it;
+      // archived: kept by amux, its source deleted (the same list knows it).
       run: async ({ id: ref }) => {
         const all = await sessions.list(ref.agent, { limit: ids.ALL })
         const self = all.find((s) => s.sessionId === ref.sessionId)
@@ -156,6 +157,7 @@ function createApi(client, progress = () => null) {
         return {
           forkedFrom: self.forkedFrom ? { unifiedId: sessions.resolveUnifiedId(ref.agent, self.forkedFrom), title: parent?.title } : null,
           continuedIn: all.filter((s) => s.forkedFrom === ref.sessionId).map((s) => ({ unifiedId: s.unifiedId, title: s.title })),
+          archived: self.archived === true,
         }
       },
     },

@@ -91,7 +91,7 @@ function SessionHeader({ session, resume, id }) {
         <div>
           <dt>session</dt>
           <dd>
-            <AgentBadge agent={session.agent} /> <code class="id">{session.unifiedId}</code> <ArchivedBadge session={session} />
+            <AgentBadge agent={session.agent} /> <code class="id">{session.unifiedId}</code>
           </dd>
         </div>
         {session.cwd && (
@@ -134,7 +134,7 @@ function SessionHeader({ session, resume, id }) {
             <dd>{session.tags.join(', ')}</dd>
           </div>
         )}
-        <Lineage id={id} />
+        <Lineage id={id} archived={session.archived} />
       </dl>
       <div class="actions">
         <span class="label">export</span>
@@ -153,8 +153,9 @@ function SessionHeader({ session, resume, id }) {
 }
 
 // Forked from and continued in, asked for apart (it lists the agent's sessions): the transcript
-// does not wait for it.
-function Lineage({ id }) {
+// does not wait for it. The same list says whether the session is archived (kept by amux, its
+// source deleted by the agent), when the transcript's own summary does not.
+function Lineage({ id, archived }) {
   const [lineage, setLineage] = useState(null)
   useEffect(() => {
     setLineage(null)
@@ -162,7 +163,8 @@ function Lineage({ id }) {
     api('session/lineage', { id }, { signal: controller.signal }).then(setLineage, () => {})
     return () => controller.abort()
   }, [id])
-  if (!lineage || (!lineage.forkedFrom && lineage.continuedIn.length === 0)) return null
+  const isArchived = archived || lineage?.archived
+  if (!isArchived && (!lineage || (!lineage.forkedFrom && lineage.continuedIn.length === 0))) return null
   const link = (s) => (
     <Link key={s.unifiedId} href={sessionHref(s.unifiedId)}>
       {s.title || s.unifiedId}
@@ -170,13 +172,21 @@ function Lineage({ id }) {
   )
   return (
     <>
-      {lineage.forkedFrom && (
+      {isArchived && (
+        <div>
+          <dt>source</dt>
+          <dd>
+            <ArchivedBadge session={{ archived: true }} />
+          </dd>
+        </div>
+      )}
+      {lineage?.forkedFrom && (
         <div>
           <dt>forked from</dt>
           <dd class="lineage">{link(lineage.forkedFrom)}</dd>
         </div>
       )}
-      {lineage.continuedIn.length > 0 && (
+      {lineage?.continuedIn.length > 0 && (
         <div>
           <dt>continued in</dt>
           <dd class="lineage">{lineage.continuedIn.map(link)}</dd>
