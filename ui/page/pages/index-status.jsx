@@ -73,7 +73,14 @@ function KeepFacts() {
         <div>
           <dt>keep</dt>
           <dd>
-            {data.on ? 'on' : 'off'} ({ORIGIN[data.origin]}{data.origin === 'default' ? '' : <>, <code>{data.settingFile}</code></>})
+            {data.on ? 'on' : 'off'} ({ORIGIN[data.origin]}
+            {data.origin === 'setting' && (
+              <>
+                {' in '}
+                <code>{data.settingFile}</code>
+              </>
+            )}
+            )
           </dd>
         </div>
         <div>
