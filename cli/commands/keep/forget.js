@@ -17,7 +17,7 @@ module.exports = (command) =>
     .usage('[options] <session>… | --before <date>')
     .argument('[session...]', `the sessions: ${SPELLINGS}`)
     .addOptions(optionsOf(calls.forget))
-    .addOption(new Option('--yes', 'do not ask first (a pipe or a script is never asked)'))
+    .addOption(new Option('--yes', 'do not ask first (a pipe, a script or --json is never asked)'))
     .addOption(jsonOption())
     .action(forget)
 
