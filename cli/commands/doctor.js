@@ -72,7 +72,9 @@ function render(report, keep, { paint, now, tty }) {
   out.push(
     report.skipped > 0
       ? paint('red', `${plural(report.skipped, 'source')} skipped: see above`)
-      : paint('green', 'every store found was read'),
+      : keep.damaged?.length > 0
+        ? paint('red', `every store found was read, but ${plural(keep.damaged.length, 'kept file')} ${keep.damaged.length === 1 ? 'is' : 'are'} damaged: see above`)
+        : paint('green', 'every store found was read'),
   )
   return out.join('\n')
 }
