@@ -3,9 +3,10 @@
 // it is on by the setting; a deleted source still answers, marked archived, in the CLI (--json,
 // the terminal's table, the piped lines left as they were), the MCP tools and the UI's API;
 // `keep forget` deletes a kept copy (asking first on a terminal); `keep off` stops and says how to
-// delete what was kept; bad input is a usage error (exit 2) that names the value.
+// delete what was kept; a damaged kept copy is never served; bad input is a usage error (exit 2)
+// that names the value.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
-import { mkdtempSync, readdirSync, statSync, unlinkSync } from 'node:fs'
+import { mkdtempSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { spawnSync } from 'node:child_process'
@@ -220,7 +221,18 @@ describe('amux keep', () => {
     expect(shown.stderr).toMatch(/^amux: SESSION_NOT_FOUND: /)
   })
 
-  it('forget --before deletes the kept copies of the sessions older than the date', () => {
+  it('off: stops keeping and says how to delete what was kept', () => {
+    const off = amux('keep', 'off')
+    expect(off.status).toBe(0)
+    expect(off.stdout).toContain('off, by the setting in')
+    const status = json('keep', 'status')
+    expect(status).toMatchObject({ on: false, origin: 'setting' })
+    expect(status.sessions).toBeGreaterThan(0)
+    expect(off.stdout).toContain('amux keep forget --before <date>')
+    expect(off.stdout).toContain(`or remove ${join(top, 'data')}`)
+  })
+
+  it('forget --before deletes the kept copies of the sessions older than the date, keep off or on', () => {
     const kept = json('keep', 'status').sessions
     expect(kept).toBeGreaterThan(0)
     const result = json('keep', 'forget', '--before', '2099-01-01')
@@ -228,16 +240,19 @@ describe('amux keep', () => {
     expect(json('keep', 'status').sessions).toBe(0)
   })
 
-  it('off: stops keeping and says how to delete what was kept', () => {
-    json('sessions', 'list')
-    const off = amux('keep', 'off')
-    expect(off.status).toBe(0)
-    expect(off.stdout).toContain('off, by the setting in')
-    const status = json('keep', 'status')
-    expect(status).toMatchObject({ on: false, origin: 'setting' })
-    if (status.sessions > 0) {
-      expect(off.stdout).toContain('amux keep forget --before <date>')
-      expect(off.stdout).toContain(`or remove ${join(top, 'data')}`)
+  it('a damaged kept copy is never served', () => {
+    // A store of its own, every live session kept in it, then one source deleted and every chunk garbage.
+    const saved = env
+    env = { ...env, AGENT_MUX_DATA_DIR: join(top, 'data2'), AGENT_MUX_CONFIG_DIR: join(top, 'config2') }
+    try {
+      expect(json('keep', 'on').sessions).toBeGreaterThan(0)
+      unlinkSync(join(home, '.claude', 'projects', '-home-dev-src-shop', '6513270e-269e-4d37-b2a7-4de452e6b438.jsonl'))
+      const chunks = join(top, 'data2', 'kept', 'chunks')
+      for (const dir of readdirSync(chunks)) for (const name of readdirSync(join(chunks, dir))) writeFileSync(join(chunks, dir, name), 'garbage')
+      expect(json('sessions', 'list', '--archived', 'only')).toEqual([])
+      expect(amux('sessions', 'show', 'claude:6513270e-269e-4d37-b2a7-4de452e6b438').status).toBe(1)
+    } finally {
+      env = saved
     }
   })
 

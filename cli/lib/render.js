@@ -2,7 +2,7 @@
 // Human renderings of the API's results, one function per command. Each returns the text for
 // stdout; `view` carries the terminal width, the painter and the clock.
 
-const { table, roomy, layout, bothDates, relativeDate, usd, count, oneLine, highlight, bar, wrap, size, homePath } = require('./format.js')
+const { table, roomy, layout, bothDates, relativeDate, usd, count, oneLine, highlight, bar, wrap, size, homePath, plural: counted } = require('./format.js')
 const { wordDiff, sideLine } = require('../../human/words.js')
 const { costGroups, groupLabel, costNotes } = require('../../human/cost.js')
 const { retentionSentence, atRisk, KEEP_HINT } = require('../../human/keep.js')
@@ -251,11 +251,11 @@ function keepStatus(status, { paint, tty }) {
   const shown = (path) => homePath(path, tty)
   const label = (text) => paint('dim', text.padEnd(11))
   const more = ' '.repeat(11)
-  const archived = status.archived > 0 ? `; ${plural(status.archived, 'archived session')} (the agent deleted the source)` : ''
+  const archived = status.archived > 0 ? `; ${counted(status.archived, 'archived session')} (the agent deleted the source)` : ''
   const out = [
     `${label('keep')}${keepOrigin(status, shown)}`,
     `${label('kept in')}${shown(status.dir)}`,
-    `${label('kept')}${plural(status.sessions, 'session')}, ${size(status.bytes)}${archived}`,
+    `${label('kept')}${counted(status.sessions, 'session')}, ${size(status.bytes)}${archived}`,
   ]
   status.retention.forEach((r, i) => {
     const line = retentionSentence(r)
@@ -264,7 +264,7 @@ function keepStatus(status, { paint, tty }) {
   if (!status.on && atRisk(status).length > 0) out.push(`${more}${KEEP_HINT}`)
   const damaged = status.damaged ?? []
   damaged.forEach((path, i) => out.push(`${i === 0 ? label('damaged') : more}${paint('red', shown(path))}`))
-  if (damaged.length > 0) out.push(`${more}${paint('red', `${plural(damaged.length, 'kept file')} failed its checksum or is missing: never served`)}`)
+  if (damaged.length > 0) out.push(`${more}${paint('red', `${counted(damaged.length, 'kept file')} failed its checksum or is missing: never served`)}`)
   return `${out.join('\n')}\n`
 }
 
