@@ -16,7 +16,7 @@
 //! damaged or foreign file, another process holding it too long) is reported as `None` or a
 //! `Fault`, and the storage layer then reads the stores as if there were no index; a damaged file
 //! is removed so the next call rebuilds it.
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 use rustc_hash::FxHashMap as HashMap;
 use std::path::PathBuf;
 
@@ -291,6 +291,52 @@ pub fn summaries(ctx: &Context, agent: &dyn Agent, listed: &Listed) -> Option<Li
             summaries: out,
             skipped,
         })
+    })
+}
+
+/// The summaries (without requests) the index holds of each of `sources` of `agent` as read at
+/// their present stamps, by path: what the keep store records of a source without reading it
+/// again. Sources the index does not hold at these stamps are left out; `None`: no index.
+pub fn stored_of(
+    ctx: &Context,
+    agent: &dyn Agent,
+    sources: &[&Source],
+) -> Option<HashMap<PathBuf, Vec<SessionSummary>>> {
+    with_index(ctx, |_, conn| {
+        let mut st = conn.prepare_cached(
+            "SELECT summaries FROM source WHERE agent = ?1 AND path = ?2 AND list_key = ?3",
+        )?;
+        let mut out = HashMap::default();
+        for src in sources {
+            let path = reading::path_bytes(&src.path);
+            let blob: Option<Option<Vec<u8>>> = st
+                .query_row(rusqlite::params![agent.name(), path, sync::key(src)], |r| {
+                    r.get(0)
+                })
+                .optional()?;
+            if let Some(Some(blob)) = blob {
+                if let Ok(v) = codec::decode_summaries(&blob, false) {
+                    out.insert(src.path.clone(), v);
+                    continue;
+                }
+            }
+            // Written for search only (`update`): the summaries of its documents.
+            let mut docs = conn.prepare_cached(
+                "SELECT d.summary FROM doc d JOIN source s ON d.source = s.id
+                 WHERE s.agent = ?1 AND s.path = ?2 AND s.search_key = ?3",
+            )?;
+            let mut v = Vec::new();
+            let mut rows = docs.query(rusqlite::params![agent.name(), path, sync::key(src)])?;
+            while let Some(r) = rows.next()? {
+                if let Ok(s) = codec::decode_summary(r.get_ref(0)?.as_blob()?) {
+                    v.push(s);
+                }
+            }
+            if !v.is_empty() {
+                out.insert(src.path.clone(), v);
+            }
+        }
+        Ok(out)
     })
 }
 

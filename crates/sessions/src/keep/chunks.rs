@@ -39,7 +39,7 @@ pub fn put(dir: &Path, bytes: &[u8]) -> std::io::Result<(String, u64)> {
     let mut out = Vec::with_capacity(MAGIC.len() + compressed.len());
     out.write_all(MAGIC)?;
     out.write_all(&compressed)?;
-    files::write_atomic(&p, &out)?;
+    files::write_batched(&p, &out)?;
     Ok((h, out.len() as u64))
 }
 

@@ -131,7 +131,7 @@ pub fn write(dir: &Path, name: &str, m: &Manifest) -> std::io::Result<()> {
         files::private_dir(parent)?;
     }
     super::pause::at("manifest");
-    files::write_atomic(&p, &encode(m))
+    files::write_batched(&p, &encode(m))
 }
 
 pub fn remove(dir: &Path, name: &str) -> std::io::Result<()> {

@@ -125,6 +125,11 @@ impl Kept {
                 )
             })
             .collect();
+        // The chunks are durable before any manifest names them.
+        if let Err(e) = files::sync_batch(&self.dir) {
+            taken.faults.push(format!("{}: {e}", self.dir.display()));
+            return taken;
+        }
         pause::at("chunks-written");
         let lock = match files::Lock::take(&self.dir) {
             Ok(l) => l,
@@ -188,7 +193,9 @@ impl Kept {
             taken.sources += 1;
             taken.bytes += wrote;
         }
-        if let Err(e) = catalog::write(&self.dir, &cat) {
+        // The manifests too, before the catalog that lists them.
+        let written = files::sync_batch(&self.dir).and_then(|_| catalog::write(&self.dir, &cat));
+        if let Err(e) = written {
             taken.faults.push(format!("{}: {e}", self.dir.display()));
         }
         if cat.garbage > GARBAGE_FLOOR.max(self.bytes() / 10) {
@@ -236,6 +243,7 @@ impl Kept {
             m.retain();
             forgotten += gone.len();
             manifest::write(&self.dir, &name, &m)?;
+            files::sync_batch(&self.dir)?;
             // The stamps stay: a source still there is not kept again until it changes.
             let stamps = cat.sources[&name].stamps.clone();
             let mut e = Entry::of(&m);

@@ -82,16 +82,22 @@ pub fn keep_changed(state: &KeptState, cache: &SummaryCache, ctx: &Context, agen
     if changed.is_empty() {
         return;
     }
+    // The sessions each holds: as the index read them at these stamps when it did (a listing or
+    // an update just did), else read now through the summary cache.
+    let stored = index::stored_of(ctx, agent, &changed).unwrap_or_default();
     let sessions_of = |src: &Source| -> Option<Vec<KeptSession>> {
-        let v = cache.of_source(ctx, agent, src).ok()?;
-        Some(
+        let kept = |v: &[SessionSummary]| -> Vec<KeptSession> {
             v.iter()
                 .map(|s| KeptSession {
                     id: s.session_id.clone(),
                     updated_ms: s.updated_at.timestamp_millis(),
                 })
-                .collect(),
-        )
+                .collect()
+        };
+        match stored.get(&src.path) {
+            Some(v) => Some(kept(v)),
+            None => Some(kept(&cache.of_source(ctx, agent, src).ok()?)),
+        }
     };
     let taken = kept.take(ctx, agent.name(), &changed, &sessions_of);
     state.note(taken.faults);

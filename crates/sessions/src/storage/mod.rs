@@ -62,7 +62,6 @@ impl Storage {
         ctx: &Context,
         agent: &dyn Agent,
     ) -> (Vec<SessionSummary>, Vec<(std::path::PathBuf, String)>) {
-        kept::keep_changed(&self.kept, &self.cache, ctx, agent);
         let (mut v, skipped) = match index::summaries(ctx, agent, &self.listed) {
             Some(listing) => {
                 self.cache.note_skipped(listing.skipped.clone());
@@ -73,6 +72,8 @@ impl Storage {
                 (without_requests(v), skipped)
             }
         };
+        // After the listing: the index (or the cache) holds what each changed source holds.
+        kept::keep_changed(&self.kept, &self.cache, ctx, agent);
         let live: HashSet<String> = v.iter().map(|s| s.session_id.clone()).collect();
         let archived = kept::archived(&self.kept, &self.cache, ctx, agent, &|id| live.contains(id));
         if !archived.is_empty() {
@@ -98,10 +99,12 @@ impl Storage {
         passes: usize,
         f: &mut dyn FnMut(usize, SessionSummary),
     ) {
-        kept::keep_changed(&self.kept, &self.cache, ctx, agent);
         let archived = kept::archived(&self.kept, &self.cache, ctx, agent, &|_| false);
         if archived.is_empty() {
-            return self.each_live_summary(ctx, agent, passes, f);
+            self.each_live_summary(ctx, agent, passes, f);
+            // After the reading: the index (or the cache) holds what each changed source holds.
+            kept::keep_changed(&self.kept, &self.cache, ctx, agent);
+            return;
         }
         // The archived sessions join each pass before the next begins (a caller may need all of
         // one pass before the next: the cost engine's dedupe).
@@ -118,6 +121,7 @@ impl Storage {
             archived.iter().for_each(|a| f(at, a.clone()));
             at += 1;
         }
+        kept::keep_changed(&self.kept, &self.cache, ctx, agent);
     }
 
     fn each_live_summary(
@@ -189,9 +193,6 @@ impl Storage {
     /// process's own writing of it is done. Another process writing it is waited for, unless
     /// `if_idle` (then it is left to finish).
     pub fn update_index(&self, ctx: &Context, if_idle: bool) -> Result<Status> {
-        for a in agents::all() {
-            kept::keep_changed(&self.kept, &self.cache, ctx, *a);
-        }
         let Some(dir) = index::dir::resolve(ctx) else {
             return Err(off());
         };
@@ -203,6 +204,12 @@ impl Storage {
             .ok_or_else(|| Error::internal("the index could not be written"))?;
         if wrote {
             updates::written(ctx, &dir, &agents, began);
+        }
+        // After the update: the index holds what each changed source holds.
+        for a in agents::all() {
+            kept::keep_changed(&self.kept, &self.cache, ctx, *a);
+        }
+        if wrote {
             last_update::record(&dir, started);
         }
         Ok(self.index_status(ctx))
