@@ -613,3 +613,56 @@ describe('progress line', () => {
     expect(s.writes.at(-1)).toBe('\r\x1b[K')
   })
 })
+
+describe('keep status', () => {
+  const status = {
+    on: false,
+    origin: 'default',
+    dir: '/home/u/.local/share/agent-mux',
+    settingFile: '/home/u/.agent-mux/settings.json',
+    sessions: 1204,
+    archived: 1,
+    bytes: 3 * 1024 * 1024,
+    retention: [{ agent: 'claude', days: 30, atRisk: 12 }],
+    damaged: ['/home/u/.local/share/agent-mux/kept/chunks/25/25ee: not a kept chunk'],
+  }
+  const view = { paint: plain, tty: false }
+
+  it('says on or off and why, the counts and size, the retention at risk and what keeps it, and the damaged files', () => {
+    expect(render.keepStatus(status, view).split('\n')).toEqual([
+      'keep       off (the default: /home/u/.agent-mux/settings.json sets nothing)',
+      'kept in    /home/u/.local/share/agent-mux',
+      'kept       1,204 sessions, 3.0 MB; 1 archived session (the agent deleted the source)',
+      'retention  claude deletes sessions older than 30 days: 12 sessions not kept are at risk',
+      '           `amux keep on` keeps a copy of every session, which then outlives the agent deleting it',
+      'damaged    /home/u/.local/share/agent-mux/kept/chunks/25/25ee: not a kept chunk',
+      '           1 kept file failed its checksum or is missing: never served',
+      '',
+    ])
+  })
+
+  it('on by the setting, nothing at risk: no hint; on a terminal paths under HOME from ~', () => {
+    const on = { ...status, on: true, origin: 'setting', retention: [{ agent: 'claude', days: 30, atRisk: 0 }], damaged: [], archived: 0 }
+    expect(format.homePath('/home/u/x', true, '/home/u')).toBe('~/x')
+    expect(format.homePath('/home/u/x', false, '/home/u')).toBe('/home/u/x')
+    const text = render.keepStatus(on, { paint: plain, tty: false })
+    expect(text).toContain('keep       on, by the setting in /home/u/.agent-mux/settings.json')
+    expect(text).toContain('claude deletes sessions older than 30 days: no session that is not kept is at risk')
+    expect(text).not.toContain('amux keep on')
+    expect(text).not.toContain('archived')
+  })
+
+  it('piped: a name and its values per line', () => {
+    expect(render.keepStatusRows(status)).toEqual([
+      ['on', 'false'],
+      ['origin', 'default'],
+      ['dir', status.dir],
+      ['settingFile', status.settingFile],
+      ['sessions', 1204],
+      ['archived', 1],
+      ['bytes', 3 * 1024 * 1024],
+      ['retention', 'claude', 30, 12],
+      ['damaged', status.damaged[0]],
+    ])
+  })
+})

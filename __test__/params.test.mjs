@@ -118,6 +118,14 @@ const CASES = [
     message: "sort must be one of date, cost, turns, not 'size'",
   },
   {
+    what: 'a bad choice of archived sessions',
+    cli: ['sessions', 'search', 'x', '--archived', 'sometimes'],
+    mcp: ['search_sessions', { query: 'x', archived: 'sometimes' }],
+    ui: 'search?q=x&archived=sometimes',
+    code: 'VALIDATION_ERROR',
+    message: "archived must be one of include, only, exclude, not 'sometimes'",
+  },
+  {
     what: 'an unknown parameter',
     cli: ['sessions', 'list', '--bogus'],
     mcp: ['list_sessions', { bogus: true }],

@@ -211,15 +211,17 @@ describe('answers', () => {
     expect(drawn).toBeCloseTo(models.totalUsd, 9)
   })
 
-  it('lineage: forked from, and continued in', async () => {
+  it('lineage: forked from, continued in, and whether it is archived', async () => {
     const fork = 'claude:b39cfd4b-8abe-4d78-8520-10116895cea8'
     expect((await json(`/api/session/lineage?id=${encodeURIComponent(fork)}`)).body).toEqual({
       forkedFrom: { unifiedId: HOSTILE_ID, title: `<img src=x onerror="window.__amuxXss='title'"> hostile markup` },
       continuedIn: [],
+      archived: false,
     })
     expect((await json(`/api/session/lineage?id=${encodeURIComponent(HOSTILE_ID)}`)).body).toEqual({
       forkedFrom: null,
       continuedIn: [{ unifiedId: fork, title: 'Move auth middleware to the token verifier' }],
+      archived: false,
     })
   })
 

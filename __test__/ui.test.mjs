@@ -5,13 +5,17 @@
 // transcript's folds, exports, the diff, the cost chart and the hostile fixture are checked
 // against the API's own answers.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
-import { mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, unlinkSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import { createClient } from '../index.mjs'
 import { startUi } from '../ui/server/index.js'
-import { removeDir, repoRoot, snapshot } from './helpers.mjs'
+import { copyDemoHome, removeDir, repoRoot, snapshot } from './helpers.mjs'
 import { uiHome, chromiumPath, launchChromium, HOSTILE_ID } from './ui-helpers.mjs'
+
+const { retentionSentence } = createRequire(import.meta.url)('../human/keep.js')
 
 const executablePath = chromiumPath()
 if (!executablePath && process.env.AGENT_MUX_REQUIRE_FIXTURES === '1') {
@@ -30,6 +34,7 @@ let home
 let savedHome
 let ui
 let sessions
+let keep
 let browser
 let context
 let before
@@ -42,6 +47,7 @@ beforeAll(async () => {
   process.env.HOME = home
   const client = createClient()
   sessions = client.sessions
+  keep = client.keep
   ui = await startUi({ client })
   browser = await launchChromium(chromium)
   mkdirSync(SHOTS, { recursive: true })
@@ -337,6 +343,60 @@ describe.skipIf(!executablePath)('amux ui in Chromium', () => {
     expect(reports).toEqual([])
     expect(problems).toEqual([])
     await close()
+  })
+
+  it('index: the kept sessions, and what each retention will delete that is not kept', async () => {
+    const { page, close, problems, go } = await open()
+    await go('/index')
+    await page.locator('.keep-facts').waitFor()
+    const status = await keep.status()
+    expect(await page.locator('.keep-facts .retention dd').allTextContents()).toEqual(status.retention.map(retentionSentence))
+    expect(await page.locator('.keep-facts').textContent()).toContain(status.dir)
+    const risky = !status.on && status.retention.some((r) => r.atRisk > 0)
+    expect(await page.locator('.keep-hint').count()).toBe(risky ? 1 : 0)
+    if (risky) expect(await page.locator('.keep-hint').textContent()).toContain('amux keep on keeps a copy of every session')
+    expect(problems).toEqual([])
+    await close()
+  })
+
+  it('an archived session carries its badge in the lists and on its page', async () => {
+    // A home of its own, kept, then its Claude session's source deleted.
+    const kept = copyDemoHome()
+    const dirs = mkdtempSync(join(tmpdir(), 'amux-ui-keep-'))
+    const saved = { HOME: process.env.HOME, AGENT_MUX_DATA_DIR: process.env.AGENT_MUX_DATA_DIR, AGENT_MUX_CONFIG_DIR: process.env.AGENT_MUX_CONFIG_DIR }
+    Object.assign(process.env, { HOME: kept, AGENT_MUX_DATA_DIR: join(dirs, 'data'), AGENT_MUX_CONFIG_DIR: join(dirs, 'config') })
+    const client = createClient({ keep: true })
+    let server
+    let signedIn
+    try {
+      await client.sessions.listAll({ limit: 1_000_000 })
+      unlinkSync(join(kept, '.claude', 'projects', '-home-dev-src-api', '90c192cf-d3ac-44af-8f21-ddb66cad4a26.jsonl'))
+      server = await startUi({ client })
+      signedIn = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+      const page = await signedIn.newPage()
+      await page.goto(server.url)
+      await page.goto(new URL('/sessions?archived=only', server.url).href)
+      const rows = page.locator('.rows .row')
+      await expect.poll(() => rows.count()).toBe(1)
+      expect(await rows.first().locator('.archived').textContent()).toBe('archived: source deleted')
+      await page.goto(new URL('/sessions', server.url).href)
+      await page.locator('.rows .row').first().waitFor()
+      const badged = page.locator('.rows .row:has(.archived) .title')
+      expect(await badged.allTextContents()).toEqual(['Fix flaky checkout flow test on CI'])
+      await page.goto(new URL(`/session?id=${enc(CLAUDE)}`, server.url).href)
+      await page.locator('.transcript .msg').first().waitFor()
+      expect(await page.locator('.session-header .archived').textContent()).toBe('archived: source deleted')
+    } finally {
+      await signedIn?.close()
+      await server?.close()
+      await client.close()
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name]
+        else process.env[name] = value
+      }
+      removeDir(kept)
+      removeDir(dirs)
+    }
   })
 
   it('left the home it read byte for byte as it was', () => {

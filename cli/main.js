@@ -47,7 +47,8 @@ function build() {
         '  amux sessions list claude --since 7d\n' +
         '  amux sessions search flaky test --agent codex\n' +
         '  amux sessions show claude:90c192cf         (or: claude 90c192cf, or just 90c192cf)\n' +
-        '  amux cost report --group-by model --since 2025-01-01\n',
+        '  amux cost report --group-by model --since 2025-01-01\n' +
+        '  amux keep on                                (sessions outlive the agents deleting them)\n',
     )
 
   const sessions = program.command('sessions').description('list, show, search, export, share and diff sessions')
@@ -56,6 +57,8 @@ function build() {
   commands(index, ['status', 'update', 'rebuild', 'clear'])
   const cost = program.command('cost').description('spending across sessions')
   commands(cost, ['report', 'daily', 'weekly', 'monthly', 'session', 'blocks'])
+  const keep = program.command('keep').description("amux's own copy of every session, which outlives the agents deleting theirs (in the data directory)")
+  commands(keep, ['on', 'off', 'status', 'forget'])
   commands(program, ['doctor', 'mcp', 'ui'])
   return program
 }

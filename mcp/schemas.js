@@ -74,6 +74,7 @@ const sessionFields = {
   cwd: z.string().optional(),
   createdAt: z.string().describe('ISO 8601'),
   updatedAt: z.string().describe('ISO 8601'),
+  archived: z.literal(true).optional().describe("present when the agent deleted the session's source: amux kept a copy, which answers as the session did"),
 }
 
 module.exports = { z, toolInput, readArgs, defined, filtersOf, sessionFields, OWN_SESSION_NOTE }

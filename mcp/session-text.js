@@ -24,10 +24,13 @@ function cut(text, max) {
   return { text: `${text.slice(0, end)}\n[… ${plural(text.length - end, 'more character')} left out]`, cut: true }
 }
 
+/** What a session's facts say when it is archived (`archived: true`). */
+const ARCHIVED = 'archived: the agent deleted it, amux kept a copy'
+
 /** The header line of a session (`summary` from a MessageWindow), with what `around` found. */
 function header(summary, hits, around) {
   const span = `${iso(summary.createdAt)} → ${iso(summary.updatedAt)}`
-  const facts = [summary.unifiedId, JSON.stringify(summary.title || '(untitled)'), summary.cwd, summary.model, span, plural(summary.messageCount, 'message')]
+  const facts = [summary.unifiedId, JSON.stringify(summary.title || '(untitled)'), summary.cwd, summary.model, span, plural(summary.messageCount, 'message'), summary.archived && ARCHIVED]
   let line = facts.filter(Boolean).join(' · ')
   if (hits) line += ` · ${plural(hits.length, 'message')} with hits of ${JSON.stringify(around)}`
   return line
@@ -67,4 +70,4 @@ function message(index, m, shownResults, hit) {
   return parts.join('\n')
 }
 
-module.exports = { header, elision, message, cut, plural }
+module.exports = { header, elision, message, cut, plural, ARCHIVED }

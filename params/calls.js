@@ -36,12 +36,19 @@ const includeOwnSession = param(
   { cli: false, ui: false, mcp: { default: false } },
 )
 
+// Sessions amux kept (`amux keep on`) whose source the agent has since deleted.
+const archived = param('archived', kinds.choice(['include', 'only', 'exclude']), 'sessions kept by amux whose source the agent deleted: include them, only them, or leave them out', {
+  default: 'include',
+  cli: { value: 'which' },
+})
+
 const limit = (dflt, frontEnds) => param('limit', kinds.count({ min: 1 }), 'at most this many results', { default: dflt, ...frontEnds })
 
 const list = [
   // `amux sessions list [agent]`: the command line names the agent as an argument.
   withOptions(agent, { frontEnds: { cli: { argument: true } } }),
   ...filters,
+  archived,
   // A model's context and the page's rows are bounded; a script may ask for every session.
   limit(100, { mcp: { default: 20, max: 1000 }, ui: { default: 50, max: 500 } }),
   param('sort', kinds.choice(['date', 'cost', 'turns']), 'order by', { default: 'date', cli: { value: 'field' } }),
@@ -53,6 +60,7 @@ const search = [
   param('text', kinds.text({ max: 1000 }), 'what to look for', { cli: { argument: true }, mcp: { name: 'query', required: true }, ui: { name: 'q' } }),
   withOptions(agent, { help: 'search only this agent' }),
   ...filters,
+  archived,
   limit(50, { mcp: { default: 10, max: 100 }, ui: { max: 500 } }),
   param('sort', kinds.choice(['relevance', 'date', 'cost']), 'order by', { default: 'relevance', cli: { value: 'order' } }),
   includeOwnSession,
@@ -135,3 +143,17 @@ const share = [
 ]
 
 module.exports = { filters, includeOwnSession, list, search, totalCost, usage, costReport, blocks, export: exportSession, share, WEEKDAYS }
+
+// `amux keep forget`: the kept copies to delete (the sessions are the command line's words). Only
+// the command line forgets: the MCP tools and the UI's API read, never delete.
+const forget = [
+  param('before', kinds.date(), 'forget the kept sessions last updated before this date (ISO 8601, local time unless an offset is given; or an age: 90d)', {
+    mcp: false,
+    ui: false,
+  }),
+]
+
+// The library takes no default: the command line's export writes JSON unless told; the page names one.
+const exportSession = [param('format', kinds.choice(['json', 'jsonl', 'markdown']), 'output format', { cli: { default: 'json' }, mcp: false, ui: { required: true } })]
+
+module.exports = { filters, list, search, totalCost, usage, costReport, blocks, export: exportSession, forget, WEEKDAYS }

@@ -1,14 +1,16 @@
 'use strict'
 // amux doctor: why an agent's sessions do or do not show up. For each agent: where it looked and
 // which variable chose the place, what it found, what it passed over and why; then the index,
-// retention settings and versions. Exit 0 when every store found was read, 1 when something was
-// skipped (the report is printed either way).
+// retention settings (and what they will delete that amux has not kept), amux's kept copies and
+// versions. Exit 0 when every store found was read, 1 when something was skipped or a kept file
+// is damaged (the report is printed either way).
 
 const { jsonOption } = require('../lib/options.js')
 const { client } = require('../lib/api.js')
 const { print, printJson, view } = require('../lib/output.js')
 const { withProgress } = require('../lib/progress.js')
-const { count, duration, relativeDate, absoluteDate } = require('../lib/format.js')
+const { retentionSentence, atRisk, KEEP_HINT } = require('../../human/keep.js')
+const { count, duration, relativeDate, absoluteDate, size, homePath, plural } = require('../lib/format.js')
 
 const EXIT_SKIPPED = 1
 
@@ -19,33 +21,20 @@ module.exports = (command) =>
     .action(doctor)
 
 async function doctor(o) {
-  const report = await withProgress('examining the stores', client().doctor())
+  const api = client()
+  const [report, keep] = await withProgress('examining the stores', Promise.all([api.doctor(), api.keep.status()]))
   if (o.json) printJson(report)
-  else print(render(report, view()))
-  if (report.skipped > 0) process.exitCode = EXIT_SKIPPED
-}
-
-const plural = (n, one, many = `${one}s`) => `${count(n)} ${n === 1 ? one : many}`
-
-function size(bytes) {
-  if (bytes < 1024) return `${bytes} B`
-  const units = ['KB', 'MB', 'GB', 'TB']
-  let v = bytes / 1024
-  let i = 0
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024
-    i++
-  }
-  return `${v.toFixed(1)} ${units[i]}`
+  else print(render(report, keep, view()))
+  // A kept file that fails its checksum is passed over too: never served.
+  if (report.skipped > 0 || keep.damaged?.length > 0) process.exitCode = EXIT_SKIPPED
 }
 
 /**
  * The report as sections for a person; without colour on a pipe (and under NO_COLOR). On a
  * terminal a path under HOME is written from `~`, so that most lines fit; piped, paths are whole.
  */
-function render(report, { paint, now, tty }) {
-  const home = process.env.HOME
-  const shown = (path) => (tty && home && path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path)
+function render(report, keep, { paint, now, tty }) {
+  const shown = (path) => homePath(path, tty)
   const out = []
   const label = (text) => paint('dim', text.padEnd(11))
   const more = ' '.repeat(11)
@@ -66,6 +55,11 @@ function render(report, { paint, now, tty }) {
       out.push(`  ${label('versions')}${seen.join(', ')}  ${paint('dim', 'of the newest stores')}`)
     }
     if (a.retention) out.push(`  ${label('retention')}${retention(a.retention, paint, shown)}`)
+    // What the agent's own retention will delete that amux has not kept.
+    for (const r of keep.retention.filter((r) => r.agent === a.agent)) {
+      const line = retentionSentence(r)
+      out.push(`  ${more}${r.atRisk > 0 ? paint('yellow', line) : line}`)
+    }
     for (const g of a.skipped) {
       out.push(`  ${label('skipped')}${paint('red', `${g.kind}: ${g.count}`)}`)
       for (const s of g.first) out.push(`  ${more}  ${shown(s.path)}  ${paint('dim', `— ${s.detail}`)}`)
@@ -73,11 +67,14 @@ function render(report, { paint, now, tty }) {
     }
   }
   out.push('', ...index(report.index, { paint, now, label, more, shown }))
+  out.push('', ...kept(keep, { paint, label, more, shown }))
   out.push('', `${label('versions')}node ${report.versions.node}, addon ${report.versions.addon}`)
   out.push(
     report.skipped > 0
       ? paint('red', `${plural(report.skipped, 'source')} skipped: see above`)
-      : paint('green', 'every store found was read'),
+      : keep.damaged?.length > 0
+        ? paint('red', `every store found was read, but ${plural(keep.damaged.length, 'kept file')} ${keep.damaged.length === 1 ? 'is' : 'are'} damaged: see above`)
+        : paint('green', 'every store found was read'),
   )
   return out.join('\n')
 }
@@ -89,6 +86,18 @@ function retention(r, paint, shown) {
   const close = r.closeAfterDays !== null ? `, ${count(r.closeToLimit)} more ${r.closeToLimit === 1 ? 'is' : 'are'} older than ${r.closeAfterDays} days` : ''
   const indent = `\n${' '.repeat(13)}`
   return `${where}${indent}${r.effect}${indent}${older}${close}`
+}
+
+function kept(keep, { paint, label, more, shown }) {
+  const state = keep.on ? 'on' : 'off'
+  const lines = [
+    `${label('keep')}${state}${keep.origin === 'default' ? ' (the default)' : ` (the ${keep.origin})`}, ${plural(keep.sessions, 'session')} kept, ${size(keep.bytes)}, in ${shown(keep.dir)}`,
+  ]
+  if (keep.archived > 0) lines.push(`${more}${plural(keep.archived, 'archived session')}: the agent deleted the source, amux's copy answers`)
+  if (!keep.on && atRisk(keep).length > 0) lines.push(`${more}${KEEP_HINT}`)
+  const damaged = keep.damaged ?? []
+  if (damaged.length > 0) lines.push(`${more}${paint('red', `${plural(damaged.length, 'kept file')} damaged or missing, never served: ${damaged.slice(0, 3).map(shown).join(', ')}${damaged.length > 3 ? ', …' : ''}`)}`)
+  return lines
 }
 
 function index(ix, { paint, now, label, more, shown }) {

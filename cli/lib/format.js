@@ -92,6 +92,27 @@ function duration(ms) {
     .join(' ')
 }
 
+/** `n` things, in the singular or plural: "1 session", "1,204 sessions". */
+const plural = (n, one, many = `${one}s`) => `${count(n)} ${n === 1 ? one : many}`
+
+/** Bytes as a person reads them: 512 B, 1.5 KB, 12.3 MB. */
+function size(bytes) {
+  if (bytes < 1024) return `${bytes} B`
+  const units = ['KB', 'MB', 'GB', 'TB']
+  let v = bytes / 1024
+  let i = 0
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024
+    i++
+  }
+  return `${v.toFixed(1)} ${units[i]}`
+}
+
+/** `path` for a terminal: under HOME it is written from `~`, so that lines fit; elsewhere (a pipe) whole. */
+function homePath(path, tty, home = process.env.HOME) {
+  return tty && home && path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path
+}
+
 // One line of text from a message or title: whitespace collapsed, so a table row stays one row.
 function oneLine(text) {
   return String(text ?? '')
@@ -242,6 +263,9 @@ module.exports = {
   absoluteDate,
   clockTime,
   duration,
+  size,
+  plural,
+  homePath,
   relativeDate,
   bothDates,
   usd,

@@ -2,15 +2,31 @@
 // Human renderings of the API's results, one function per command. Each returns the text for
 // stdout; `view` carries the terminal width, the painter and the clock.
 
-const { table, roomy, layout, bothDates, relativeDate, usd, count, oneLine, highlight, bar, wrap } = require('./format.js')
+const { table, roomy, layout, bothDates, relativeDate, usd, count, oneLine, highlight, bar, wrap, size, homePath, plural: counted } = require('./format.js')
 const { wordDiff, sideLine } = require('../../human/words.js')
 const { costGroups, groupLabel, costNotes } = require('../../human/cost.js')
+const { retentionSentence, atRisk, KEEP_HINT } = require('../../human/keep.js')
 
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 
 // The line under a list of sessions. `more`: the limit left sessions out (the command asked for
 // one more than it shows), so the count is not the total.
-const countLine = (n, what, more) => `${plural(n, what)}${more ? ' shown, more with a higher --limit' : ''}\n`
+// The kept sessions among them whose source is gone are counted too, so the mark is explained.
+const countLine = (n, what, more, archived = 0) =>
+  `${plural(n, what)}${more ? ' shown, more with a higher --limit' : ''}${archived ? `, ${archivedNote(archived)}` : ''}\n`
+
+const archivedNote = (n) => `${n} archived (kept by amux, the agent deleted its source)`
+
+/**
+ * A session's title as a table shows it, marked when it is archived: a kept copy answers for it,
+ * the agent deleted its source.
+ */
+function titleCell(s, paint) {
+  const title = oneLine(s.title) || '(untitled)'
+  return s.archived ? `${paint('yellow', '[archived]')} ${title}` : title
+}
+
+const archivedCount = (sessions) => sessions.filter((s) => s.archived).length
 
 // Dates read best as "3h ago · 2025-06-15 09:12", but the title says more about a session than the
 // absolute date: when the full dates would squeeze the title below its `want`, show relative dates.
@@ -51,10 +67,10 @@ function sessionList(agent, sessions, view, ids = sessions.map((s) => s.sessionI
       count(s.turnCount),
       s.model ?? '–',
       usd(s.cost?.totalUsd),
-      oneLine(s.title) || '(untitled)',
+      titleCell(s, view.paint),
     ]),
   ]
-  return `${fitted(draw, view)}${countLine(sessions.length, what, more)}`
+  return `${fitted(draw, view)}${countLine(sessions.length, what, more, archivedCount(sessions))}`
 }
 
 // A query as typed, quoted unless it brings its own quotes ('"test flaky"' is not shown ""test flaky"").
@@ -80,14 +96,14 @@ function searchResults(text, sessions, view, ids = sessions.map((s) => s.unified
         date(s.updatedAt),
         s.relevanceScore === undefined ? '–' : s.relevanceScore.toFixed(2),
         usd(s.cost?.totalUsd),
-        oneLine(s.title) || '(untitled)',
+        titleCell(s, view.paint),
       ])
       // the snippet sits under its session, spanning the columns after the rank
       if (s.snippet) rows.push({ span: highlight(s.snippet, view.paint) })
     })
     return [columns, rows]
   }
-  return `${fitted(draw, view)}${countLine(sessions.length, 'matching session', more)}`
+  return `${fitted(draw, view)}${countLine(sessions.length, 'matching session', more, archivedCount(sessions))}`
 }
 
 const GROUP_HEAD = { agent: 'AGENT', model: 'MODEL', day: 'DAY', tag: 'TAG', week: 'WEEK', month: 'MONTH', session: 'SESSION', project: 'PROJECT' }
@@ -218,7 +234,58 @@ function indexStatus(status) {
   ].join('\n')
 }
 
+/** Why keeping is on or off (`KeepStatus.origin`), and where the setting that lasts is. */
+function keepOrigin(status, shown) {
+  const state = status.on ? 'on' : 'off'
+  if (status.origin === 'option') return `${state}, by the client's keep option`
+  if (status.origin === 'setting') return `${state}, by the setting in ${shown(status.settingFile)}`
+  return `${state} (the default: ${shown(status.settingFile)} sets nothing)`
+}
+
+/**
+ * `amux keep status` (and what `keep on` and `keep off` say first) for a person: on or off and
+ * why, where the copies are, what they hold, and what each agent's own retention will delete
+ * that is not kept.
+ */
+function keepStatus(status, { paint, tty }) {
+  const shown = (path) => homePath(path, tty)
+  const label = (text) => paint('dim', text.padEnd(11))
+  const more = ' '.repeat(11)
+  const archived = status.archived > 0 ? `; ${counted(status.archived, 'archived session')} (the agent deleted the source)` : ''
+  const out = [
+    `${label('keep')}${keepOrigin(status, shown)}`,
+    `${label('kept in')}${shown(status.dir)}`,
+    `${label('kept')}${counted(status.sessions, 'session')}, ${size(status.bytes)}${archived}`,
+  ]
+  status.retention.forEach((r, i) => {
+    const line = retentionSentence(r)
+    out.push(`${i === 0 ? label('retention') : more}${r.atRisk > 0 ? paint('yellow', line) : line}`)
+  })
+  if (!status.on && atRisk(status).length > 0) out.push(`${more}${KEEP_HINT}`)
+  const damaged = status.damaged ?? []
+  damaged.forEach((path, i) => out.push(`${i === 0 ? label('damaged') : more}${paint('red', shown(path))}`))
+  if (damaged.length > 0) out.push(`${more}${paint('red', `${counted(damaged.length, 'kept file')} failed its checksum or is missing: never served`)}`)
+  return `${out.join('\n')}\n`
+}
+
+/** The same facts for a script: a name and its value (or values) per line, separated by tabs. */
+function keepStatusRows(status) {
+  return [
+    ['on', String(status.on)],
+    ['origin', status.origin],
+    ['dir', status.dir],
+    ['settingFile', status.settingFile],
+    ['sessions', status.sessions],
+    ['archived', status.archived],
+    ['bytes', status.bytes],
+    ...status.retention.map((r) => ['retention', r.agent, r.days ?? '', r.atRisk]),
+    ...(status.damaged ?? []).map((path) => ['damaged', path]),
+  ]
+}
+
 module.exports = {
+  keepStatus,
+  keepStatusRows,
   sessionList,
   searchResults,
   costReport,

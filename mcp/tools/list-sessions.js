@@ -3,6 +3,7 @@
 
 const { z, toolInput, defined, sessionFields, OWN_SESSION_NOTE } = require('../schemas.js')
 const { withoutOwn } = require('../own-session.js')
+const { ARCHIVED } = require('../session-text.js')
 const { calls } = require('../../params/index.js')
 
 const description = `List past coding-agent sessions on this machine, newest first (last update; \`sort\` for the costliest or longest), of every agent or one: Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor, OpenCode, Pi, omp, OpenClaw, Hermes. Each comes with its id for read_session. To find sessions about something, use search_sessions instead.
@@ -33,6 +34,7 @@ async function run(args, { client, own }) {
       cwd: s.cwd,
       createdAt: s.createdAt.toISOString(),
       updatedAt: s.updatedAt.toISOString(),
+      archived: s.archived,
       messageCount: s.messageCount,
       turnCount: s.turnCount,
       model: s.model,
@@ -48,7 +50,7 @@ function render(sessions, args) {
   const order = { date: 'newest first', cost: 'costliest first', turns: 'longest first' }[args.sort ?? 'date']
   const lines = [`${sessions.length} ${whose}session${sessions.length === 1 ? '' : 's'}, ${order}:`]
   for (const s of sessions) {
-    const facts = [`updated ${s.updatedAt}`, `${s.messageCount} messages`, s.model, s.cwd && `in ${s.cwd}`]
+    const facts = [`updated ${s.updatedAt}`, `${s.messageCount} messages`, s.model, s.cwd && `in ${s.cwd}`, s.archived && ARCHIVED]
     lines.push(`- ${s.id} · ${s.title || '(untitled)'}`)
     lines.push(`  ${facts.filter(Boolean).join(' · ')}`)
   }

@@ -4,6 +4,7 @@
 
 const { z, toolInput, defined, sessionFields, OWN_SESSION_NOTE } = require('../schemas.js')
 const { withoutOwn } = require('../own-session.js')
+const { ARCHIVED } = require('../session-text.js')
 const { calls } = require('../../params/index.js')
 
 const description = `Full-text search of past coding-agent sessions on this machine (Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor, OpenCode, Pi, omp, OpenClaw, Hermes): find how something was done or fixed before.
@@ -45,6 +46,7 @@ async function run(args, { client, own }) {
       cwd: s.cwd,
       createdAt: iso(s.createdAt),
       updatedAt: iso(s.updatedAt),
+      archived: s.archived,
       score: Number((s.relevanceScore ?? 0).toFixed(4)),
       matchCount: s.matchCount ?? 0,
       snippet: s.snippet ?? '',
@@ -61,7 +63,7 @@ function render(query, hits, sort = 'relevance') {
     lines.push('')
     lines.push(`${i + 1}. ${h.id}`)
     lines.push(`   ${h.title || '(untitled)'}`)
-    const where = [`updated ${h.updatedAt}`, h.cwd && `in ${h.cwd}`, `${h.matchCount} match${h.matchCount === 1 ? '' : 'es'}`, `score ${h.score}`]
+    const where = [`updated ${h.updatedAt}`, h.cwd && `in ${h.cwd}`, `${h.matchCount} match${h.matchCount === 1 ? '' : 'es'}`, `score ${h.score}`, h.archived && ARCHIVED]
     lines.push(`   ${where.filter(Boolean).join(' · ')}`)
     if (h.snippet) lines.push(`   ${h.snippet}`)
   })

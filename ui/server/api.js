@@ -150,7 +150,8 @@ function createApi(client, progress = () => null) {
     },
     '/api/session/lineage': {
       params: [id(), redact],
-      // Forked from: the session's own field; continued in: the agent's sessions forked from it.
+      // Forked from: the session's own field; continued in: the agent's sessions forked from it;
+      // archived: kept by amux, its source deleted (the same list knows it).
       run: async ({ id: ref, redact }) => {
         const all = await sessions.list(ref.agent, defined({ limit: ids.ALL, redact }))
         const self = all.find((s) => s.sessionId === ref.sessionId)
@@ -159,6 +160,7 @@ function createApi(client, progress = () => null) {
         return {
           forkedFrom: self.forkedFrom ? { unifiedId: sessions.resolveUnifiedId(ref.agent, self.forkedFrom), title: parent?.title } : null,
           continuedIn: all.filter((s) => s.forkedFrom === ref.sessionId).map((s) => ({ unifiedId: s.unifiedId, title: s.title })),
+          archived: self.archived === true,
         }
       },
     },
@@ -196,6 +198,11 @@ function createApi(client, progress = () => null) {
     '/api/progress': {
       params: [],
       run: async () => ({ progress: progress() }),
+    },
+    '/api/keep': {
+      // Whether amux keeps its copy of every session, and what the agents' retention will delete that is not kept.
+      params: [],
+      run: () => client.keep.status(),
     },
     '/api/index': {
       params: [],

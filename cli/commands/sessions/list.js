@@ -20,7 +20,9 @@ module.exports = (command) =>
     .addHelpText(
       'after',
       '\nPiped, each session is one line: id, updated (ISO 8601), turns, model, cost (USD), title,\n' +
-        'separated by tabs; without an agent the id is agent:id.\n',
+        'separated by tabs; without an agent the id is agent:id. A session amux kept whose source\n' +
+        'the agent deleted is marked [archived] on a terminal and archived: true with --json; piped,\n' +
+        'the columns stay as they are: --archived only (or exclude) selects them.\n',
     )
     .action(list)
 
@@ -38,7 +40,8 @@ async function list(agent, o) {
   if (o.json) return printJson(await withProgress(label, listed(options)))
   const { sessions: result, more } = await upTo(o.limit ?? LIMIT, (limit) => withProgress(label, listed({ ...options, limit })))
   // Unfiltered and nothing left out, the list holds every id there is: no second listing.
-  const complete = Object.keys(filters).length === 0 && !more
+  const everyKind = (options.archived ?? 'include') === 'include'
+  const complete = Object.keys(filters).length === 0 && everyKind && !more
   const universe = complete ? idsByAgent(agent ? [agent] : BUILT_IN_AGENTS, result) : undefined
   const short = v.wide ? result.map((s) => s.sessionId) : await shortIds(result, universe)
   // Every agent's sessions show their agent, so that an id pastes into show as it is.

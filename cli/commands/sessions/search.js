@@ -21,7 +21,9 @@ Query language (case is ignored; OR and NOT only in capitals):
   CJK         found anywhere, no spaces needed    amux sessions search 大别山
 
 Piped, each hit is one line: agent:id, updated (ISO 8601), score, cost (USD), title, snippet,
-separated by tabs.
+separated by tabs. A session amux kept whose source the agent deleted is marked [archived] on a
+terminal and archived: true with --json; piped, the columns stay as they are: --archived only
+(or exclude) selects them.
 `
 
 module.exports = (command) =>

@@ -33,6 +33,16 @@ export function AgentBadge({ agent }) {
   return <span class={`agent agent-${agent}`}>{agent}</span>
 }
 
+/** The mark of a session amux kept whose source the agent deleted (`archived: true`). */
+export function ArchivedBadge({ session }) {
+  if (!session.archived) return null
+  return (
+    <span class="archived" title="the agent deleted this session's source; amux kept a copy, which answers as the session did">
+      archived: source deleted
+    </span>
+  )
+}
+
 // After this long, a loading line asks whether the index is being built, and says how far it is.
 const SLOW_MS = 1000
 
@@ -80,6 +90,7 @@ export function SessionRow({ session, index, selected, search, compare }) {
         <Link class="title" href={href}>
           {session.title || '(untitled)'}
         </Link>
+        <ArchivedBadge session={session} />
         <span class="cost" title="cost">
           {sessionCost(session.cost)}
         </span>
@@ -141,13 +152,14 @@ export function useMeta() {
 }
 
 /**
- * The filter bar of the search and sessions pages: agent, since, until, cwd, model and sort, all
+ * The filter bar of the search and sessions pages: agent, since, until, cwd, model, archived
+ * (sessions amux kept whose source the agent deleted) and sort, all
  * kept in the address. `sorts` are the orders the page offers (the first is the default).
  */
 export function Filters({ location, sorts }) {
   const params = location.params
   const { agents } = useMeta()
-  const active = ['agent', 'since', 'until', 'cwd', 'model'].filter((n) => params.get(n)).length
+  const active = ['agent', 'since', 'until', 'cwd', 'model', 'archived'].filter((n) => params.get(n)).length
   // Open on a wide screen; on a phone folded unless a filter is set.
   const [open, setOpen] = useState(() => active > 0 || matchMedia('(min-width: 641px)').matches)
   function set(name, value) {
@@ -190,6 +202,14 @@ export function Filters({ location, sorts }) {
         {text('cwd', 'cwd', '/path/to/project')}
         {text('model', 'model', 'model id')}
         <label>
+          archived
+          <select name="archived" value={params.get('archived') ?? 'include'} onChange={(e) => set('archived', e.currentTarget.value === 'include' ? '' : e.currentTarget.value)}>
+            <option value="include">include</option>
+            <option value="only">only archived</option>
+            <option value="exclude">exclude</option>
+          </select>
+        </label>
+        <label>
           sort
           <select name="sort" value={params.get('sort') ?? sorts[0]} onChange={(e) => set('sort', e.currentTarget.value === sorts[0] ? '' : e.currentTarget.value)}>
             {sorts.map((s) => (
@@ -207,7 +227,7 @@ export function Filters({ location, sorts }) {
 /** The filter values of the address, as the API takes them. */
 export function filterParams(params) {
   const out = {}
-  for (const name of ['agent', 'since', 'until', 'cwd', 'model', 'sort']) {
+  for (const name of ['agent', 'since', 'until', 'cwd', 'model', 'archived', 'sort']) {
     const value = params.get(name)
     if (value) out[name] = value
   }

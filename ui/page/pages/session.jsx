@@ -10,7 +10,7 @@ import { api, downloadUrl } from '../lib/api.js'
 import { Link } from '../lib/router.js'
 import { Markdown } from '../lib/markdown.jsx'
 import { Code } from '../lib/code.jsx'
-import { AgentBadge, ErrorBox, Loading, sessionHref } from '../lib/parts.jsx'
+import { AgentBadge, ArchivedBadge, ErrorBox, Loading, sessionHref } from '../lib/parts.jsx'
 import { bytes, clock, count, dateTime, plural, sessionCost, tokenLine, usd, costUnknown } from '../lib/format.js'
 
 // How far below the screen the next window is asked for.
@@ -146,7 +146,7 @@ function SessionHeader({ session, resume, id, shown, onSecrets }) {
             <dd>{session.tags.join(', ')}</dd>
           </div>
         )}
-        <Lineage id={id} shown={shown} />
+        <Lineage id={id} shown={shown} archived={session.archived} />
       </dl>
       <div class="actions">
         <span class="label">export</span>
@@ -179,8 +179,9 @@ function SecretsSwitch({ shown, onChange }) {
 }
 
 // Forked from and continued in, asked for apart (it lists the agent's sessions): the transcript
-// does not wait for it.
-function Lineage({ id, shown }) {
+// does not wait for it. The same list says whether the session is archived (kept by amux, its
+// source deleted by the agent), when the transcript's own summary does not.
+function Lineage({ id, shown, archived }) {
   const [lineage, setLineage] = useState(null)
   useEffect(() => {
     setLineage(null)
@@ -188,7 +189,8 @@ function Lineage({ id, shown }) {
     api('session/lineage', { id, ...secretsParam(shown) }, { signal: controller.signal }).then(setLineage, () => {})
     return () => controller.abort()
   }, [id, shown])
-  if (!lineage || (!lineage.forkedFrom && lineage.continuedIn.length === 0)) return null
+  const isArchived = archived || lineage?.archived
+  if (!isArchived && (!lineage || (!lineage.forkedFrom && lineage.continuedIn.length === 0))) return null
   const link = (s) => (
     <Link key={s.unifiedId} href={sessionHref(s.unifiedId)}>
       {s.title || s.unifiedId}
@@ -196,13 +198,21 @@ function Lineage({ id, shown }) {
   )
   return (
     <>
-      {lineage.forkedFrom && (
+      {isArchived && (
+        <div>
+          <dt>source</dt>
+          <dd>
+            <ArchivedBadge session={{ archived: true }} />
+          </dd>
+        </div>
+      )}
+      {lineage?.forkedFrom && (
         <div>
           <dt>forked from</dt>
           <dd class="lineage">{link(lineage.forkedFrom)}</dd>
         </div>
       )}
-      {lineage.continuedIn.length > 0 && (
+      {lineage?.continuedIn.length > 0 && (
         <div>
           <dt>continued in</dt>
           <dd class="lineage">{lineage.continuedIn.map(link)}</dd>
