@@ -122,6 +122,9 @@ describe('keep: deleted sessions still answer, archived', () => {
     expect((await createClient({ keep: false, indexChild: false }).keep.status()).origin).toBe('option')
     await expect(client.keep.set('yes')).rejects.toMatchObject({ code: 'VALIDATION_ERROR' })
     await expect(client.keep.forget({})).rejects.toMatchObject({ code: 'VALIDATION_ERROR' })
+    await expect(client.keep.status({ verify: 'yes' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' })
+    await expect(client.keep.status('verify')).rejects.toMatchObject({ code: 'VALIDATION_ERROR' })
+    expect(await client.keep.status({ verify: true })).toMatchObject({ on: true, damaged: [] })
     await client.close()
   })
 

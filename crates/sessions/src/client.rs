@@ -337,10 +337,11 @@ impl Client {
     }
 
     /// Whether keeping is on, where, how much is kept, and the sessions the agents' own
-    /// retention will delete that are not kept (`client.keep.status()`).
-    pub fn keep_status(&self, env: Env) -> crate::storage::kept::KeepStatus {
+    /// retention will delete that are not kept (`client.keep.status()`); `verify`: every kept
+    /// chunk checked against its hash (reads the whole store).
+    pub fn keep_status(&self, env: Env, verify: bool) -> crate::storage::kept::KeepStatus {
         let ctx = self.context(env);
-        let mut st = self.storage.keep_status(&ctx);
+        let mut st = self.storage.keep_status(&ctx, verify);
         st.retention = crate::doctor::retention_at_risk(&ctx, &self.storage, agents::all());
         st
     }
@@ -348,7 +349,7 @@ impl Client {
     /// Turn keeping on or off in the setting that lasts (`client.keep.set(on)`).
     pub fn keep_set(&self, env: Env, on: bool) -> Result<crate::storage::kept::KeepStatus> {
         self.storage.set_keep(&self.context(env.clone()), on)?;
-        Ok(self.keep_status(env))
+        Ok(self.keep_status(env, false))
     }
 
     /// Forget kept sessions named by unified or native id (of any agent), or last updated before

@@ -277,7 +277,9 @@ pub struct RetentionRisk {
     pub at_risk: u64,
 }
 
-pub fn status(state: &KeptState, cache: &SummaryCache, ctx: &Context) -> KeepStatus {
+/// `verify`: every chunk checked against its hash too (else only that it is there; the chunks of
+/// the archived sessions are checked anyway, by serving them).
+pub fn status(state: &KeptState, cache: &SummaryCache, ctx: &Context, verify: bool) -> KeepStatus {
     let (on, origin) = keep::place::is_on(ctx);
     let origin = match origin {
         keep::Origin::Option => "option",
@@ -329,8 +331,8 @@ pub fn status(state: &KeptState, cache: &SummaryCache, ctx: &Context) -> KeepSta
             }
         }
         st.bytes = kept.bytes();
-        // Verified now, not only what this process happened to read.
-        state.note(kept.check());
+        // Checked now, not only what this process happened to read.
+        state.note(kept.check(verify));
     }
     st.damaged = state.faults();
     st

@@ -268,8 +268,8 @@ impl Storage {
 
     /// Whether keeping is on, where, and how much is kept (`client.keep.status()`); the
     /// retention figures are the caller's.
-    pub fn keep_status(&self, ctx: &Context) -> kept::KeepStatus {
-        kept::status(&self.kept, &self.cache, ctx)
+    pub fn keep_status(&self, ctx: &Context, verify: bool) -> kept::KeepStatus {
+        kept::status(&self.kept, &self.cache, ctx, verify)
     }
 
     /// The native ids of `agent`'s kept sessions.
