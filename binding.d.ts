@@ -30,7 +30,7 @@ export declare class NativeClient {
   progress(): string
   /** `{}` → JSON of the doctor's report (`Client::doctor`). */
   doctor(args: string): Promise<string>
-  /** `{}` → JSON `KeepStatus`. */
+  /** `{options?: {verify?}}` → JSON `KeepStatus`. */
   keepStatus(args: string): Promise<string>
   /** `{on}` → JSON `KeepStatus` once the setting is written. */
   keepSet(args: string): Promise<string>

@@ -412,7 +412,8 @@ export interface KeepStatus {
 
 /** Beyond the spec: amux's own copy of the sessions it reads. */
 export interface KeepManager {
-  status(): Promise<KeepStatus>
+  /** With `verify`, every kept chunk is read and checked against its hash (the cost of reading the whole store); else the catalog, the manifests, that each chunk is there, and the archived sessions by serving them. */
+  status(options?: { verify?: boolean }): Promise<KeepStatus>
   /** Turn keeping on or off in the setting that lasts (a client's `keep` option still wins). */
   set(on: boolean): Promise<KeepStatus>
   /** Delete kept sessions: by unified or native id, or every one last updated before a date. */

@@ -392,7 +392,12 @@ function createClient(options) {
   // Our own copy of every session seen, so history survives the agents' clean-up: whether it is
   // on (the setting, or this client's `keep` option), turning it on or off, forgetting.
   const keep = Object.freeze({
-    status: () => call(native, 'keepStatus', {}, (v) => v),
+    status: (options) => {
+      if (options != null && typeof options !== 'object') {
+        return Promise.reject(new AgentMuxError('VALIDATION_ERROR', 'keep.status takes { verify?: boolean }'))
+      }
+      return call(native, 'keepStatus', { options }, (v) => v)
+    },
     set: (on) => {
       if (typeof on !== 'boolean') {
         return Promise.reject(new AgentMuxError('VALIDATION_ERROR', 'keep.set takes a boolean'))

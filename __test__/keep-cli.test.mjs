@@ -251,6 +251,14 @@ describe('amux keep', () => {
       for (const dir of readdirSync(chunks)) for (const name of readdirSync(join(chunks, dir))) writeFileSync(join(chunks, dir, name), 'garbage')
       expect(json('sessions', 'list', '--archived', 'only')).toEqual([])
       expect(amux('sessions', 'show', 'claude:6513270e-269e-4d37-b2a7-4de452e6b438').status).toBe(1)
+      // A new process's status finds it, and counts as archived only what is served; a verify
+      // finds the garbage in the live sources' copies too.
+      const status = json('keep', 'status')
+      expect(status.archived).toBe(0)
+      expect(status.damaged.join('\n')).toContain('cannot be served')
+      const verified = json('keep', 'status', '--verify')
+      expect(verified.damaged.length).toBeGreaterThan(status.damaged.length)
+      expect(verified.damaged.filter((d) => d.includes('not a kept chunk')).length).toBeGreaterThan(1)
     } finally {
       env = saved
     }

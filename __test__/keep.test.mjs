@@ -122,6 +122,9 @@ describe('keep: deleted sessions still answer, archived', () => {
     expect((await createClient({ keep: false, indexChild: false }).keep.status()).origin).toBe('option')
     await expect(client.keep.set('yes')).rejects.toMatchObject({ code: 'VALIDATION_ERROR' })
     await expect(client.keep.forget({})).rejects.toMatchObject({ code: 'VALIDATION_ERROR' })
+    await expect(client.keep.status({ verify: 'yes' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' })
+    await expect(client.keep.status('verify')).rejects.toMatchObject({ code: 'VALIDATION_ERROR' })
+    expect(await client.keep.status({ verify: true })).toMatchObject({ on: true, damaged: [] })
     await client.close()
   })
 
@@ -166,6 +169,11 @@ describe('keep: deleted sessions still answer, archived', () => {
       const live = await after.sessions.listAll({ limit: 1e6, archived: 'exclude' })
       expect(live.length).toBe(before.sessions.size - archived.length)
       expect((await after.keep.status()).archived).toBe(archived.length)
+      // A window's summary (what MCP's read_session reads) is marked as a listing marks it.
+      const window = await after.messages.window(only[0].agent, only[0].sessionId, { limit: 1 })
+      expect(window.session.archived).toBe(true)
+      const liveWindow = await after.messages.window(live[0].agent, live[0].sessionId, { limit: 1 })
+      expect(liveWindow.session.archived).toBeUndefined()
       await after.close()
     }
   })
@@ -181,6 +189,12 @@ describe('keep: deleted sessions still answer, archived', () => {
     expect(forgotten).toBeGreaterThanOrEqual(rest.length)
     expect(await client.sessions.listAll({ limit: 1e6, archived: 'only' })).toEqual([])
     await client.close()
+    // Keeping is still on: the sources still there are kept again at the next read.
+    const again = createClient({ indexChild: false })
+    const live = await again.sessions.listAll({ limit: 1e6 })
+    expect(live.length).toBeGreaterThan(0)
+    expect(await again.keep.status()).toMatchObject({ on: true, sessions: live.length, archived: 0 })
+    await again.close()
   })
 })
 

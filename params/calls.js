@@ -151,4 +151,9 @@ const forget = [
   }),
 ]
 
-module.exports = { filters, includeOwnSession, list, search, totalCost, usage, costReport, blocks, export: exportSession, share, forget, WEEKDAYS }
+// `amux keep status --verify`: every kept chunk read and checked against its hash.
+const keepStatus = [
+  param('verify', kinds.flag(), 'also read every kept chunk and check it against its hash (the cost of reading the whole kept store)', { mcp: false, ui: false }),
+]
+
+module.exports = { filters, includeOwnSession, list, search, totalCost, usage, costReport, blocks, export: exportSession, share, forget, keepStatus, WEEKDAYS }

@@ -319,11 +319,22 @@ impl NativeClient {
         Job::new(move || json(&client.doctor(env)))
     }
 
-    /// `{}` → JSON `KeepStatus`.
+    /// `{options?: {verify?}}` → JSON `KeepStatus`.
     #[napi]
-    pub fn keep_status(&self, _args: String) -> AsyncTask<TextJob> {
+    pub fn keep_status(&self, args: String) -> AsyncTask<TextJob> {
         let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || json(&client.keep_status(env)))
+        Job::new(move || {
+            let verify = match field(field(&parse_args(&args)?, "options"), "verify") {
+                Value::Null => false,
+                Value::Bool(b) => *b,
+                v => {
+                    return Err(CoreError::validation(format!(
+                        "verify must be true or false, not {v}"
+                    )))
+                }
+            };
+            json(&client.keep_status(env, verify))
+        })
     }
 
     /// `{on}` → JSON `KeepStatus` once the setting is written.

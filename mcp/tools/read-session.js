@@ -65,16 +65,6 @@ async function firstWindow(client, id, options) {
 }
 
 /**
- * Whether `session` (a window's summary) is archived: kept by amux, its source deleted. The
- * window's summary does not say so; the agent's archived sessions do.
- */
-async function archived(client, session) {
-  if (session.archived) return true
-  const kept = await client.sessions.list(session.agent, { archived: 'only', limit: ids.ALL })
-  return kept.some((s) => s.sessionId === session.sessionId)
-}
-
-/**
  * The text from its start up to at least `need` characters (all of it if shorter), and whether
  * that is all of it. Windows are read until the text is long enough.
  */
@@ -87,8 +77,7 @@ async function textUpTo(client, own, args, need) {
     throw new AgentMuxError('SESSION_NOT_FOUND', `${session.unifiedId} is the session this call is made from (your own, live), left out: pass includeOwnSession: true to read it`)
   }
   const hitAt = new Map((hits ?? []).map((h) => [h.index, h.snippet]))
-  const marked = (await archived(client, session)) ? { ...session, archived: true } : session
-  const chunks = [text.header(marked, hits, args.around)]
+  const chunks = [text.header(session, hits, args.around)]
   let length = chunks[0].length
   const push = (chunk) => {
     chunks.push(chunk)

@@ -19,6 +19,12 @@ module.exports = (command) =>
     .addOptions(optionsOf(calls.forget))
     .addOption(new Option('--yes', 'do not ask first (a pipe, a script or --json is never asked)'))
     .addOption(jsonOption())
+    .addHelpText(
+      'after',
+      '\nForget deletes amux\'s copies. A session whose source the agent still holds is kept again\n' +
+        'the next time amux reads it while keeping is on (it is still in the agent\'s store): to stop\n' +
+        'keeping, run `amux keep off` first.\n',
+    )
     .action(forget)
 
 async function forget(words = [], o) {

@@ -133,13 +133,15 @@ impl Client {
         session_id: &str,
         opts: &WindowOptions,
     ) -> Result<MessageWindow> {
-        let session = self.load(env, agent_name, session_id, Mode::Messages)?;
+        let (session, archived) = self.load_from(env, agent_name, session_id, Mode::Messages)?;
         let redact = self.redacts(opts.redact);
         let opts = WindowOptions {
             redact: Some(redact),
             ..opts.clone()
         };
         let mut w = crate::window::select(session, &opts);
+        // The window's summary is a summary: marked as a listing marks it (`get` is not).
+        w.session.archived = archived;
         if redact {
             crate::redact::summary(&mut w.session);
             for m in &mut w.messages {
@@ -151,12 +153,24 @@ impl Client {
 
     /// One session, priced, as deep as `mode` asks (`raw` only when `mode.raw()`).
     fn load(&self, env: Env, agent_name: &str, session_id: &str, mode: Mode) -> Result<Session> {
+        self.load_from(env, agent_name, session_id, mode)
+            .map(|(s, _)| s)
+    }
+
+    /// The same, and whether it came from the kept copy (its source gone: archived).
+    fn load_from(
+        &self,
+        env: Env,
+        agent_name: &str,
+        session_id: &str,
+        mode: Mode,
+    ) -> Result<(Session, bool)> {
         let a = agent(agent_name)?;
         if !is_safe_native_id(session_id) {
             return Err(Error::session_not_found(agent_name, session_id));
         }
         let ctx = self.context(env);
-        let mut session = self.storage.load(&ctx, a, session_id, mode)?;
+        let (mut session, archived) = self.storage.load(&ctx, a, session_id, mode)?;
         if !mode.raw() {
             session.raw = None; // adapters that build it anyway (databases' rows)
         }
@@ -164,7 +178,7 @@ impl Client {
             crate::ids::unified_id(agent_name, &session.summary.session_id);
         session.summary.requests = Vec::new();
         cost::price_session(&ctx, &mut session);
-        Ok(session)
+        Ok((session, archived))
     }
 
     pub fn search(&self, env: Env, q: &SearchQuery) -> Result<Vec<SessionSummary>> {
@@ -323,10 +337,11 @@ impl Client {
     }
 
     /// Whether keeping is on, where, how much is kept, and the sessions the agents' own
-    /// retention will delete that are not kept (`client.keep.status()`).
-    pub fn keep_status(&self, env: Env) -> crate::storage::kept::KeepStatus {
+    /// retention will delete that are not kept (`client.keep.status()`); `verify`: every kept
+    /// chunk checked against its hash (reads the whole store).
+    pub fn keep_status(&self, env: Env, verify: bool) -> crate::storage::kept::KeepStatus {
         let ctx = self.context(env);
-        let mut st = self.storage.keep_status(&ctx);
+        let mut st = self.storage.keep_status(&ctx, verify);
         st.retention = crate::doctor::retention_at_risk(&ctx, &self.storage, agents::all());
         st
     }
@@ -334,7 +349,7 @@ impl Client {
     /// Turn keeping on or off in the setting that lasts (`client.keep.set(on)`).
     pub fn keep_set(&self, env: Env, on: bool) -> Result<crate::storage::kept::KeepStatus> {
         self.storage.set_keep(&self.context(env.clone()), on)?;
-        Ok(self.keep_status(env))
+        Ok(self.keep_status(env, false))
     }
 
     /// Forget kept sessions named by unified or native id (of any agent), or last updated before

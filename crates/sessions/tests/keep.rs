@@ -200,7 +200,7 @@ fn a_damaged_chunk_or_manifest_is_reported_and_the_others_still_served() {
     assert_eq!(every_get(&client, &h.env(), &after), kept_gets);
     let err = client.get(h.env(), "claude", &stem(&files[0])).unwrap_err();
     assert_eq!(err.code.as_str(), "PARSE_ERROR", "{}", err.message);
-    let status = client.keep_status(h.env());
+    let status = client.keep_status(h.env(), false);
     let damaged = status.damaged.join("\n");
     assert!(
         damaged.contains("checksum") || damaged.contains("truncated"),
@@ -315,7 +315,7 @@ fn kill_9_at_any_point_of_a_keep_write_loses_nothing_kept_before() {
         let got = client.get(h.env(), "claude", &stem(&files[0])).unwrap();
         assert_eq!(serde_json::to_string(&got).unwrap(), gets[i], "at {point}");
         assert_eq!(
-            client.keep_status(h.env()).damaged,
+            client.keep_status(h.env(), false).damaged,
             Vec::<String>::new(),
             "at {point}"
         );
@@ -333,7 +333,7 @@ fn two_processes_keeping_at_once_lose_neither() {
     assert!(b.wait().unwrap().success());
     let client = keeping();
     let before = list(&client, h.env(), Archived::Include);
-    let status = client.keep_status(h.env());
+    let status = client.keep_status(h.env(), false);
     assert_eq!(status.sessions as usize, before.len());
     assert_eq!(status.damaged, Vec::<String>::new());
     for f in h.claude_files() {
@@ -377,7 +377,7 @@ fn a_full_disk_keeps_what_fit_and_serves_it() {
     };
     let client = keeping();
     let before = list(&client, h.env(), Archived::Include);
-    let status = client.keep_status(h.env());
+    let status = client.keep_status(h.env(), false);
     let kept = status.sessions as usize;
     assert!(kept < before.len(), "the disk was not full: {kept} kept");
     // Whatever is in a manifest has every chunk (a chunk that did not fit left no version).
@@ -409,4 +409,92 @@ fn a_full_disk_keeps_what_fit_and_serves_it() {
         .map(|f| serde_json::to_string(&client.get(h.env(), "claude", &stem(f)).unwrap()).unwrap())
         .collect();
     assert_eq!(again, gets);
+}
+
+#[test]
+fn a_window_of_an_archived_session_says_so_and_get_is_unchanged() {
+    let h = Home::new();
+    let client = keeping();
+    list(&client, h.env(), Archived::Include);
+    let files = h.claude_files();
+    let id = stem(&files[0]);
+    let opts = agent_mux_sessions::window::WindowOptions::default();
+    let live_window = client.window(h.env(), "claude", &id, &opts).unwrap();
+    assert!(!live_window.session.archived, "its source is there");
+    let got = serde_json::to_string(&client.get(h.env(), "claude", &id).unwrap()).unwrap();
+    std::fs::remove_file(&files[0]).unwrap();
+    let client = keeping();
+    let w = client.window(h.env(), "claude", &id, &opts).unwrap();
+    assert!(
+        w.session.archived,
+        "a window of an archived session is marked"
+    );
+    assert_eq!(w.messages.len(), live_window.messages.len());
+    // `get` stays what it was before the source went.
+    let after = serde_json::to_string(&client.get(h.env(), "claude", &id).unwrap()).unwrap();
+    assert_eq!(after, got);
+}
+
+#[test]
+fn status_counts_as_archived_only_what_is_served_and_finds_damage_in_a_fresh_process() {
+    let h = Home::new();
+    let client = keeping();
+    list(&client, h.env(), Archived::Include);
+    let files = h.claude_files();
+    std::fs::remove_file(&files[0]).unwrap();
+    std::fs::remove_file(&files[1]).unwrap();
+    // The first one's chunks all garbage: never served.
+    for c in chunks_of(&h.kept(), &manifest_of(&h.kept(), &files[0])) {
+        std::fs::write(c, b"garbage").unwrap();
+    }
+    // A fresh client (as a fresh process) that has read nothing yet.
+    let status = keeping().keep_status(h.env(), false);
+    let damaged = status.damaged.join("\n");
+    assert!(damaged.contains("not a kept chunk"), "{damaged}");
+    assert!(damaged.contains("cannot be served"), "{damaged}");
+    let client = keeping();
+    let only = list(&client, h.env(), Archived::Only);
+    assert_eq!(ids(&only), vec![format!("claude:{}", stem(&files[1]))]);
+    assert_eq!(status.archived, only.len() as u64);
+}
+
+#[test]
+fn a_damaged_chunk_of_a_live_source_is_found_by_a_verifying_status() {
+    let h = Home::new();
+    list(&keeping(), h.env(), Archived::Include);
+    let files = h.claude_files();
+    let chunk = chunks_of(&h.kept(), &manifest_of(&h.kept(), &files[0]))[0].clone();
+    let mut raw = std::fs::read(&chunk).unwrap();
+    let last = raw.len() - 1;
+    raw[last] ^= 0x55;
+    std::fs::write(&chunk, &raw).unwrap();
+    // Only a verify reads the chunks of what is not archived.
+    assert!(keeping().keep_status(h.env(), false).damaged.is_empty());
+    let status = keeping().keep_status(h.env(), true);
+    assert_eq!(status.archived, 0);
+    let damaged = status.damaged.join("\n");
+    assert!(damaged.contains("damaged"), "{damaged}");
+    assert!(damaged.contains(files[0].to_str().unwrap()), "{damaged}");
+}
+
+#[test]
+fn forget_before_deletes_the_copies_and_live_sources_are_kept_again_while_on() {
+    let h = Home::new();
+    let client = keeping();
+    let before = list(&client, h.env(), Archived::Include);
+    let kept = client.keep_status(h.env(), false).sessions;
+    assert!(kept > 0);
+    let files = h.claude_files();
+    std::fs::remove_file(&files[0]).unwrap();
+    let forgotten = client.keep_forget(h.env(), &[], Some(i64::MAX)).unwrap();
+    assert_eq!(forgotten as u64, kept);
+    assert_eq!(client.keep_status(h.env(), false).sessions, 0);
+    // The deleted one is gone for good; the live ones are kept again at the next read.
+    let client = keeping();
+    let after = list(&client, h.env(), Archived::Include);
+    assert_eq!(after.len(), before.len() - 1);
+    assert!(after.iter().all(|s| !s.archived));
+    let st = client.keep_status(h.env(), false);
+    assert_eq!(st.sessions, kept - 1, "{st:?}");
+    assert_eq!(st.archived, 0);
 }

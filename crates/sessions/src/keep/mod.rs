@@ -260,10 +260,10 @@ impl Kept {
             m.retain();
             forgotten += gone.len();
             manifest::write(&self.dir, &name, &m, false)?;
-            // The stamps stay: a source still there is not kept again until it changes.
-            let stamps = cat.sources[&name].stamps.clone();
+            // No stamps: a source still there is kept again when it is next read while keeping
+            // is on (it is still in the agent's store; `keep off` stops keeping).
             let mut e = Entry::of(&m);
-            e.stamps = stamps;
+            e.stamps = Vec::new();
             cat.sources.insert(name, e);
         }
         self.sweep_now(&mut cat);
@@ -348,16 +348,18 @@ impl Kept {
         Ok((m, root, src))
     }
 
-    /// Whether a manifest's chunks are all present (not whether they are intact: that is checked
-    /// on every read).
-    pub fn check(&self) -> Vec<String> {
+    /// What is damaged in the store: the catalog, each manifest (its checksum), and each chunk a
+    /// manifest names: present, and with `verify` its content hashing to its name (every chunk
+    /// read and decompressed, in parallel, each once: the cost of reading the whole store).
+    pub fn check(&self, verify: bool) -> Vec<String> {
         let (cat, mut faults) = self.catalog();
+        let mut wanted: BTreeMap<String, (u64, PathBuf)> = BTreeMap::new();
         for name in cat.sources.keys() {
             match manifest::read(&self.dir, name) {
                 Ok(Some(m)) => {
-                    for h in chunk_names(&m) {
-                        if !chunks::path(&self.dir, &h).is_file() {
-                            faults.push(format!("{}: chunk {h} is missing", m.path.display()));
+                    for f in m.versions.iter().flat_map(|v| v.files.iter().flatten()) {
+                        for (h, len) in &f.chunks {
+                            wanted.insert(h.clone(), (*len, m.path.clone()));
                         }
                     }
                 }
@@ -365,6 +367,18 @@ impl Kept {
                 Err(e) => faults.push(e),
             }
         }
+        let bad: Vec<String> = wanted
+            .par_iter()
+            .filter_map(|(h, (len, src))| {
+                let fault = match verify {
+                    true => chunks::get(&self.dir, h, *len).err(),
+                    false => (!chunks::path(&self.dir, h).is_file())
+                        .then(|| format!("chunk {h} is missing")),
+                };
+                fault.map(|e| format!("{} (kept from {}): {e}", h, src.display()))
+            })
+            .collect();
+        faults.extend(bad);
         faults
     }
 }

@@ -277,7 +277,9 @@ pub struct RetentionRisk {
     pub at_risk: u64,
 }
 
-pub fn status(state: &KeptState, ctx: &Context) -> KeepStatus {
+/// `verify`: every chunk checked against its hash too (else only that it is there; the chunks of
+/// the archived sessions are checked anyway, by serving them).
+pub fn status(state: &KeptState, cache: &SummaryCache, ctx: &Context, verify: bool) -> KeepStatus {
     let (on, origin) = keep::place::is_on(ctx);
     let origin = match origin {
         keep::Origin::Option => "option",
@@ -307,12 +309,30 @@ pub fn status(state: &KeptState, ctx: &Context) -> KeepStatus {
             );
         }
         st.sessions = all.len() as u64;
-        st.archived = (agents.into_iter())
-            .filter_map(|a| gone(ctx, state, a, false))
-            .map(|(_, plan)| plan.values().map(|ids| ids.len() as u64).sum::<u64>())
-            .sum();
+        // Archived: what is served (restored and read by the agent's parser), not what the
+        // catalog names; the rest is damaged, and said so.
+        for name in agents {
+            let Some(agent) = crate::agents::find(name) else {
+                continue;
+            };
+            let planned: HashSet<String> = gone(ctx, state, name, false)
+                .map(|(_, plan)| plan.into_values().flatten().collect())
+                .unwrap_or_default();
+            let served: HashSet<String> = archived(state, cache, ctx, agent, &|_| false, false)
+                .into_iter()
+                .map(|s| s.session_id)
+                .collect();
+            st.archived += served.len() as u64;
+            let lost = planned.difference(&served).count();
+            if lost > 0 {
+                state.note(vec![format!(
+                    "{lost} archived {name} session(s) cannot be served from their kept copy"
+                )]);
+            }
+        }
         st.bytes = kept.bytes();
-        state.note(kept.check());
+        // Checked now, not only what this process happened to read.
+        state.note(kept.check(verify));
     }
     st.damaged = state.faults();
     st

@@ -247,29 +247,29 @@ impl Storage {
     }
 
     /// One session by id, from its source, else from its kept copy when the source no longer
-    /// holds it.
+    /// holds it; and whether it came from the kept copy (it is archived).
     pub fn load(
         &self,
         ctx: &Context,
         agent: &dyn Agent,
         id: &str,
         mode: agents::Mode,
-    ) -> Result<crate::model::Session> {
+    ) -> Result<(crate::model::Session, bool)> {
         match agent.load(ctx, id, mode) {
             Err(e) if e.code == crate::error::ErrorCode::SessionNotFound => {
                 match kept::load(&self.kept, ctx, agent, id, mode) {
                     Err(k) if k.code == crate::error::ErrorCode::SessionNotFound => Err(e),
-                    r => r,
+                    r => r.map(|s| (s, true)),
                 }
             }
-            r => r,
+            r => r.map(|s| (s, false)),
         }
     }
 
     /// Whether keeping is on, where, and how much is kept (`client.keep.status()`); the
     /// retention figures are the caller's.
-    pub fn keep_status(&self, ctx: &Context) -> kept::KeepStatus {
-        kept::status(&self.kept, ctx)
+    pub fn keep_status(&self, ctx: &Context, verify: bool) -> kept::KeepStatus {
+        kept::status(&self.kept, &self.cache, ctx, verify)
     }
 
     /// The native ids of `agent`'s kept sessions.
