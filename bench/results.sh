@@ -127,6 +127,15 @@ EOF
   # A fresh clone's first hour takes a quiet machine and a quarter of an hour of its own:
   # bench/build-times.sh measures it apart and leaves its table here.
   if [ -f bench/build-times.md ]; then cat bench/build-times.md; else echo "Not measured yet: \`bash bench/build-times.sh\`."; fi
+  echo
+  echo "## Redaction (bench/redact.mjs)"
+  echo
+  # Measured apart, on a home of its own: false positives per 10 MB and the time redaction adds.
+  if [ -f bench/redact.md ]; then cat bench/redact.md; else echo "Not measured yet: \`node bench/redact.mjs\`."; fi
+  echo
+  echo "## Keep (bench/keep.mjs)"
+  echo
+  if [ -f bench/keep.md ]; then cat bench/keep.md; else echo "Not measured yet: \`node bench/keep.mjs <home>\`."; fi
 } >"$OUT"
 echo "bench/results.sh: wrote $OUT" >&2
 exit $FAILED

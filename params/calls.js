@@ -142,8 +142,6 @@ const share = [
   }),
 ]
 
-module.exports = { filters, includeOwnSession, list, search, totalCost, usage, costReport, blocks, export: exportSession, share, WEEKDAYS }
-
 // `amux keep forget`: the kept copies to delete (the sessions are the command line's words). Only
 // the command line forgets: the MCP tools and the UI's API read, never delete.
 const forget = [
@@ -153,7 +151,4 @@ const forget = [
   }),
 ]
 
-// The library takes no default: the command line's export writes JSON unless told; the page names one.
-const exportSession = [param('format', kinds.choice(['json', 'jsonl', 'markdown']), 'output format', { cli: { default: 'json' }, mcp: false, ui: { required: true } })]
-
-module.exports = { filters, list, search, totalCost, usage, costReport, blocks, export: exportSession, forget, WEEKDAYS }
+module.exports = { filters, includeOwnSession, list, search, totalCost, usage, costReport, blocks, export: exportSession, share, forget, WEEKDAYS }
