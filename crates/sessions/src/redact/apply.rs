@@ -16,7 +16,7 @@ use crate::model::{Message, Raw, Session, SessionSummary};
 const REMEMBERED: usize = 256;
 
 /// Hashes (with lengths) of the long strings of a session's messages that held no secret: the
-/// same text in `raw` (a tool's output is held in both) is not scanned twice. `find` gives the
+/// same text again (a tool's output is held in two messages and in `raw`) is not scanned twice. `find` gives the
 /// same answer for the same string, so skipping one loses nothing.
 #[derive(Default)]
 pub(super) struct Clean(Mutex<HashSet<(u64, usize)>>);
@@ -28,6 +28,10 @@ impl Clean {
 
     /// Redact `s` in place, remembering it when it is long and held nothing.
     pub(super) fn in_place(&self, s: &mut String) -> bool {
+        // A tool's output is also held twice in the messages (with its call and as a result).
+        if self.seen(s) {
+            return false;
+        }
         let changed = in_place(s);
         if !changed && s.len() >= REMEMBERED {
             self.0.lock().expect("not poisoned").insert(Self::key(s));
@@ -37,10 +41,12 @@ impl Clean {
 
     /// Whether `s` holds a secret, skipping a string the messages already found clean.
     pub(super) fn holds_secret(&self, s: &str) -> bool {
-        if s.len() >= REMEMBERED && self.0.lock().expect("not poisoned").contains(&Self::key(s)) {
-            return false;
-        }
-        !rules().find(s).is_empty()
+        !self.seen(s) && !rules().find(s).is_empty()
+    }
+
+    /// Whether `s` is a long string already found clean.
+    fn seen(&self, s: &str) -> bool {
+        s.len() >= REMEMBERED && self.0.lock().expect("not poisoned").contains(&Self::key(s))
     }
 }
 
