@@ -256,6 +256,52 @@ fn raw_lines_are_redacted_and_others_kept_byte_for_byte() {
 use crate::model::Raw;
 
 #[test]
+fn raw_lines_are_read_unescaped_keys_included() {
+    let ghp = format!("ghp_{}", chars(ALNUM, 36, 71));
+    // The token spelled with a `\u` escape, a password between escaped quotes, one in a key.
+    let escaped = format!("{{\"a\":\"\\u0067hp_{}\"}}", &ghp[4..]);
+    let password = format!("password={}", chars(ALNUM, 24, 72));
+    let quoted = format!(
+        "{{\"a\":[1,{{\"b\":\"{}\"}}]}}",
+        "password = \\\"".to_string() + &password[9..] + "\\\""
+    );
+    let in_key = format!("{{\"{ghp}\":null}}");
+    let mut r = Raw::Lines(vec![
+        Raw::line(escaped.as_bytes()),
+        Raw::line(quoted.as_bytes()),
+        Raw::line(in_key.as_bytes()),
+    ]);
+    raw(&mut r);
+    let Raw::Lines(lines) = &r else {
+        unreachable!()
+    };
+    assert!(!lines[0].get().contains(&ghp[4..]), "{}", lines[0].get());
+    assert!(
+        !lines[1].get().contains(&password[9..]),
+        "{}",
+        lines[1].get()
+    );
+    assert!(!lines[2].get().contains(&ghp), "{}", lines[2].get());
+    for l in lines {
+        assert!(l.get().contains("[REDACTED:"), "{}", l.get());
+    }
+}
+
+#[test]
+fn a_long_string_found_clean_is_not_scanned_again_and_others_are() {
+    let clean = apply::Clean::default();
+    let mut plain = "an api token used nowhere ".repeat(20);
+    assert!(!clean.in_place(&mut plain));
+    assert!(!clean.holds_secret(&plain));
+    let ghp = format!("ghp_{}", chars(ALNUM, 36, 73));
+    let other = format!("{plain}{ghp}");
+    assert!(clean.holds_secret(&other));
+    let mut held = other.clone();
+    assert!(clean.in_place(&mut held));
+    assert!(clean.holds_secret(&other));
+}
+
+#[test]
 fn re2_braces_that_repeat_nothing_are_literal() {
     use super::rules::from_re2;
     assert_eq!(from_re2(r"^\$(?:\d+|{\d+})$"), r"^\$(?:\d+|\{\d+})$");
