@@ -32,7 +32,10 @@ async function answers(client) {
   const total = await client.sessions.totalCost()
   const byDay = await client.sessions.totalCost({ groupBy: 'day' })
   const daily = await client.cost.daily()
-  const search = (await client.sessions.search({ text: 'test', limit: 1000 })).map((s) => s.unifiedId).sort()
+  // In rank order with scores: a kept session ranks against every other as it did. Hermes
+  // scores its own sessions with SQLite's FTS5; a kept one is scanned, so only its place is held.
+  const hits = await client.sessions.search({ text: 'test', limit: 1000 })
+  const search = hits.map((s) => (s.agent === 'hermes' ? s.unifiedId : `${s.unifiedId} ${s.relevanceScore.toPrecision(6)}`))
   return { sessions, total, byDay, daily, search }
 }
 

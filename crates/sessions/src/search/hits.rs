@@ -49,22 +49,3 @@ pub struct CompletedHit {
     pub snippet: Option<String>,
     pub summary: SessionSummary,
 }
-
-/// Hits from `first`, then from `then`, which leaves none pending (the kept sessions' scan
-/// beside the index): every pending hit is `first`'s to complete.
-pub struct Chain<A, B> {
-    pub first: A,
-    pub then: B,
-}
-
-impl<A: HitSource, B: HitSource> HitSource for Chain<A, B> {
-    fn hits(&self, q: &Query, summary: PendingSummary) -> Result<Vec<Hit>, Fault> {
-        let mut v = self.first.hits(q, summary)?;
-        v.extend(self.then.hits(q, summary)?);
-        Ok(v)
-    }
-
-    fn complete_pending(&self, q: &Query, keys: &[u64]) -> Result<Vec<CompletedHit>, Fault> {
-        self.first.complete_pending(q, keys)
-    }
-}

@@ -22,6 +22,9 @@ use crate::storage::{DocId, Fault, FoundDoc, Searched, SourceId, TermLookup};
 pub struct Indexed<'a> {
     pub ctx: &'a Context,
     pub lookup: &'a dyn TermLookup,
+    /// Restored copies of kept sources whose sessions are gone from the agents' (and so from the
+    /// index): scanned and ranked with the index's sessions, against one corpus.
+    pub kept: &'a [scan::Kept],
 }
 
 impl HitSource for Indexed<'_> {
@@ -31,7 +34,13 @@ impl HitSource for Indexed<'_> {
             found.into_iter().partition(|f| f.counts.is_some());
         let mut read = from_counts(q, counted, summary)?;
         read.extend(by_analysis(self.lookup, q, &unsure)?);
-        let examined = examined(self.ctx, q, self.lookup.sources(), by_source(read));
+        let examined = examined(
+            self.ctx,
+            q,
+            self.lookup.sources(),
+            by_source(read),
+            self.kept,
+        );
         Ok(rank(q, examined.into_iter()))
     }
 
@@ -60,14 +69,20 @@ impl HitSource for Indexed<'_> {
 }
 
 /// Per source searched, its sessions read (in doc order), as ranking takes them; a changed
-/// source scanned.
-fn examined(ctx: &Context, q: &Query, sources: &[Searched], mut read: BySource) -> Vec<Examined> {
+/// source scanned, and the kept sources after them.
+fn examined(
+    ctx: &Context,
+    q: &Query,
+    sources: &[Searched],
+    mut read: BySource,
+    kept: &[scan::Kept],
+) -> Vec<Examined> {
     let pf = Prefilter::new(q);
     let matcher = Matcher::new(q, &pf);
     let scanned: Vec<Option<Examined>> = sources
         .par_iter()
         .map(|s| match s {
-            Searched::Changed(a, src) => Some(scan::examined(ctx, *a, src, &matcher)),
+            Searched::Changed(a, src) => Some(scan::examined(ctx, *a, src, &matcher, None)),
             Searched::Indexed(..) => None,
         })
         .collect();
@@ -81,6 +96,11 @@ fn examined(ctx: &Context, q: &Query, sources: &[Searched], mut read: BySource) 
             },
             (Searched::Changed(..), scanned) => scanned.expect("scanned above"),
         })
+        .chain(
+            (kept.par_iter())
+                .map(|(a, src, ids)| scan::examined(ctx, *a, src, &matcher, Some(ids)))
+                .collect::<Vec<_>>(),
+        )
         .collect()
 }
 

@@ -82,21 +82,15 @@ pub fn run(
     // The storage layer's documents, best first: a fault in the index sends the search on to
     // the agents' own.
     for documents in storage.documents(ctx, &documented) {
-        let indexed_with_kept;
+        let indexed;
         let hits: &dyn HitSource = match &documents {
             Documents::Indexed(lookup) => {
-                indexed_with_kept = hits::Chain {
-                    first: indexed::Indexed {
-                        ctx,
-                        lookup: lookup.as_ref(),
-                    },
-                    then: scan::Scan {
-                        ctx,
-                        agents: &[],
-                        kept: &kept,
-                    },
+                indexed = indexed::Indexed {
+                    ctx,
+                    lookup: lookup.as_ref(),
+                    kept: &kept,
                 };
-                &indexed_with_kept
+                &indexed
             }
             Documents::Agents(agents) => &scan::Scan {
                 ctx,

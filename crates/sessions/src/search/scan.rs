@@ -129,9 +129,16 @@ fn scan(ctx: &Context, agents: &[&'static dyn Agent], kept: &[Kept], q: &Query) 
     rank(q, outcomes.into_iter().map(Outcome::examined))
 }
 
-/// One source of `a` read and matched, as ranking takes it.
-pub(super) fn examined(ctx: &Context, a: &dyn Agent, src: &Source, m: &Matcher) -> Examined {
-    examine(ctx, a, src, m, None).examined()
+/// One source of `a` read and matched, as ranking takes it; `only`: a kept source's archived
+/// sessions, the others it holds left out.
+pub(super) fn examined(
+    ctx: &Context,
+    a: &dyn Agent,
+    src: &Source,
+    m: &Matcher,
+    only: Option<&HashSet<String>>,
+) -> Examined {
+    examine(ctx, a, src, m, only).examined()
 }
 
 impl Outcome {
