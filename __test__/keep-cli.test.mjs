@@ -191,6 +191,12 @@ describe('amux keep', () => {
       expect(keep).toMatchObject({ on: true, origin: 'setting', archived: 1 })
       const lineage = await get(`session/lineage?id=${encodeURIComponent(GONE)}`)
       expect(lineage.archived).toBe(true)
+      // The agent cannot resume a session whose file it deleted: the page offers no command.
+      const page = await get(`session?id=${encodeURIComponent(GONE)}`)
+      expect(page.session.archived).toBe(true)
+      expect(page.resume).toBeUndefined()
+      const live = listed.sessions.length && (await get('sessions?archived=exclude&agent=claude')).sessions[0]
+      expect((await get(`session?id=${encodeURIComponent(live.unifiedId)}`)).resume).toMatch(/^cd .* && claude --resume /)
       const bad = await answer(new URL('http://127.0.0.1/api/sessions?archived=sometimes'))
       expect(bad.status).toBe(400)
     } finally {

@@ -136,7 +136,8 @@ function createApi(client, progress = () => null) {
       params: [id(), from, count, redact],
       run: async ({ id: ref, from = 0, count = WINDOW_MESSAGES, redact }) => {
         const window = await transcripts.window(ref, from, count, defined({ redact }))
-        if (window.session) window.resume = resumeCommand(window.session)
+        // An archived session's file is gone from the agent's store: the agent cannot resume it.
+        if (window.session && !window.session.archived) window.resume = resumeCommand(window.session)
         return window
       },
     },
