@@ -27,9 +27,10 @@ async function on(o) {
   const dir = homePath(status.dir, v.tty)
   print(
     `${require('../../lib/render.js').keepStatus(status, v)}\n` +
-      `From now on every call that reads the agents' sessions keeps what changed, in ${dir}:\n` +
-      'zstd-compressed, a session that grows costs only what it added, identical content is stored\n' +
-      `once (now ${size(status.bytes)} for ${plural(status.sessions, 'session')}). A session whose source an agent\n` +
-      'deletes still answers everywhere, marked archived. `amux keep off` stops keeping.',
+      `From now on every call that reads the agents' sessions keeps what changed, in ${dir}.\n` +
+      'zstd-compressed: a session that grows costs only what it added, identical content is stored once\n' +
+      `(now ${size(status.bytes)} for ${plural(status.sessions, 'session')}).\n` +
+      'A session whose source an agent deletes still answers everywhere, marked archived.\n' +
+      '`amux keep off` stops keeping.',
   )
 }
