@@ -34,25 +34,6 @@ fn platform_default(ctx: &Context) -> Option<PathBuf> {
     ctx.env.home_join(".cache/agent-mux")
 }
 
-/// Create the directory (owner only: it holds session text) if it does not exist.
-pub fn ensure(dir: &std::path::Path) -> std::io::Result<()> {
-    if dir.is_dir() {
-        return Ok(());
-    }
-    let mut b = std::fs::DirBuilder::new();
-    b.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
-    b.create(dir)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        // The umask may have taken bits away, never added any; set exactly 0700.
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -92,7 +92,7 @@ INSERT INTO postings SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM postings);
 
 /// Open (creating if needed) the index in `dir`.
 pub fn open(dir: &Path) -> Result<Connection, Fault> {
-    super::dir::ensure(dir)?;
+    crate::read::fs::private_dir(dir)?;
     let path = path_in(dir);
     create_private(&path)?;
     let conn = Connection::open_with_flags(

@@ -4,23 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 
-/// Create `dir` (and its parents) owner-only if it does not exist.
-pub fn private_dir(dir: &Path) -> std::io::Result<()> {
-    if dir.is_dir() {
-        return Ok(());
-    }
-    let mut b = std::fs::DirBuilder::new();
-    b.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
-    b.create(dir)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-    }
-    Ok(())
-}
+pub use crate::read::fs::private_dir;
 
 /// A new file 0600 for writing (truncated).
 pub fn create_private(path: &Path) -> std::io::Result<std::fs::File> {

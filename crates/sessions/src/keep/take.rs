@@ -5,12 +5,13 @@
 //! so a change rewrites only the chunks of the pages it touched. Any other file (a transcript,
 //! a `-wal`) that only grew since it was kept keeps its chunks but the last, which is checked
 //! against the file and cut again with what was added: a session that grows costs what it added.
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{Seek, SeekFrom};
 use std::path::Path;
 
 use super::chunks;
 use super::manifest::{stamps_of, KeptFile, KeptSession, Manifest, Version};
 use crate::agents::Source;
+use crate::read::fs::read_full;
 
 /// A database's chunks: 64 KiB, aligned to pages of any size SQLite allows.
 const DB_CHUNK: usize = 64 << 10;
@@ -115,17 +116,4 @@ fn grown_from(
         return Ok(None);
     }
     Ok(Some(before.chunks[..before.chunks.len() - 1].to_vec()))
-}
-
-fn read_full(f: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match f.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
 }

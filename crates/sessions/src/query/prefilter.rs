@@ -10,11 +10,11 @@
 //!   bytes around each such spot;
 //! - a file that does not look like JSON text (a database, a compressed file) is not judged: it
 //!   is always a candidate.
-use std::io::Read;
 
 use super::caseless::Caseless;
 use super::parse::{Leaf, Query};
 use super::text::{fold_char_into, folds_differently, is_cjk};
+use crate::read::fs::read_full;
 
 /// Which needles were seen, one bit each.
 pub type Mask = u64;
@@ -357,19 +357,6 @@ impl Prefilter {
         }
         false
     }
-}
-
-fn read_full(f: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match f.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
 }
 
 /// JSON or JSONL text starts (after whitespace or a BOM) with `{` or `[`.

@@ -160,7 +160,7 @@ impl Postings {
         let index = match dir.join("meta.json").is_file() {
             true => Index::open_in_dir(dir).map_err(fault)?,
             false => {
-                super::dir::ensure(dir)?;
+                crate::read::fs::private_dir(dir)?;
                 Index::create_in_dir(dir, schema.clone()).map_err(fault)?
             }
         };
