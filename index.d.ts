@@ -369,6 +369,15 @@ export interface ClientOptions {
    * `keep.set()` writes in the config directory; default: that setting, else off.
    */
   keep?: boolean
+  /**
+   * Beyond the spec: for a client that lives (a server, an app), learn what changed in the
+   * stores from the OS's file events (Linux's inotify) instead of stat'ing every source at every
+   * call. Answers are the same: a write finished before a call began is seen by that call; a
+   * store that cannot be watched (a network file system, the watch limit reached, few sources)
+   * is stat'ed as without it (`index.status().watch` says which and why). Needs the index
+   * (`cacheDir`). Default `false`; `amux mcp` and `amux ui` turn it on.
+   */
+  watch?: boolean
 }
 
 /** Beyond the spec: `done` of `total` changed sources of `agent` read into the index. */
@@ -388,6 +397,22 @@ export interface IndexStatus {
   sessions: number
   /** Sources the next search reads again (new, changed or gone since indexed). */
   stale: number
+  /** Which stores this client learns the changes of from the OS (`watch: true`). */
+  watch: WatchStatus
+}
+
+/** Beyond the spec: `IndexStatus.watch`. */
+export interface WatchStatus {
+  /** The client's `watch` option; `false`: every call stats every source. */
+  on: boolean
+  /** Why nothing is watched while on (no index, a platform whose events are not in order). */
+  reason: string | null
+  /** Directories watched (one watch each), across stores. */
+  directories: number
+  /** Times the kernel's queue of events overflowed (the stores were then listed again in full). */
+  overflows: number
+  /** Each store this client has listed: watched, or stat'ed at every call and why. */
+  stores: Array<{ agent: BuiltInAgentName; watched: boolean; reason: string | null; directories: number }>
 }
 
 /** Beyond the spec: `client.keep.status()`. */

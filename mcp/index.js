@@ -16,7 +16,8 @@ function serve({ redact = true } = {}) {
   const log = (line) => process.stderr.write(`amux mcp: ${line}\n`)
   // Anything printed by mistake would corrupt the protocol: console output goes to stderr.
   console.log = console.info = console.debug = console.error
-  const client = createClient({ redact })
+  // A server lives: it learns what changed in the stores from the OS's file events.
+  const client = createClient({ redact, watch: true })
   serveStdio(() => createServer({ client, version, log }), {
     transport: stdioTransport(),
     onerror: (error) => log(error.message.replace(/\s*\n\s*/g, ' ')),

@@ -10,6 +10,7 @@ const { client } = require('../lib/api.js')
 const { print, printJson, view } = require('../lib/output.js')
 const { withProgress } = require('../lib/progress.js')
 const { retentionSentence, atRisk, KEEP_HINT } = require('../../human/keep.js')
+const { watchLines } = require('../lib/render.js')
 const { count, duration, relativeDate, absoluteDate, size, homePath, plural } = require('../lib/format.js')
 
 const EXIT_SKIPPED = 1
@@ -111,5 +112,6 @@ function index(ix, { paint, now, label, more, shown }) {
     `${label('index')}${shown(ix.dir)}`,
     `${more}${size(ix.bytes)}, ${plural(ix.sources, 'source')}, ${plural(ix.sessions, 'session')}; ${fresh}`,
     `${more}last update: ${last}`,
+    ...watchLines(ix.watch).map((l, i) => `${i === 0 ? 'watch: ' : '  '}${l}`).map((l) => `${more}${l}`),
   ]
 }

@@ -227,11 +227,30 @@ function indexStatus(status) {
   if (!status.dir) return 'the index is off (cacheDir: false or AGENT_MUX_NO_CACHE=1): every call reads the stores'
   const mb = (status.bytes / 1e6).toFixed(1)
   const fresh = status.stale === 0 ? 'up to date' : `${plural(status.stale, 'source')} to read at the next search`
+  const [first, ...more] = watchLines(status.watch)
   return [
     `index   ${status.dir}`,
     `size    ${mb} MB, ${plural(status.sources, 'source')}, ${plural(status.sessions, 'session')}`,
     `fresh   ${fresh}`,
+    `watch   ${first}`,
+    ...more.map((l) => `        ${l}`),
   ].join('\n')
+}
+
+/**
+ * Which stores a client learns the changes of from the OS (`IndexStatus.watch`), and why any
+ * other is stat'ed at every call: a first line, then one per store.
+ */
+function watchLines(watch) {
+  if (!watch.on) return ["off: every call stats every source (a command's client; amux mcp and amux ui watch)"]
+  if (watch.reason) return [`on, nothing watched: ${watch.reason}`]
+  const overflows = watch.overflows > 0 ? `; the queue of events overflowed ${plural(watch.overflows, 'time')}` : ''
+  return [
+    `on: ${plural(watch.directories, 'directory', 'directories')} watched${overflows}`,
+    ...watch.stores.map((s) =>
+      `${s.agent.padEnd(9)}${s.watched ? `watched (${plural(s.directories, 'directory', 'directories')})` : `stat'ed at every call: ${s.reason}`}`,
+    ),
+  ]
 }
 
 /** Why keeping is on or off (`KeepStatus.origin`), and where the setting that lasts is. */
@@ -296,4 +315,5 @@ module.exports = {
   gist,
   quoted,
   indexStatus,
+  watchLines,
 }

@@ -25,7 +25,7 @@ async function runUi({ host = '127.0.0.1', port = 0, open = true, out = process.
   try {
     // Redacted by default: a page is screenshotted, shared and shown; its session page's switch
     // reveals the secrets for the person at the screen (the API's redact=false).
-    ui = await startUi({ client: createClient({ onProgress, redact: true }), progress, host, port })
+    ui = await startUi({ client: createClient({ onProgress, redact: true, watch: true }), progress, host, port })
   } catch (error) {
     if (error.code === 'EADDRINUSE') throw new AgentMuxError('VALIDATION_ERROR', `port ${port} is already in use on ${host}`)
     if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') throw new AgentMuxError('VALIDATION_ERROR', `cannot listen on ${host}: not an address of this machine`)

@@ -30,6 +30,9 @@ pub struct ClientOptions {
     pub redact: bool,
     /// `ClientOptions.keep`: keep a copy of every session seen (`None`: the setting decides).
     pub keep: Option<bool>,
+    /// `ClientOptions.watch`: a client that lives learns what changed in the stores from the
+    /// OS's file events instead of stat'ing every source at every call (`index::watch`).
+    pub watch: bool,
 }
 
 /// When the index takes in the sources that changed since it was written. A call that does not

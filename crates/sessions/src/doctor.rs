@@ -107,6 +107,8 @@ pub struct IndexReport {
     /// When the last requested update finished (epoch milliseconds) and how long it took.
     pub last_update_ms: Option<u64>,
     pub last_update_took_ms: Option<u64>,
+    /// Which stores the client learns the changes of from the OS.
+    pub watch: crate::storage::WatchStatus,
 }
 
 /// The report for `agents`.
@@ -122,6 +124,7 @@ pub fn run(ctx: &Context, storage: &Storage, agents: &[&'static dyn Agent]) -> R
         stale: status.stale,
         last_update_ms: last.map(|l| l.finished_ms),
         last_update_took_ms: last.map(|l| l.took_ms),
+        watch: status.watch,
     };
     let skipped = (agents.iter())
         .flat_map(|a| &a.skipped)

@@ -39,6 +39,13 @@ pub const VARIABLES: &[&str] = &[
     // Where kept sessions live (keep::place), and a test's pause in a keep write (keep::pause).
     "AGENT_MUX_DATA_DIR",
     "AGENT_MUX_KEEP_PAUSE",
+    // A long-lived client's file events (index::watch): the most directories it watches, the
+    // fewest sources of a store it watches, how long a call waits for the events, and a test's
+    // stall of the handler of events.
+    "AGENT_MUX_WATCH_DIRS",
+    "AGENT_MUX_WATCH_MIN_SOURCES",
+    "AGENT_MUX_WATCH_WAIT_MS",
+    "AGENT_MUX_WATCH_STALL_MS",
 ];
 
 #[derive(Debug, Clone, Default)]

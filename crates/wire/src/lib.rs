@@ -418,6 +418,7 @@ pub fn client_options(v: &Value) -> Result<ClientOptions> {
         index_updates: choice(m, "indexUpdates", INDEX_UPDATES, IndexUpdates::Background)?,
         redact: opt_bool(m, "redact")?.unwrap_or(false),
         keep: opt_bool(m, "keep")?,
+        watch: opt_bool(m, "watch")?.unwrap_or(false),
     })
 }
 

@@ -9,7 +9,8 @@
 //! - `reading`: reads a changed source (of a database of many sessions, the changed sessions);
 //! - `codec`: the stored summaries and lengths;
 //! - `listed`: the summaries a client last listed, kept while their sources are unchanged;
-//! - `lookup`: what a search asks of it (`TermLookup`), from one snapshot.
+//! - `lookup`: what a search asks of it (`TermLookup`), from one snapshot;
+//! - `watch`: a long-lived client's sources, from what the OS's file events said changed.
 //!
 //! Part of the storage layer, beneath the engines: it uses only the `Agent` trait and what
 //! `query` counts, and no agent knows it exists. Every fault (no directory, a full disk, a
@@ -23,7 +24,6 @@ use std::path::PathBuf;
 use crate::agents::{Agent, Source};
 use crate::context::Context;
 use crate::model::SessionSummary;
-use rayon::prelude::*;
 
 pub mod codec;
 pub mod dir;
@@ -33,12 +33,14 @@ pub mod postings;
 mod reading;
 pub mod store;
 pub mod sync;
+pub mod watch;
 
 pub use listed::Listed;
 pub use lookup::Snapshot;
 use postings::Postings;
 use store::Fault;
 use sync::Part;
+pub use watch::{Watch, WatchStatus};
 
 /// The index of this call's cache directory, opened; `None` when there is none or it cannot be
 /// opened.
@@ -83,11 +85,16 @@ fn with_index<T>(
 /// cannot be used. With `write`, the sources changed since the index was written are written
 /// first; without it, or while another process writes the index, the snapshot holds what was
 /// committed and the changed sources are left to be scanned (`Snapshot::left_changes`).
-pub fn snapshot(ctx: &Context, agents: &[&'static dyn Agent], write: bool) -> Option<Snapshot> {
+pub fn snapshot(
+    ctx: &Context,
+    agents: &[&'static dyn Agent],
+    write: bool,
+    watch: &Watch,
+) -> Option<Snapshot> {
     let (dir, conn) = open(ctx)?;
     let snapshot = (|| {
         // Every agent's sources listed at once (stat calls, mostly waiting), then compared.
-        let listed: Vec<Vec<Source>> = agents.par_iter().map(|a| a.sources(ctx)).collect();
+        let listed: Vec<Vec<Source>> = watch.sources_of(ctx, agents);
         let (mut synced, mut changed, mut gone) = (Vec::new(), Vec::new(), 0);
         for (a, listed) in agents.iter().zip(listed) {
             let written = match write {
@@ -202,9 +209,11 @@ pub fn each_summary(
     agent: &dyn Agent,
     passes: usize,
     f: &mut dyn FnMut(usize, SessionSummary),
+    watch: &Watch,
 ) -> Option<Vec<(PathBuf, String)>> {
     with_index(ctx, |dir, conn| {
-        let sources = sync::sync(conn, dir, ctx, agent, Part::Summaries)?;
+        let listed = watch.sources(ctx, agent);
+        let sources = sync::sync_sources(conn, dir, ctx, agent, listed, Part::Summaries)?;
         let paths: HashMap<i64, &std::path::Path> = sources
             .iter()
             .map(|s| (s.id, s.source.path.as_path()))
@@ -238,9 +247,15 @@ pub fn each_summary(
 /// The `Listing` of `agent`; `None` when the index is off or unusable. The summaries of sources
 /// unchanged since `listed` kept them are not read again; from the client's second listing of
 /// `agent` on, `listed` is left with this listing's.
-pub fn summaries(ctx: &Context, agent: &dyn Agent, listed: &Listed) -> Option<Listing> {
+pub fn summaries(
+    ctx: &Context,
+    agent: &dyn Agent,
+    listed: &Listed,
+    watch: &Watch,
+) -> Option<Listing> {
     with_index(ctx, |dir, conn| {
-        let sources = sync::sync(conn, dir, ctx, agent, Part::Summaries)?;
+        let now = watch.sources(ctx, agent);
+        let sources = sync::sync_sources(conn, dir, ctx, agent, now, Part::Summaries)?;
         let before = listed.take(agent.name());
         let keep = before.is_some();
         let mut before = before.unwrap_or_default();
@@ -407,6 +422,8 @@ pub struct Status {
     /// Sources whose searchable documents are not up to date with the store (read at the next
     /// search), and sources of the stores not indexed yet.
     pub stale: u64,
+    /// Which stores the client learns the changes of from the OS (`watch::Watch`).
+    pub watch: WatchStatus,
 }
 
 /// Size and freshness of the index, without changing it.

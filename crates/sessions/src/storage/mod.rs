@@ -23,7 +23,7 @@ pub mod updates;
 
 pub use crate::index::lookup::{DocId, FoundDoc, ReadDoc, Searched, SourceId, TermLookup};
 pub use crate::index::store::Fault;
-pub use crate::index::Status;
+pub use crate::index::{Status, WatchStatus};
 pub use cache::{dedupe_by_id, SummaryCache};
 use updates::Updates;
 
@@ -44,6 +44,8 @@ pub struct Storage {
     listed: index::Listed,
     updates: Updates,
     kept: kept::KeptState,
+    /// The OS's file events, for a client that lives (`ClientOptions::watch`).
+    watch: index::Watch,
 }
 
 impl Storage {
@@ -62,7 +64,7 @@ impl Storage {
         ctx: &Context,
         agent: &dyn Agent,
     ) -> (Vec<SessionSummary>, Vec<(std::path::PathBuf, String)>) {
-        let (mut v, skipped) = match index::summaries(ctx, agent, &self.listed) {
+        let (mut v, skipped) = match index::summaries(ctx, agent, &self.listed, &self.watch) {
             Some(listing) => {
                 self.cache.note_skipped(listing.skipped.clone());
                 (dedupe_by_id(listing.summaries), listing.skipped)
@@ -138,7 +140,7 @@ impl Storage {
         passes: usize,
         f: &mut dyn FnMut(usize, SessionSummary),
     ) {
-        match index::each_summary(ctx, agent, passes, f) {
+        match index::each_summary(ctx, agent, passes, f, &self.watch) {
             Some(skipped) => self.cache.note_skipped(skipped),
             None => {
                 let v = self.cache.all_summaries(ctx, agent);
@@ -160,7 +162,7 @@ impl Storage {
         agent: &dyn Agent,
         ids: &HashSet<&str>,
     ) -> Vec<SessionSummary> {
-        match index::summaries(ctx, agent, &self.listed) {
+        match index::summaries(ctx, agent, &self.listed, &self.watch) {
             Some(listing) => {
                 self.cache.note_skipped(listing.skipped);
                 let mut v = dedupe_by_id(listing.summaries);
@@ -188,7 +190,7 @@ impl Storage {
         // No agent to read: the index is not even opened.
         let indexed = match agents.is_empty() {
             true => None,
-            false => index::snapshot(ctx, agents, write),
+            false => index::snapshot(ctx, agents, write, &self.watch),
         };
         indexed
             .map(|s| Documents::Indexed(self.updates.lookup(ctx, agents, s)))
@@ -310,7 +312,9 @@ impl Storage {
 
     /// The index's directory, size and freshness (`amux index status`).
     pub fn index_status(&self, ctx: &Context) -> Status {
-        index::status(ctx, &searched_from_documents())
+        let mut status = index::status(ctx, &searched_from_documents());
+        status.watch = self.watch.status(ctx);
+        status
     }
 
     /// Delete the index and build it again for every agent (`amux index rebuild`).
