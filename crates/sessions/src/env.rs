@@ -39,6 +39,17 @@ pub const VARIABLES: &[&str] = &[
     // Where kept sessions live (keep::place), and a test's pause in a keep write (keep::pause).
     "AGENT_MUX_DATA_DIR",
     "AGENT_MUX_KEEP_PAUSE",
+    // The team database's connection, as libpq reads them (team::conn).
+    "PGHOST",
+    "PGPORT",
+    "PGDATABASE",
+    "PGUSER",
+    "PGPASSWORD",
+    "PGPASSFILE",
+    "PGSSLMODE",
+    "PGSSLROOTCERT",
+    "PGCONNECT_TIMEOUT",
+    "PGAPPNAME",
 ];
 
 #[derive(Debug, Clone, Default)]

@@ -8,6 +8,12 @@ pub enum ErrorCode {
     SessionNotFound,
     ParseError,
     ValidationError,
+    /// The team database refused the credentials (or the role may not do what was asked).
+    AuthError,
+    /// The team database's settings cannot be met: a missing database, TLS, a newer schema.
+    ConfigError,
+    /// The team database cannot be reached, or the connection was lost midway.
+    Timeout,
     Internal,
 }
 
@@ -18,6 +24,9 @@ impl ErrorCode {
             ErrorCode::SessionNotFound => "SESSION_NOT_FOUND",
             ErrorCode::ParseError => "PARSE_ERROR",
             ErrorCode::ValidationError => "VALIDATION_ERROR",
+            ErrorCode::AuthError => "AUTH_ERROR",
+            ErrorCode::ConfigError => "CONFIG_ERROR",
+            ErrorCode::Timeout => "TIMEOUT",
             ErrorCode::Internal => "INTERNAL",
         }
     }
