@@ -673,6 +673,48 @@ export interface AgentMuxClient {
    * then the index and the versions this process runs. Reads as much as one `listAll`.
    */
   doctor(): Promise<DoctorReport>
+  /**
+   * Beyond the spec: push this machine's sessions into a team database (PostgreSQL at `url`:
+   * `postgres://user@host:port/db?sslmode=…`; what it leaves out comes from the `PG*` variables
+   * and `.pgpass`). Incremental, one transaction per session, text redacted unless
+   * `redact: false`. Errors: `AUTH_ERROR` (credentials refused), `CONFIG_ERROR` (no such
+   * database, TLS, a schema newer than this amux), `TIMEOUT` (the server cannot be reached or the
+   * connection was lost: nothing half-written stays), never holding the password.
+   */
+  sync(url: string, options?: SyncOptions): Promise<SyncResult>
+}
+
+/** Beyond the spec: `client.sync(url, options)`. */
+export interface SyncOptions {
+  /** The machine's name in the team database. Default: the host name. */
+  machine?: string
+  /** The user's name in the team database. Default: the OS user. */
+  user?: string
+  /** Replace secrets in the text pushed by `[REDACTED:<rule>:<hash>]`. Default true. */
+  redact?: boolean
+  /** Remove this machine's sessions no longer found here (default: kept, marked `deleted_at`). */
+  prune?: boolean
+  /** Told `{ agent: 'sync', done, total }` as sessions are written. Default: the client's. */
+  onProgress?: (progress: { agent: 'sync' | BuiltInAgentName; done: number; total: number }) => void
+}
+
+/** Beyond the spec: what `client.sync` did. */
+export interface SyncResult {
+  /** Sessions written (new or changed); `appended` of them only had new messages added. */
+  sessions: number
+  appended: number
+  /** Rows written. */
+  messages: number
+  usage: number
+  /** Sessions unchanged since the last sync, and sessions that could not be read here. */
+  unchanged: number
+  skipped: number
+  /** This machine's sessions in the database no longer found here (marked, or with `prune` removed). */
+  gone: number
+  /** The database's schema version before and after. */
+  schemaFrom: number
+  schemaTo: number
+  ms: number
 }
 
 /** Beyond the spec: `client.doctor()`. */

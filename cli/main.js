@@ -60,6 +60,7 @@ function build() {
   const keep = program.command('keep').description("amux's own copy of every session, which outlives the agents deleting theirs (in the data directory)")
   commands(keep, ['on', 'off', 'status', 'forget'])
   commands(program, ['doctor', 'mcp', 'ui'])
+  commands(program, ['sync'])
   return program
 }
 

@@ -156,4 +156,14 @@ const keepStatus = [
   param('verify', kinds.flag(), 'also read every kept chunk and check it against its hash (the cost of reading the whole kept store)', { mcp: false, ui: false }),
 ]
 
-module.exports = { filters, includeOwnSession, list, search, totalCost, usage, costReport, blocks, export: exportSession, share, forget, keepStatus, WEEKDAYS }
+// `amux sync <url>`: this machine's sessions pushed into a team database. Only the command line
+// writes to a database: the MCP tools and the UI's API read.
+const sync = [
+  param('machine', kinds.text({ max: 200 }), "this machine's name in the team database (default: the host name)", { cli: { value: 'name' }, mcp: false, ui: false }),
+  param('user', kinds.text({ max: 200 }), "the user's name in the team database (default: the OS user)", { cli: { value: 'name' }, mcp: false, ui: false }),
+  // The command line's switch is --no-redact (cli/commands/sync.js): redaction is on unless refused.
+  param('redact', kinds.flag(), 'replace secrets in the text pushed by [REDACTED:<rule>:<4 hex>]', { default: true, cli: false, mcp: false, ui: false }),
+  param('prune', kinds.flag(), "remove this machine's sessions no longer found here from the team database (default: kept, marked deleted)", { mcp: false, ui: false }),
+]
+
+module.exports = { sync, filters, includeOwnSession, list, search, totalCost, usage, costReport, blocks, export: exportSession, share, forget, keepStatus, WEEKDAYS }

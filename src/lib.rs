@@ -520,6 +520,18 @@ impl NativeClient {
         })
     }
 
+    /// `{url, options}` → JSON `SyncResult`: this machine's sessions pushed into the team database.
+    #[napi]
+    pub fn sync(&self, args: String) -> AsyncTask<TextJob> {
+        let (client, env) = (self.inner.clone(), Env::from_process());
+        Job::new(move || {
+            let v = parse_args(&args)?;
+            let url = wire::string_arg(field(&v, "url"), "url")?;
+            let opts = wire::sync_options(field(&v, "options"))?;
+            json(&client.sync(env, &url, &opts)?)
+        })
+    }
+
     /// `{report, options}` → JSON report (`{daily|weekly|monthly|sessions, totals, …}`).
     #[napi]
     pub fn cost_report(&self, args: String) -> AsyncTask<TextJob> {

@@ -255,6 +255,38 @@ impl Client {
         }
     }
 
+    /// `sync(url)`: this machine's sessions pushed into the team database (`team::push`): each
+    /// as `list` gives it, its usage as `totalCost` counts it, its messages as `get` has them.
+    pub fn sync(
+        &self,
+        env: Env,
+        url: &str,
+        opts: &crate::team::push::SyncOptions,
+    ) -> Result<crate::team::push::SyncResult> {
+        let ctx = self.context(env);
+        let targets = agents::all().to_vec();
+        let mut listed = Vec::new();
+        for a in &targets {
+            listed.extend(self.all_summaries(&ctx, *a));
+        }
+        let mut costed = Vec::new();
+        self.each_costed(&ctx, &targets, &mut |_| {}, &mut |s| costed.push(s));
+        let pricer = cost::Pricer::new(&ctx);
+        let load = |s: &SessionSummary| -> Result<Session> {
+            let (mut session, _) =
+                (self.storage).load(&ctx, agent(&s.agent)?, &s.session_id, Mode::Readable)?;
+            session.raw = None;
+            pricer.price_messages(&mut session);
+            Ok(session)
+        };
+        let local = crate::team::push::Local {
+            listed,
+            costed,
+            load: &load,
+        };
+        crate::team::push::sync(&ctx, url, opts, local)
+    }
+
     /// `cost.daily|weekly|monthly|sessions`: usage and cost by period or by session.
     pub fn cost_report(&self, env: Env, opts: &ReportOptions) -> Result<Report> {
         Ok(self.cost_report_sums(env, opts)?.into_report())

@@ -552,6 +552,35 @@ fn retry_policy(p: &Map<String, Value>) -> Result<RetryPolicy> {
 /// `messages.window`'s options: `{ around?, context?, from?, limit? }`.
 /// `index.update(options)`: whether to skip the update while another process writes the index
 /// (`ifIdle`, default false: wait for it).
+/// `sync(url, {machine, user, redact?, prune?})`: the names are non-empty strings (index.js
+/// fills in the host's and the OS user's), the flags booleans; redacted unless told otherwise.
+pub fn sync_options(v: &Value) -> Result<agent_mux_sessions::team::push::SyncOptions> {
+    let empty = Map::new();
+    let m = match v {
+        Value::Null => &empty,
+        Value::Object(m) => m,
+        _ => return Err(Error::validation("sync options must be an object")),
+    };
+    let name = |key: &str| -> Result<String> {
+        match m.get(key) {
+            Some(Value::String(s)) if !s.trim().is_empty() && s.len() <= 200 => {
+                Ok(s.trim().to_string())
+            }
+            Some(v) => Err(Error::validation(format!(
+                "{key} must be a non-empty string of at most 200 characters, got {v}"
+            ))),
+            None => Err(Error::validation(format!("{key} is required"))),
+        }
+    };
+    Ok(agent_mux_sessions::team::push::SyncOptions {
+        machine: name("machine")?,
+        user: name("user")?,
+        redact: opt_bool(m, "redact")?.unwrap_or(true),
+        prune: opt_bool(m, "prune")?.unwrap_or(false),
+        schema_version: agent_mux_sessions::team::schema::VERSION,
+    })
+}
+
 pub fn update_if_idle(v: &Value) -> Result<bool> {
     match obj(v, "options")? {
         Some(m) => Ok(opt_bool(m, "ifIdle")?.unwrap_or(false)),
