@@ -30,6 +30,9 @@ pub struct ClientOptions {
     pub redact: bool,
     /// `ClientOptions.keep`: keep a copy of every session seen (`None`: the setting decides).
     pub keep: Option<bool>,
+    /// `ClientOptions.source`: a team database's URL (`postgres://…`); the client then reads it
+    /// (`team::read`) instead of this machine's agents.
+    pub source: Option<String>,
 }
 
 /// When the index takes in the sources that changed since it was written. A call that does not

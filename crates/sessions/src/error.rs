@@ -15,6 +15,8 @@ pub enum ErrorCode {
     /// The team database cannot be reached, or the connection was lost midway.
     Timeout,
     Internal,
+    /// A call the client's source cannot answer (a team database has no index, no kept store).
+    Capability,
 }
 
 impl ErrorCode {
@@ -28,6 +30,7 @@ impl ErrorCode {
             ErrorCode::ConfigError => "CONFIG_ERROR",
             ErrorCode::Timeout => "TIMEOUT",
             ErrorCode::Internal => "INTERNAL",
+            ErrorCode::Capability => "CAPABILITY_ERROR",
         }
     }
 }

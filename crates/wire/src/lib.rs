@@ -168,6 +168,16 @@ pub fn opt_redact(args: &Value) -> Result<Option<bool>> {
     }
 }
 
+/// `machine` of `get`'s `options`: the team database's machine whose copy of the session is
+/// wanted (`None`: the one updated last).
+pub fn opt_machine(args: &Value) -> Result<Option<String>> {
+    match args.get("options") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(m)) => opt_string(m, "machine"),
+        Some(_) => Err(Error::validation("options must be an object")),
+    }
+}
+
 pub fn list_options(v: &Value) -> Result<ListOptions> {
     typed(v, "options")
 }
@@ -256,6 +266,8 @@ pub fn report_options(report: &Value, v: &Value) -> Result<ReportOptions> {
         .contains_key("limit")
         .then(|| limit(m, MAX_LIMIT))
         .transpose()?;
+    o.machine = opt_string(m, "machine")?;
+    o.user = opt_string(m, "user")?;
     Ok(o)
 }
 
@@ -418,7 +430,22 @@ pub fn client_options(v: &Value) -> Result<ClientOptions> {
         index_updates: choice(m, "indexUpdates", INDEX_UPDATES, IndexUpdates::Background)?,
         redact: opt_bool(m, "redact")?.unwrap_or(false),
         keep: opt_bool(m, "keep")?,
+        source: source(m)?,
     })
+}
+
+/// `ClientOptions.source`: a team database's URL (the rest of it, credentials included, is read
+/// when the first call connects).
+fn source(m: &Map<String, Value>) -> Result<Option<String>> {
+    let Some(url) = opt_string(m, "source")? else {
+        return Ok(None);
+    };
+    if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+        return Err(Error::validation(
+            "source must be a PostgreSQL URL (postgres://… or postgresql://…)",
+        ));
+    }
+    Ok(Some(url))
 }
 
 /// `ClientOptions.indexUpdates`: a Node app's calls never wait for the index to be written.
