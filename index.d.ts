@@ -54,6 +54,10 @@ export interface SessionSummary {
   matchCount?: number
   /** Beyond the spec: a kept session whose source is gone, answered from amux's own copy (`keep`). */
   archived?: true
+  /** Beyond the spec, from a team database only (`ClientOptions.source`): the machine that synced the session. */
+  machine?: string
+  /** Beyond the spec, from a team database only: the OS user that synced it. */
+  user?: string
 }
 
 export interface Session {
@@ -75,6 +79,10 @@ export interface Session {
   raw?: unknown
   /** Beyond the spec: `messages.length`, as on the summary. */
   messageCount?: number
+  /** Beyond the spec, from a team database only (`ClientOptions.source`): the machine that synced the session. */
+  machine?: string
+  /** Beyond the spec, from a team database only: the OS user that synced it. */
+  user?: string
 }
 
 export interface SessionMessage {
@@ -129,6 +137,10 @@ export interface SessionQuery {
   redact?: boolean
   /** Beyond the spec: kept sessions whose source is gone, as `SessionListOptions.archived`. */
   archived?: 'include' | 'only' | 'exclude'
+  /** Beyond the spec, a team database only (`ClientOptions.source`): sessions synced from this machine (its `amux sync --machine` name). */
+  machine?: string
+  /** Beyond the spec, a team database only: sessions synced by this OS user (`amux sync --user`). */
+  user?: string
 }
 
 export interface SessionListOptions {
@@ -153,6 +165,10 @@ export interface SessionListOptions {
    * client's `redact`.
    */
   redact?: boolean
+  /** Beyond the spec, a team database only (`ClientOptions.source`): sessions synced from this machine (its `amux sync --machine` name). */
+  machine?: string
+  /** Beyond the spec, a team database only: sessions synced by this OS user (`amux sync --user`). */
+  user?: string
 }
 
 /** Beyond the spec: the options of `get`, `export` and `diff`. */
@@ -163,6 +179,12 @@ export interface ReadOptions {
    * client's `redact`.
    */
   redact?: boolean
+  /**
+   * Beyond the spec, `get` from a team database only (`ClientOptions.source`): the copy synced
+   * from this machine, when the same session id was synced from several (default: the one
+   * updated last; `export`, `diff` and windows always take that one).
+   */
+  machine?: string
 }
 
 export interface CostAggregationOptions {
@@ -171,8 +193,11 @@ export interface CostAggregationOptions {
   until?: Date
   model?: string
   tags?: string[]
-  /** 'week', 'month', 'session' (unified id) and 'project' (cwd) are beyond the spec. */
-  groupBy?: 'agent' | 'model' | 'day' | 'tag' | 'week' | 'month' | 'session' | 'project'
+  /**
+   * 'week', 'month', 'session' (unified id) and 'project' (cwd) are beyond the spec; so are
+   * 'machine' and 'user', which only a team database (`ClientOptions.source`) answers.
+   */
+  groupBy?: 'agent' | 'model' | 'day' | 'tag' | 'week' | 'month' | 'session' | 'project' | 'machine' | 'user'
   /** Beyond the spec: the first day of a week for `groupBy: 'week'`. Default 'sunday'. */
   startOfWeek?: WeekDay
   /** Beyond the spec: only sessions started in this directory, as `SessionListOptions.cwd`. */
@@ -181,6 +206,10 @@ export interface CostAggregationOptions {
   branch?: string
   /** Beyond the spec: kept sessions whose source is gone, as `SessionListOptions.archived`. */
   archived?: 'include' | 'only' | 'exclude'
+  /** Beyond the spec, a team database only (`ClientOptions.source`): sessions synced from this machine (its `amux sync --machine` name). */
+  machine?: string
+  /** Beyond the spec, a team database only: sessions synced by this OS user (`amux sync --user`). */
+  user?: string
 }
 
 export interface CostSummary {
@@ -378,6 +407,15 @@ export interface ClientOptions {
    * (`cacheDir`). Default `false`; `amux mcp` and `amux ui` turn it on.
    */
   watch?: boolean
+  /**
+   * Beyond the spec: read a team's database instead of this machine's agents: a PostgreSQL URL
+   * (`postgres://user@host/db?sslmode=require`; credentials may instead come from the `PG*`
+   * variables or `.pgpass`) that `amux sync` fills. list, search, get, export, diff, totalCost
+   * and the cost reports answer from it, with `machine` and `user` as filters and `groupBy`
+   * keys; a call it cannot answer (the index, `keep`, message windows, billing blocks) rejects
+   * with `CAPABILITY_ERROR`. See docs/team.md.
+   */
+  source?: string
 }
 
 /** Beyond the spec: `done` of `total` changed sources of `agent` read into the index. */
@@ -541,6 +579,10 @@ export interface CostReportOptions {
   last?: number
   /** At most this many rows, the first in `order` (sessions: the costliest unless told). `totals` sums the rows returned. */
   limit?: number
+  /** A team database only (`ClientOptions.source`): the sessions synced from this machine. */
+  machine?: string
+  /** A team database only: the sessions synced by this OS user. */
+  user?: string
 }
 
 /** One model's share of a report row (`modelBreakdowns`). */
@@ -698,6 +740,48 @@ export interface AgentMuxClient {
    * then the index and the versions this process runs. Reads as much as one `listAll`.
    */
   doctor(): Promise<DoctorReport>
+  /**
+   * Beyond the spec: push this machine's sessions into a team database (PostgreSQL at `url`:
+   * `postgres://user@host:port/db?sslmode=…`; what it leaves out comes from the `PG*` variables
+   * and `.pgpass`). Incremental, one transaction per session, text redacted unless
+   * `redact: false`. Errors: `AUTH_ERROR` (credentials refused), `CONFIG_ERROR` (no such
+   * database, TLS, a schema newer than this amux), `TIMEOUT` (the server cannot be reached or the
+   * connection was lost: nothing half-written stays), never holding the password.
+   */
+  sync(url: string, options?: SyncOptions): Promise<SyncResult>
+}
+
+/** Beyond the spec: `client.sync(url, options)`. */
+export interface SyncOptions {
+  /** The machine's name in the team database. Default: the host name. */
+  machine?: string
+  /** The user's name in the team database. Default: the OS user. */
+  user?: string
+  /** Replace secrets in the text pushed by `[REDACTED:<rule>:<hash>]`. Default true. */
+  redact?: boolean
+  /** Remove this machine's sessions no longer found here (default: kept, marked `deleted_at`). */
+  prune?: boolean
+  /** Told `{ agent: 'sync', done, total }` as sessions are written. Default: the client's. */
+  onProgress?: (progress: { agent: 'sync' | BuiltInAgentName; done: number; total: number }) => void
+}
+
+/** Beyond the spec: what `client.sync` did. */
+export interface SyncResult {
+  /** Sessions written (new or changed); `appended` of them only had new messages added. */
+  sessions: number
+  appended: number
+  /** Rows written. */
+  messages: number
+  usage: number
+  /** Sessions unchanged since the last sync, and sessions that could not be read here. */
+  unchanged: number
+  skipped: number
+  /** This machine's sessions in the database no longer found here (marked, or with `prune` removed). */
+  gone: number
+  /** The database's schema version before and after. */
+  schemaFrom: number
+  schemaTo: number
+  ms: number
 }
 
 /** Beyond the spec: `client.doctor()`. */

@@ -429,8 +429,34 @@ function createClient(options) {
       versions: { node: process.versions.node, addon: require('./package.json').version },
     }))
   const client = { sessions, index, keep, cost, messages, close, doctor }
+  client.sync = (url, options) => syncTo(native, url, options, onProgress)
   Object.defineProperty(client, NATIVE, { value: { native, onProgress } })
   return Object.freeze(client)
+}
+
+// Beyond the spec: this machine's sessions pushed into a team database (PostgreSQL), named by
+// the host and the OS user unless told; progress as the index's, `{ agent: 'sync', done, total }`
+// sessions written.
+function syncTo(native, url, options, onProgress) {
+  if (typeof url !== 'string' || url === '') {
+    return Promise.reject(new AgentMuxError('VALIDATION_ERROR', 'sync takes the team database\'s URL (postgres://…)'))
+  }
+  if (options != null && typeof options !== 'object') {
+    return Promise.reject(new AgentMuxError('VALIDATION_ERROR', 'sync options must be an object'))
+  }
+  const progress = options?.onProgress ?? onProgress
+  if (progress !== undefined && typeof progress !== 'function') {
+    return Promise.reject(new AgentMuxError('VALIDATION_ERROR', 'onProgress must be a function'))
+  }
+  const os = require('node:os')
+  let user = process.env.USER || process.env.USERNAME
+  try {
+    user = os.userInfo().username || user
+  } catch {
+    // no entry for this uid (a container): the environment's name
+  }
+  const { onProgress: _, ...rest } = options ?? {}
+  return call(native, 'sync', { url, options: { machine: os.hostname(), user, ...rest } }, (v) => v, progress)
 }
 
 // amux's own output, kept off the API: a library user gets objects, and the lines and JSON text

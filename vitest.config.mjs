@@ -7,6 +7,8 @@ export default defineConfig({
     pool: 'forks',
     // the index's cache directory: a fresh temporary one per test file (never ~/.cache)
     setupFiles: ['__test__/cache-setup.mjs'],
+    // a throw-away PostgreSQL for the team database's tests (when one of them runs)
+    globalSetup: ['__test__/pg-setup.mjs'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

@@ -48,7 +48,9 @@ function build() {
         '  amux sessions search flaky test --agent codex\n' +
         '  amux sessions show claude:90c192cf         (or: claude 90c192cf, or just 90c192cf)\n' +
         '  amux cost report --group-by model --since 2025-01-01\n' +
-        '  amux keep on                                (sessions outlive the agents deleting them)\n',
+        '  amux keep on                                (sessions outlive the agents deleting them)\n' +
+        '\nA team database (filled by amux sync): amux --db postgres://host/db <command>, or AGENT_MUX_DB=<url>,\n' +
+        'makes list, show, search, export, diff and cost read every synced machine (--machine, --user).\n',
     )
 
   const sessions = program.command('sessions').description('list, show, search, export, share and diff sessions')
@@ -60,6 +62,7 @@ function build() {
   const keep = program.command('keep').description("amux's own copy of every session, which outlives the agents deleting theirs (in the data directory)")
   commands(keep, ['on', 'off', 'status', 'forget'])
   commands(program, ['doctor', 'mcp', 'ui'])
+  commands(program, ['sync'])
   return program
 }
 
@@ -111,6 +114,33 @@ process.stdout.on('error', (error) => {
   throw error
 })
 
-const words = process.argv.slice(2)
+/**
+ * The global `--db <url>` (or `--db=<url>`) before the command: every command then reads the team
+ * database at that URL (as `AGENT_MUX_DB=<url>` does); the words left name the command.
+ */
+function takeDb(all) {
+  const words = [...all]
+  let db
+  while (words[0] === '--db' || words[0]?.startsWith('--db=')) {
+    const word = words.shift()
+    if (word === '--db') {
+      if (words[0] === undefined || words[0].startsWith('-')) throw new UsageError("option '--db <url>' needs a value")
+      db = words.shift()
+    } else {
+      db = word.slice('--db='.length)
+    }
+  }
+  return { db, words }
+}
+
 const program = build()
-program.parseAsync(words).catch((error) => fail(error, wantsJson(program, words)))
+let words = process.argv.slice(2)
+try {
+  const taken = takeDb(words)
+  words = taken.words
+  // `amux sync` pushes this machine's sessions: it never reads them from a team database.
+  if (words[0] !== 'sync') require('./lib/api.js').useSource(taken.db ?? process.env.AGENT_MUX_DB)
+  program.parseAsync(words).catch((error) => fail(error, wantsJson(program, words)))
+} catch (error) {
+  fail(error, false)
+}

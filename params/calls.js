@@ -25,8 +25,13 @@ const cwd = param('cwd', kinds.directory(), 'only sessions started in this direc
 
 const branch = param('branch', kinds.text({ max: 200 }), 'only sessions that ran on this git branch (where the agent records it)', { cli: { value: 'name' } })
 
+// A team database's (`amux --db`, `createClient({ source })`): who synced the session. Locally
+// the library refuses them, so a filter is never silently ignored.
+const machine = param('machine', kinds.text({ max: 200 }), 'only sessions synced from this machine (team database: amux --db)', { cli: { value: 'name' } })
+const user = param('user', kinds.text({ max: 200 }), 'only sessions synced by this user (team database: amux --db)', { cli: { value: 'name' } })
+
 /** The filters of list, search and totalCost, in this order. */
-const filters = [since, until, model, tags, cwd, branch]
+const filters = [since, until, model, tags, cwd, branch, machine, user]
 
 // `amux mcp` leaves the calling agent's own live session out of its results (mcp/own-session.js).
 const includeOwnSession = param(
@@ -73,7 +78,7 @@ const totalCost = [
     frontEnds: { ui: false },
   }),
   ...filters,
-  param('groupBy', kinds.choice(['agent', 'model', 'day', 'tag', 'week', 'month', 'session', 'project']), 'break the total down', {
+  param('groupBy', kinds.choice(['agent', 'model', 'day', 'tag', 'week', 'month', 'session', 'project', 'machine', 'user']), 'break the total down', {
     cli: { value: 'dimension', help: 'break the total down (on a terminal with a bar per group)' },
     // The tool's text and the page's chart draw these only.
     mcp: { choices: ['agent', 'model', 'day'], required: true, help: 'break the total down by this' },
@@ -109,6 +114,8 @@ const costReport = [
   param('last', kinds.count({ min: 1 }), 'only the last n periods (1: this one), or the n sessions active last'),
   param('limit', kinds.count({ min: 1 }), 'at most this many sessions, the first in order'),
   param('startOfWeek', kinds.choice(WEEKDAYS), 'the first day of a week', { default: 'sunday', cli: { value: 'day' } }),
+  machine,
+  user,
 ]
 
 const blocks = [
@@ -156,4 +163,14 @@ const keepStatus = [
   param('verify', kinds.flag(), 'also read every kept chunk and check it against its hash (the cost of reading the whole kept store)', { mcp: false, ui: false }),
 ]
 
-module.exports = { filters, includeOwnSession, list, search, totalCost, usage, costReport, blocks, export: exportSession, share, forget, keepStatus, WEEKDAYS }
+// `amux sync <url>`: this machine's sessions pushed into a team database. Only the command line
+// writes to a database: the MCP tools and the UI's API read.
+const sync = [
+  param('machine', kinds.text({ max: 200 }), "this machine's name in the team database (default: the host name)", { cli: { value: 'name' }, mcp: false, ui: false }),
+  param('user', kinds.text({ max: 200 }), "the user's name in the team database (default: the OS user)", { cli: { value: 'name' }, mcp: false, ui: false }),
+  // The command line's switch is --no-redact (cli/commands/sync.js): redaction is on unless refused.
+  param('redact', kinds.flag(), 'replace secrets in the text pushed by [REDACTED:<rule>:<4 hex>]', { default: true, cli: false, mcp: false, ui: false }),
+  param('prune', kinds.flag(), "remove this machine's sessions no longer found here from the team database (default: kept, marked deleted)", { mcp: false, ui: false }),
+]
+
+module.exports = { sync, filters, includeOwnSession, list, search, totalCost, usage, costReport, blocks, export: exportSession, share, forget, keepStatus, WEEKDAYS }

@@ -17,6 +17,19 @@ let rustflags = env.RUSTFLAGS ?? env.CARGO_BUILD_RUSTFLAGS ?? ''
 if (target.includes('musl') && !rustflags.includes('target-feature=-crt-static')) rustflags += ' -C target-feature=-crt-static'
 if (rustflags) env.RUSTFLAGS = rustflags
 
-const run = spawnSync('cargo', ['test', '--target', target, ...process.argv.slice(2)], { stdio: 'inherit', env })
+// The team database's tests (tests/team_*.rs) need a PostgreSQL: a throw-away one unless
+// AGENT_MUX_TEST_PG names a server, or the tests selected are others (`--test <name>`).
+const args = process.argv.slice(2)
+const named = args.flatMap((a, i) => (args[i - 1] === '--test' ? [a] : []))
+let cluster = null
+if (!env.AGENT_MUX_TEST_PG && (named.length === 0 || named.some((t) => t.startsWith('team')))) {
+  const pg = await import('./pg.mjs')
+  if (pg.findBin()) {
+    cluster = await pg.startCluster()
+    env.AGENT_MUX_TEST_PG = cluster.url
+  }
+}
+const run = spawnSync('cargo', ['test', '--target', target, ...args], { stdio: 'inherit', env })
+if (cluster) (await import('./pg.mjs')).stopCluster(cluster.dir)
 if (run.error) throw run.error
 process.exit(run.status ?? 1)

@@ -316,7 +316,7 @@ impl NativeClient {
     #[napi]
     pub fn doctor(&self, _args: String) -> AsyncTask<TextJob> {
         let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || json(&client.doctor(env)))
+        Job::new(move || json(&client.doctor(env)?))
     }
 
     /// `{options?: {verify?}}` → JSON `KeepStatus`.
@@ -333,6 +333,7 @@ impl NativeClient {
                     )))
                 }
             };
+            client.local_only("keep.status")?;
             json(&client.keep_status(env, verify))
         })
     }
@@ -369,7 +370,10 @@ impl NativeClient {
     #[napi]
     pub fn index_status(&self, _args: String) -> AsyncTask<TextJob> {
         let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || json(&client.index_status(env)))
+        Job::new(move || {
+            client.local_only("index.status")?;
+            json(&client.index_status(env))
+        })
     }
 
     /// `{}` → JSON `IndexStatus` after deleting and building the index again.
@@ -494,7 +498,9 @@ impl NativeClient {
             let agent = wire::string_arg(field(&v, "agent"), "agent")?;
             let id = wire::string_arg(field(&v, "sessionId"), "sessionId")?;
             let redact = wire::opt_redact(&v)?;
-            Ok(client.redacted(redact, client.get_outputs_once(env, &agent, &id)?))
+            let machine = wire::opt_machine(&v)?;
+            let session = client.get_on(env, &agent, &id, machine.as_deref())?;
+            Ok(client.redacted(redact, session))
         })
     }
 
@@ -517,6 +523,18 @@ impl NativeClient {
             let v = parse_args(&args)?;
             let opts = wire::cost_options(field(&v, "options"))?;
             json(&client.total_cost(env, &opts)?)
+        })
+    }
+
+    /// `{url, options}` → JSON `SyncResult`: this machine's sessions pushed into the team database.
+    #[napi]
+    pub fn sync(&self, args: String) -> AsyncTask<TextJob> {
+        let (client, env) = (self.inner.clone(), Env::from_process());
+        Job::new(move || {
+            let v = parse_args(&args)?;
+            let url = wire::string_arg(field(&v, "url"), "url")?;
+            let opts = wire::sync_options(field(&v, "options"))?;
+            json(&client.sync(env, &url, &opts)?)
         })
     }
 

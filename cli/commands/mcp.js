@@ -14,4 +14,4 @@ module.exports = (command) =>
       'after',
       "\nAdd it to an agent as a stdio MCP server whose command is `amux mcp` (README: \"amux mcp\").\nEvery text of every tool is redacted by default: what the tools return leaves this machine\nwith the agent's requests to its model. The calling agent's own live session is left out of\nthe results; a tool's includeOwnSession: true brings it back.\n",
     )
-    .action((o) => require('../../mcp/index.js').serve({ redact: !o.noRedact }))
+    .action((o) => require('../../mcp/index.js').serve({ redact: !o.noRedact, source: require('../lib/api.js').sourceInUse() }))

@@ -19,5 +19,5 @@ function port(value) {
 }
 
 async function ui(o) {
-  await require('../../ui/server/run.js').runUi({ host: o.host, port: o.port, open: !o.noOpen })
+  await require('../../ui/server/run.js').runUi({ host: o.host, port: o.port, open: !o.noOpen, source: require('../lib/api.js').sourceInUse() })
 }

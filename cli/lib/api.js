@@ -9,6 +9,16 @@ const { report } = require('./progress.js')
 const ids = require('../../human/ids.js')
 
 let made
+// The team database every command reads instead of this machine (`amux --db`, `AGENT_MUX_DB`).
+let source
+
+/** Read the team database at `url` (a PostgreSQL URL) from now on; empty or undefined: this machine. */
+function useSource(url) {
+  source = url === '' ? undefined : url
+}
+
+/** The team database's URL the commands read, or undefined (for `amux mcp` and `amux ui` to pass on). */
+const sourceInUse = () => source
 /**
  * The process's one client; the index reports its progress for the bar under a long call. A
  * search does not wait for the index to take in new or changed sessions: it reads them itself,
@@ -17,7 +27,7 @@ let made
  */
 function client() {
   if (!made) {
-    const api = createClient({ onProgress: report, indexUpdates: 'deferred' })
+    const api = createClient({ onProgress: report, indexUpdates: 'deferred', ...(source ? { source } : {}) })
     // amux's lines and JSON text (`tsv`, `json`), written natively beside the API's objects.
     made = Object.freeze({ ...api, ...textOutput(api) })
   }
@@ -53,4 +63,4 @@ async function sessionsNamed(words, count) {
   return Promise.all(ids.parseRefs(words, count).map((ref) => ids.resolveRef(client().sessions, ref)))
 }
 
-module.exports = { client, upTo, shortIds, sessionsNamed, ALL: ids.ALL }
+module.exports = { client, upTo, shortIds, sessionsNamed, useSource, sourceInUse, ALL: ids.ALL }

@@ -49,11 +49,11 @@ function valuesOf(call, parsed) {
 /**
  * The options of a cost report (`amux cost daily|weekly|monthly|session`): the ones every cost
  * command shares (`calls.usage`: --agent, --since, --until, --timezone, --project, --order,
- * --breakdown), --model and --last, and the report's own `extra` (--start-of-week, --limit).
+ * --breakdown), --model, --last, --machine and --user (a team database's), and the report's own `extra` (--start-of-week, --limit).
  * `help`: this report's lines for some of them (what --last counts).
  */
 function costOptions(help, extra = []) {
-  const shared = [...calls.usage.map((p) => p.name), 'model', 'last']
+  const shared = [...calls.usage.map((p) => p.name), 'model', 'last', 'machine', 'user']
   return optionsOf(calls.costReport, { only: [...shared, ...extra], help })
 }
 

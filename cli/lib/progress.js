@@ -16,7 +16,8 @@ function report(progress) {
 function bar() {
   if (!latest || !latest.total) return ''
   const filled = Math.round((BAR * latest.done) / latest.total)
-  return ` [${'#'.repeat(filled)}${'.'.repeat(BAR - filled)}] indexing ${latest.agent} ${latest.done}/${latest.total}`
+  const what = latest.agent === 'sync' ? 'sessions written' : `indexing ${latest.agent}`
+  return ` [${'#'.repeat(filled)}${'.'.repeat(BAR - filled)}] ${what} ${latest.done}/${latest.total}`
 }
 
 /**

@@ -10,10 +10,10 @@ const { openBrowser } = require('./open.js')
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
 
 /**
- * Serve the UI on `host`:`port` (0: a free one). Resolves to the running server once listening;
+ * Serve the UI on `host`:`port` (0: a free one), reading `source` (a team database's URL) when given. Resolves to the running server once listening;
  * SIGINT and SIGTERM close it.
  */
-async function runUi({ host = '127.0.0.1', port = 0, open = true, out = process.stdout, err = process.stderr } = {}) {
+async function runUi({ host = '127.0.0.1', port = 0, open = true, source, out = process.stdout, err = process.stderr } = {}) {
   // The index's progress, for the page to show while a first call builds it (minutes on a large
   // home); kept a little after the last report so a page polling it sees the end.
   let latest = null
@@ -25,7 +25,10 @@ async function runUi({ host = '127.0.0.1', port = 0, open = true, out = process.
   try {
     // Redacted by default: a page is screenshotted, shared and shown; its session page's switch
     // reveals the secrets for the person at the screen (the API's redact=false).
-    ui = await startUi({ client: createClient({ onProgress, redact: true, watch: true }), progress, host, port })
+    // `source`: a team database's URL (`amux --db`), read instead of this machine's agents; a
+    // server lives, so it learns what changed in the stores from the OS's file events.
+    const client = createClient({ onProgress, redact: true, watch: true, ...(source ? { source } : {}) })
+    ui = await startUi({ client, progress, host, port })
   } catch (error) {
     if (error.code === 'EADDRINUSE') throw new AgentMuxError('VALIDATION_ERROR', `port ${port} is already in use on ${host}`)
     if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') throw new AgentMuxError('VALIDATION_ERROR', `cannot listen on ${host}: not an address of this machine`)

@@ -18,12 +18,15 @@ use crate::options::{
 };
 use crate::selection;
 use crate::storage::{without_requests, Status, Storage, SummaryCache};
+use crate::team::read::{self as team, Team};
 use crate::window::{MessageWindow, WindowOptions};
 
 #[derive(Default)]
 pub struct Client {
     options: Arc<ClientOptions>,
     storage: Storage,
+    /// The team database this client reads instead of the agents (`ClientOptions::source`).
+    team: Option<Arc<Team>>,
 }
 
 /// The agents whose requests fall into 5-hour billing blocks (`cost.blocks`).
@@ -36,9 +39,47 @@ fn agent(name: &str) -> Result<&'static dyn Agent> {
 impl Client {
     pub fn new(options: ClientOptions) -> Self {
         Client {
+            team: options
+                .source
+                .as_deref()
+                .map(|url| Arc::new(Team::new(url))),
             options: Arc::new(options),
             storage: Storage::default(),
         }
+    }
+
+    /// The team database, unless this client reads this machine.
+    fn team(&self) -> Option<&Team> {
+        self.team.as_deref()
+    }
+
+    /// Refuse `what` on a team database, which cannot answer it (the binding asks it of the
+    /// calls that answer without a `Result`: `index.status`, `keep.status`).
+    pub fn local_only(&self, what: &str) -> Result<()> {
+        match self.team {
+            Some(_) => Err(team::unsupported(what)),
+            None => Ok(()),
+        }
+    }
+
+    /// Refuse, on this machine's sessions, a filter only a team database answers.
+    fn team_filters(&self, filters: &crate::options::Filters) -> Result<()> {
+        match self.team {
+            Some(_) => Ok(()),
+            None => team::local_check(filters),
+        }
+    }
+
+    /// The team database's summaries as a call returns them: redacted when it asks.
+    fn team_summaries(
+        &self,
+        redact: Option<bool>,
+        mut v: Vec<SessionSummary>,
+    ) -> Vec<SessionSummary> {
+        if self.redacts(redact) {
+            v.iter_mut().for_each(crate::redact::summary);
+        }
+        v
     }
 
     /// Whether a call redacts secrets (`crate::redact`): as it says, else as the client does.
@@ -77,11 +118,21 @@ impl Client {
         opts: &ListOptions,
     ) -> Result<Vec<SessionSummary>> {
         let a = agent(agent_name)?;
+        self.team_filters(&opts.filters)?;
+        if let Some(t) = self.team() {
+            let v = team::list::list(t, &env, Some(a.name()), opts)?;
+            return Ok(self.team_summaries(opts.redact, v));
+        }
         Ok(self.list_agents(&self.context(env), &[a], opts))
     }
 
     /// Every agent's sessions, filtered, sorted and cut as `list` does one agent's.
     pub fn list_all(&self, env: Env, opts: &ListOptions) -> Result<Vec<SessionSummary>> {
+        self.team_filters(&opts.filters)?;
+        if let Some(t) = self.team() {
+            let v = team::list::list(t, &env, None, opts)?;
+            return Ok(self.team_summaries(opts.redact, v));
+        }
         Ok(self.list_agents(&self.context(env), agents::all(), opts))
     }
 
@@ -112,6 +163,29 @@ impl Client {
         self.load(env, agent_name, session_id, Mode::Full)
     }
 
+    /// `get` of the session synced from `machine` (a team database's; `None`: the one updated
+    /// last), each tool output held once as `get_outputs_once` holds them.
+    pub fn get_on(
+        &self,
+        env: Env,
+        agent_name: &str,
+        session_id: &str,
+        machine: Option<&str>,
+    ) -> Result<Session> {
+        match (self.team(), machine) {
+            (Some(t), _) => {
+                agent(agent_name)?;
+                team::session::get(t, &env, agent_name, session_id, machine)
+            }
+            (None, Some(_)) => Err(team::local_check(&crate::options::Filters {
+                machine: machine.map(str::to_string),
+                ..Default::default()
+            })
+            .expect_err("a machine is given")),
+            (None, None) => self.get_outputs_once(env, agent_name, session_id),
+        }
+    }
+
     /// `get` with each tool output held once (`Mode::FullOutputsOnce`): for a caller that links
     /// the calls' outputs as it builds its own copy (the JS builder), so a session of hundreds of
     /// MB is not held with every output twice more in the meantime.
@@ -133,7 +207,16 @@ impl Client {
         session_id: &str,
         opts: &WindowOptions,
     ) -> Result<MessageWindow> {
-        let (session, archived) = self.load_from(env, agent_name, session_id, Mode::Messages)?;
+        let (session, archived) = match self.team() {
+            Some(t) => {
+                agent(agent_name)?;
+                (
+                    team::session::get(t, &env, agent_name, session_id, None)?,
+                    false,
+                )
+            }
+            None => self.load_from(env, agent_name, session_id, Mode::Messages)?,
+        };
         let redact = self.redacts(opts.redact);
         let opts = WindowOptions {
             redact: Some(redact),
@@ -153,6 +236,10 @@ impl Client {
 
     /// One session, priced, as deep as `mode` asks (`raw` only when `mode.raw()`).
     fn load(&self, env: Env, agent_name: &str, session_id: &str, mode: Mode) -> Result<Session> {
+        if let Some(t) = self.team() {
+            agent(agent_name)?;
+            return team::session::get(t, &env, agent_name, session_id, None);
+        }
         self.load_from(env, agent_name, session_id, mode)
             .map(|(s, _)| s)
     }
@@ -182,7 +269,21 @@ impl Client {
     }
 
     pub fn search(&self, env: Env, q: &SearchQuery) -> Result<Vec<SessionSummary>> {
+        self.team_filters(&q.filters)?;
         let ctx = self.context(env);
+        if let Some(t) = self.team() {
+            let name = match &q.agent {
+                Some(name) => match agents::find(name) {
+                    Some(a) => Some(a.name()),
+                    None => return Ok(Vec::new()),
+                },
+                None => None,
+            };
+            let now = ctx.env.now().unwrap_or_else(chrono::Utc::now);
+            let redact = self.redacts(q.redact);
+            let v = team::search::search(t, &ctx.env, q, name, redact, now)?;
+            return Ok(self.team_summaries(Some(redact), v));
+        }
         let targets: Vec<&'static dyn Agent> = match &q.agent {
             Some(name) => match agents::find(name) {
                 Some(a) => vec![a],
@@ -210,6 +311,29 @@ impl Client {
     }
 
     pub fn total_cost(&self, env: Env, opts: &CostOptions) -> Result<CostSummary> {
+        self.team_filters(&opts.filters)?;
+        if let Some(t) = self.team() {
+            if opts
+                .agent
+                .as_deref()
+                .is_some_and(|a| agents::find(a).is_none())
+            {
+                return Ok(CostSummary::default());
+            }
+            return team::cost::total_cost(t, &env, opts);
+        }
+        if let Some(by @ (crate::options::GroupBy::Machine | crate::options::GroupBy::User)) =
+            opts.group_by
+        {
+            let name = if by == crate::options::GroupBy::Machine {
+                "machine"
+            } else {
+                "user"
+            };
+            return Err(Error::validation(format!(
+                "groupBy '{name}' groups a team database's cost (createClient({{ source }}), amux --db): this machine's sessions have no {name}"
+            )));
+        }
         let ctx = self.context(env);
         let targets: Vec<&dyn Agent> = match &opts.agent {
             Some(name) => match agents::find(name) {
@@ -255,6 +379,40 @@ impl Client {
         }
     }
 
+    /// `sync(url)`: this machine's sessions pushed into the team database (`team::push`): each
+    /// as `list` gives it, its usage as `totalCost` counts it, its messages as `get` has them.
+    pub fn sync(
+        &self,
+        env: Env,
+        url: &str,
+        opts: &crate::team::push::SyncOptions,
+    ) -> Result<crate::team::push::SyncResult> {
+        // A client reading a team database has none of this machine's run index to push.
+        self.local_only("sync")?;
+        let ctx = self.context(env);
+        let targets = agents::all().to_vec();
+        let mut listed = Vec::new();
+        for a in &targets {
+            listed.extend(self.all_summaries(&ctx, *a));
+        }
+        let mut costed = Vec::new();
+        self.each_costed(&ctx, &targets, &mut |_| {}, &mut |s| costed.push(s));
+        let pricer = cost::Pricer::new(&ctx);
+        let load = |s: &SessionSummary| -> Result<Session> {
+            let (mut session, _) =
+                (self.storage).load(&ctx, agent(&s.agent)?, &s.session_id, Mode::Readable)?;
+            session.raw = None;
+            pricer.price_messages(&mut session);
+            Ok(session)
+        };
+        let local = crate::team::push::Local {
+            listed,
+            costed,
+            load: &load,
+        };
+        crate::team::push::sync(&ctx, url, opts, local)
+    }
+
     /// `cost.daily|weekly|monthly|sessions`: usage and cost by period or by session.
     pub fn cost_report(&self, env: Env, opts: &ReportOptions) -> Result<Report> {
         Ok(self.cost_report_sums(env, opts)?.into_report())
@@ -262,7 +420,19 @@ impl Client {
 
     /// `cost_report` with its rows not made yet: to serialise, one row at a time.
     pub fn cost_report_sums(&self, env: Env, opts: &ReportOptions) -> Result<Sums> {
+        let who = crate::options::Filters {
+            machine: opts.machine.clone(),
+            user: opts.user.clone(),
+            ..Default::default()
+        };
+        self.team_filters(&who)?;
         let ctx = self.context(env);
+        if let Some(t) = self.team() {
+            if let Some(name) = &opts.agent {
+                agent(name)?;
+            }
+            return team::cost::report(t, &ctx, opts, &who);
+        }
         let targets: Vec<&dyn Agent> = match &opts.agent {
             Some(name) => vec![agent(name)?],
             None => agents::all().to_vec(),
@@ -276,6 +446,8 @@ impl Client {
     /// of the one agent asked for: an unknown one is AGENT_NOT_FOUND, one without blocks a
     /// VALIDATION_ERROR.
     pub fn cost_blocks(&self, env: Env, opts: &BlocksOptions) -> Result<Blocks> {
+        // Blocks follow each request's exact time, which the team database does not hold.
+        self.local_only("cost.blocks (billing blocks)")?;
         let targets = match opts.agent.as_deref() {
             None => BLOCK_AGENTS
                 .iter()
@@ -309,7 +481,10 @@ impl Client {
         format: ExportFormat,
         redact: Option<bool>,
     ) -> Result<String> {
-        let session = self.load(env, agent_name, id, crate::export::load_mode(format))?;
+        let mut session = self.load(env, agent_name, id, crate::export::load_mode(format))?;
+        // A synced session exports as its machine exports it: who synced it is not part of it.
+        session.summary.machine = None;
+        session.summary.user = None;
         crate::export::export(self.redacted(redact, session), format)
     }
 
@@ -332,7 +507,12 @@ impl Client {
 
     /// Why each agent's sessions do or do not show up (`amux doctor`): where it looked, what
     /// it found and passed over, format versions, retention; then the index.
-    pub fn doctor(&self, env: Env) -> crate::doctor::Report {
+    pub fn doctor(&self, env: Env) -> Result<crate::doctor::Report> {
+        self.local_only("doctor")?;
+        Ok(self.doctor_local(env))
+    }
+
+    fn doctor_local(&self, env: Env) -> crate::doctor::Report {
         crate::doctor::run(&self.context(env), &self.storage, agents::all())
     }
 
@@ -348,6 +528,7 @@ impl Client {
 
     /// Turn keeping on or off in the setting that lasts (`client.keep.set(on)`).
     pub fn keep_set(&self, env: Env, on: bool) -> Result<crate::storage::kept::KeepStatus> {
+        self.local_only("keep.set")?;
         self.storage.set_keep(&self.context(env.clone()), on)?;
         Ok(self.keep_status(env, false))
     }
@@ -355,6 +536,7 @@ impl Client {
     /// Forget kept sessions named by unified or native id (of any agent), or last updated before
     /// `before_ms`; how many were forgotten.
     pub fn keep_forget(&self, env: Env, ids: &[String], before_ms: Option<i64>) -> Result<usize> {
+        self.local_only("keep.forget")?;
         let mut named = std::collections::HashSet::new();
         for id in ids {
             match crate::ids::parse_unified_id(id) {
@@ -379,17 +561,20 @@ impl Client {
 
     /// Delete the index and build it again for every agent (`amux index rebuild`).
     pub fn index_rebuild(&self, env: Env) -> Result<Status> {
+        self.local_only("index.rebuild")?;
         self.storage.rebuild_index(&self.context(env))
     }
 
     /// Delete the index (`amux index clear`); false when it is off.
     pub fn index_clear(&self, env: Env) -> Result<bool> {
+        self.local_only("index.clear")?;
         self.storage.clear_index(&self.context(env))
     }
 
     /// Bring the index up to date with the stores for every search (`amux index update`);
     /// `if_idle`: only if no other process is writing it.
     pub fn index_update(&self, env: Env, if_idle: bool) -> Result<Status> {
+        self.local_only("index.update")?;
         self.storage.update_index(&self.context(env), if_idle)
     }
 

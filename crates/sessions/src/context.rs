@@ -33,6 +33,9 @@ pub struct ClientOptions {
     /// `ClientOptions.watch`: a client that lives learns what changed in the stores from the
     /// OS's file events instead of stat'ing every source at every call (`index::watch`).
     pub watch: bool,
+    /// `ClientOptions.source`: a team database's URL (`postgres://…`); the client then reads it
+    /// (`team::read`) instead of this machine's agents.
+    pub source: Option<String>,
 }
 
 /// When the index takes in the sources that changed since it was written. A call that does not

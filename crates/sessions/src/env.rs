@@ -46,6 +46,17 @@ pub const VARIABLES: &[&str] = &[
     "AGENT_MUX_WATCH_MIN_SOURCES",
     "AGENT_MUX_WATCH_WAIT_MS",
     "AGENT_MUX_WATCH_STALL_MS",
+    // The team database's connection, as libpq reads them (team::conn).
+    "PGHOST",
+    "PGPORT",
+    "PGDATABASE",
+    "PGUSER",
+    "PGPASSWORD",
+    "PGPASSFILE",
+    "PGSSLMODE",
+    "PGSSLROOTCERT",
+    "PGCONNECT_TIMEOUT",
+    "PGAPPNAME",
 ];
 
 #[derive(Debug, Clone, Default)]

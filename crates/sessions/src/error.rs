@@ -8,7 +8,15 @@ pub enum ErrorCode {
     SessionNotFound,
     ParseError,
     ValidationError,
+    /// The team database refused the credentials (or the role may not do what was asked).
+    AuthError,
+    /// The team database's settings cannot be met: a missing database, TLS, a newer schema.
+    ConfigError,
+    /// The team database cannot be reached, or the connection was lost midway.
+    Timeout,
     Internal,
+    /// A call the client's source cannot answer (a team database has no index, no kept store).
+    Capability,
 }
 
 impl ErrorCode {
@@ -18,7 +26,11 @@ impl ErrorCode {
             ErrorCode::SessionNotFound => "SESSION_NOT_FOUND",
             ErrorCode::ParseError => "PARSE_ERROR",
             ErrorCode::ValidationError => "VALIDATION_ERROR",
+            ErrorCode::AuthError => "AUTH_ERROR",
+            ErrorCode::ConfigError => "CONFIG_ERROR",
+            ErrorCode::Timeout => "TIMEOUT",
             ErrorCode::Internal => "INTERNAL",
+            ErrorCode::Capability => "CAPABILITY_ERROR",
         }
     }
 }

@@ -468,6 +468,13 @@ pub struct SessionSummary {
     /// Beyond the spec: a kept session whose source is gone (served from amux's own copy).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub archived: bool,
+    /// Beyond the spec, from a team database only (`team::read`): the machine that synced the
+    /// session (`amux sync --machine`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
+    /// Beyond the spec, from a team database only: the OS user that synced it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
     /// Per-model usage for pricing; never serialised.
     #[serde(skip)]
     pub usage: Vec<ModelUsage>,
@@ -507,6 +514,8 @@ impl SessionSummary {
             snippet: None,
             match_count: None,
             archived: false,
+            machine: None,
+            user: None,
             usage: Vec::new(),
             run_count: 0,
             requests: Vec::new(),

@@ -48,6 +48,10 @@ pub enum GroupBy {
     Session,
     /// Beyond the spec: the working directory.
     Project,
+    /// Beyond the spec, a team database only: the machine that synced the session.
+    Machine,
+    /// Beyond the spec, a team database only: the OS user that synced it.
+    User,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,6 +77,10 @@ pub struct Filters {
     pub branch: Option<String>,
     /// Kept sessions whose source is gone: with the others, only them, or none.
     pub archived: Archived,
+    /// A team database only (`ClientOptions::source`): the machine that synced the session.
+    pub machine: Option<String>,
+    /// A team database only: the OS user that synced the session.
+    pub user: Option<String>,
 }
 
 /// Which sessions a call takes by whether they are archived (`SessionSummary::archived`).
@@ -205,6 +213,10 @@ pub struct ReportOptions {
     pub last: Option<u32>,
     /// At most this many rows, the first in `order` (the costliest sessions unless told).
     pub limit: Option<usize>,
+    /// A team database only: the sessions synced from this machine.
+    pub machine: Option<String>,
+    /// A team database only: the sessions synced by this OS user.
+    pub user: Option<String>,
 }
 
 impl ReportOptions {
@@ -220,6 +232,8 @@ impl ReportOptions {
             order: None,
             last: None,
             limit: None,
+            machine: None,
+            user: None,
         }
     }
 }

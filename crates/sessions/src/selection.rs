@@ -60,6 +60,9 @@ pub fn looks_past_dates(f: &Filters) -> bool {
         cwd,
         branch,
         archived,
+        // Answered by the team database (`team::read`), never by local sessions.
+        machine: _,
+        user: _,
     } = f;
     model.is_some()
         || filters_by_tag(f)

@@ -29,6 +29,8 @@ const LAYERS: &[&[&str]] = &[
     &[
         "list", "search", "cost", "export", "diff", "tsv", "window", "doctor",
     ],
+    // The team database: pushes what the engines make (priced, redacted sessions) and reads it back.
+    &["team"],
     &["client"],
 ];
 

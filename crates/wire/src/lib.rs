@@ -168,6 +168,16 @@ pub fn opt_redact(args: &Value) -> Result<Option<bool>> {
     }
 }
 
+/// `machine` of `get`'s `options`: the team database's machine whose copy of the session is
+/// wanted (`None`: the one updated last).
+pub fn opt_machine(args: &Value) -> Result<Option<String>> {
+    match args.get("options") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(m)) => opt_string(m, "machine"),
+        Some(_) => Err(Error::validation("options must be an object")),
+    }
+}
+
 pub fn list_options(v: &Value) -> Result<ListOptions> {
     typed(v, "options")
 }
@@ -256,6 +266,8 @@ pub fn report_options(report: &Value, v: &Value) -> Result<ReportOptions> {
         .contains_key("limit")
         .then(|| limit(m, MAX_LIMIT))
         .transpose()?;
+    o.machine = opt_string(m, "machine")?;
+    o.user = opt_string(m, "user")?;
     Ok(o)
 }
 
@@ -419,7 +431,22 @@ pub fn client_options(v: &Value) -> Result<ClientOptions> {
         redact: opt_bool(m, "redact")?.unwrap_or(false),
         keep: opt_bool(m, "keep")?,
         watch: opt_bool(m, "watch")?.unwrap_or(false),
+        source: source(m)?,
     })
+}
+
+/// `ClientOptions.source`: a team database's URL (the rest of it, credentials included, is read
+/// when the first call connects).
+fn source(m: &Map<String, Value>) -> Result<Option<String>> {
+    let Some(url) = opt_string(m, "source")? else {
+        return Ok(None);
+    };
+    if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+        return Err(Error::validation(
+            "source must be a PostgreSQL URL (postgres://… or postgresql://…)",
+        ));
+    }
+    Ok(Some(url))
 }
 
 /// `ClientOptions.indexUpdates`: a Node app's calls never wait for the index to be written.
@@ -553,6 +580,35 @@ fn retry_policy(p: &Map<String, Value>) -> Result<RetryPolicy> {
 /// `messages.window`'s options: `{ around?, context?, from?, limit? }`.
 /// `index.update(options)`: whether to skip the update while another process writes the index
 /// (`ifIdle`, default false: wait for it).
+/// `sync(url, {machine, user, redact?, prune?})`: the names are non-empty strings (index.js
+/// fills in the host's and the OS user's), the flags booleans; redacted unless told otherwise.
+pub fn sync_options(v: &Value) -> Result<agent_mux_sessions::team::push::SyncOptions> {
+    let empty = Map::new();
+    let m = match v {
+        Value::Null => &empty,
+        Value::Object(m) => m,
+        _ => return Err(Error::validation("sync options must be an object")),
+    };
+    let name = |key: &str| -> Result<String> {
+        match m.get(key) {
+            Some(Value::String(s)) if !s.trim().is_empty() && s.len() <= 200 => {
+                Ok(s.trim().to_string())
+            }
+            Some(v) => Err(Error::validation(format!(
+                "{key} must be a non-empty string of at most 200 characters, got {v}"
+            ))),
+            None => Err(Error::validation(format!("{key} is required"))),
+        }
+    };
+    Ok(agent_mux_sessions::team::push::SyncOptions {
+        machine: name("machine")?,
+        user: name("user")?,
+        redact: opt_bool(m, "redact")?.unwrap_or(true),
+        prune: opt_bool(m, "prune")?.unwrap_or(false),
+        schema_version: agent_mux_sessions::team::schema::VERSION,
+    })
+}
+
 pub fn update_if_idle(v: &Value) -> Result<bool> {
     match obj(v, "options")? {
         Some(m) => Ok(opt_bool(m, "ifIdle")?.unwrap_or(false)),

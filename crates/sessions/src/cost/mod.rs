@@ -124,7 +124,7 @@ fn record(tokens: &Tokens, usd: f64) -> CostRecord {
     }
 }
 
-fn tokens_of(c: &CostRecord) -> Tokens {
+pub(crate) fn tokens_of(c: &CostRecord) -> Tokens {
     Tokens {
         input: c.input_tokens,
         output: c.output_tokens,
@@ -314,6 +314,14 @@ impl Pricer {
         // An unpriced message gets token counts but no invented price.
         if let Some(usd) = usd {
             m.cost = Some(record(&t, usd));
+        }
+    }
+
+    /// Fill each message's `tokenUsage` and `cost`, as `get` has them (`price_session`).
+    pub fn price_messages(&self, session: &mut Session) {
+        let model = session.summary.model.clone();
+        for m in &mut session.messages {
+            self.price_message(m, model.as_deref());
         }
     }
 }

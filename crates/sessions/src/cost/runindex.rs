@@ -62,6 +62,10 @@ pub struct RunIndex {
 
 impl RunIndex {
     pub fn load(ctx: &Context) -> RunIndex {
+        // A team database's client: its runs are usage rows there, never this machine's file.
+        if ctx.options.source.is_some() {
+            return RunIndex::default();
+        }
         let Some(path) = ctx.config_dir().map(|d| d.join("run-index.jsonl")) else {
             return RunIndex::default();
         };

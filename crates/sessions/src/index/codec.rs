@@ -302,6 +302,8 @@ fn get_summary(r: &mut Reader, requests: bool) -> R<SessionSummary> {
         snippet: r.opt(Reader::str)?,
         match_count: r.opt(Reader::u64)?,
         archived: false,
+        machine: None,
+        user: None,
         usage: Vec::new(),
         run_count: 0,
         requests: Vec::new(),

@@ -1,0 +1,262 @@
+//! `totalCost` and the cost reports from a team database. The `usage` rows are the local cost
+//! engine's priced pieces (after its dedupe), so `totalCost` is SQL sums over them; the reports
+//! (daily, weekly, monthly, sessions) rebuild each session's usage from its rows, their costs as
+//! the agent's own, and run the local report engine on it.
+use std::collections::BTreeMap;
+
+use postgres::fallible_iterator::FallibleIterator;
+
+use super::filters::{sessions_where, Params};
+use super::rows::{summary, SUMMARY_COLUMNS, SUMMARY_WIDTH};
+use super::Team;
+use crate::context::Context;
+use crate::cost::report::{ReportBuilder, Sums};
+use crate::cost::{CostBreakdown, CostSummary};
+use crate::env::Env;
+use crate::error::Result;
+use crate::model::{ModelUsage, SessionSummary, Tokens, UsageSlice};
+use crate::options::{CostOptions, Filters, GroupBy, Grouping, ReportOptions};
+
+/// The usage pieces `opts` counts, as a `WITH p AS (…)` of (machine, unified_id, sess, agent,
+/// model, project, os_user, tags, day, the token buckets, cost_usd): each usage row of a
+/// session that passes the filters, a zero piece for such a session without usage (it still
+/// counts, under its model), and the rows of runs that match no session, which pass the filters
+/// on their own fields (a run has no directory, tags or branch here).
+fn pieces(opts: &CostOptions, p: &mut Params) -> String {
+    let agent = opts.agent.as_deref();
+    let filter = sessions_where(&opts.filters, agent, p);
+    let f = &opts.filters;
+    let mut runs: Vec<String> = vec!["u.unified_id LIKE 'run:%'".into()];
+    if let Some(a) = agent {
+        runs.push(format!("u.agent = {}", p.add(a.to_string())));
+    }
+    if let Some(t) = f.since {
+        runs.push(format!("u.at >= {}", p.moment(t)));
+    }
+    if let Some(t) = f.until {
+        runs.push(format!("u.at <= {}", p.moment(t)));
+    }
+    if let Some(m) = &f.model {
+        runs.push(format!("u.model = {}", p.add(m.clone())));
+    }
+    if f.cwd.is_some() || f.tags.as_ref().is_some_and(|t| !t.is_empty()) {
+        runs.push("false".into());
+    }
+    if let Some(m) = &f.machine {
+        runs.push(format!("u.machine = {}", p.add(m.clone())));
+    }
+    if let Some(u) = &f.user {
+        runs.push(format!("u.os_user = {}", p.add(u.clone())));
+    }
+    let tokens = "u.input_tokens, u.output_tokens, u.thinking_tokens, u.cached_tokens, \
+                  u.cache_write_tokens, u.cost_usd";
+    format!(
+        "WITH ss AS (SELECT s.machine, s.unified_id, s.agent, s.model, s.cwd, s.os_user, s.tags, \
+             s.created_at FROM sessions s WHERE {filter}), \
+         p AS (SELECT u.machine, u.unified_id, true AS sess, u.agent, u.model, u.project, \
+               u.os_user, ss.tags, u.day, {tokens} \
+             FROM usage u JOIN ss ON ss.machine = u.machine AND ss.unified_id = u.unified_id \
+           UNION ALL SELECT ss.machine, ss.unified_id, true, ss.agent, coalesce(ss.model, ''), \
+               coalesce(ss.cwd, ''), ss.os_user, ss.tags, ss.created_at::date, 0, 0, 0, 0, 0, 0 \
+             FROM ss WHERE NOT EXISTS (SELECT 1 FROM usage u WHERE u.machine = ss.machine \
+               AND u.unified_id = ss.unified_id) \
+           UNION ALL SELECT u.machine, u.unified_id, false, u.agent, u.model, u.project, \
+               u.os_user, '{{}}'::text[], u.day, {tokens} FROM usage u WHERE {runs})",
+        runs = runs.join(" AND "),
+    )
+}
+
+/// The sums every total and group has: cost, the token buckets, the sessions.
+const SUMS: &str = "coalesce(sum(cost_usd), 0)::float8, coalesce(sum(input_tokens), 0)::bigint, \
+    coalesce(sum(output_tokens), 0)::bigint, coalesce(sum(thinking_tokens), 0)::bigint, \
+    coalesce(sum(cached_tokens), 0)::bigint, coalesce(sum(cache_write_tokens), 0)::bigint, \
+    count(DISTINCT (machine, unified_id)) FILTER (WHERE sess)";
+
+/// The key a grouping puts a piece under (`sow`: the first day of a week, 0 for Sunday).
+fn key(by: GroupBy, sow: u32) -> String {
+    match by {
+        GroupBy::Agent => "agent".into(),
+        GroupBy::Model => "btrim(model)".into(),
+        GroupBy::Day => "to_char(day, 'YYYY-MM-DD')".into(),
+        GroupBy::Week => {
+            format!("to_char(day - ((extract(dow FROM day)::int - {sow} + 7) % 7), 'YYYY-MM-DD')")
+        }
+        GroupBy::Month => "to_char(day, 'YYYY-MM')".into(),
+        GroupBy::Tag => "k.key".into(),
+        GroupBy::Session => "unified_id".into(),
+        GroupBy::Project => "project".into(),
+        GroupBy::Machine => "machine".into(),
+        GroupBy::User => "os_user".into(),
+    }
+}
+
+fn n(v: i64) -> u64 {
+    v.max(0) as u64
+}
+
+/// `totalCost` over the team: the whole, and each group's share when `groupBy` asks.
+pub fn total_cost(team: &Team, env: &Env, opts: &CostOptions) -> Result<CostSummary> {
+    let mut p = Params::default();
+    let with = pieces(opts, &mut p);
+    let totals =
+        format!("{with} SELECT {SUMS}, count(DISTINCT unified_id) FILTER (WHERE NOT sess) FROM p");
+    let grouped = opts.group_by.map(|by| {
+        let sow = opts.start_of_week.map_or(0, |d| d.num_days_from_sunday());
+        let tags = match by {
+            // A session counts in each of its tags; an untagged one under "".
+            GroupBy::Tag => {
+                " CROSS JOIN LATERAL unnest(CASE WHEN cardinality(tags) = 0 \
+                THEN ARRAY[''] ELSE tags END) AS k(key)"
+            }
+            _ => "",
+        };
+        format!(
+            "{with} SELECT {} AS key, {SUMS} FROM p{tags} GROUP BY 1",
+            key(by, sow)
+        )
+    });
+    let (total, groups) = team.with(env, |c| {
+        let total = c.query_one(&totals, &p.refs())?;
+        let groups = match &grouped {
+            Some(sql) => Some(c.query(sql, &p.refs())?),
+            None => None,
+        };
+        Ok((total, groups))
+    })?;
+    let sessions = n(total.get(6));
+    let mut out = CostSummary {
+        total_usd: total.get(0),
+        input_tokens: n(total.get(1)),
+        output_tokens: n(total.get(2)),
+        thinking_tokens: n(total.get(3)),
+        cached_tokens: n(total.get(4)),
+        cache_write_tokens: n(total.get(5)),
+        session_count: sessions,
+        run_count: sessions + n(total.get(7)),
+        ..Default::default()
+    };
+    out.breakdowns = groups.map(|rows| {
+        rows.iter()
+            .map(|r| {
+                let key: String = r.get::<_, Option<String>>(0).unwrap_or_default();
+                let b = CostBreakdown {
+                    key: key.clone(),
+                    total_usd: r.get(1),
+                    input_tokens: n(r.get(2)),
+                    output_tokens: n(r.get(3)),
+                    thinking_tokens: n(r.get(4)),
+                    cached_tokens: n(r.get(5)),
+                    cache_write_tokens: n(r.get(6)),
+                    session_count: n(r.get(7)),
+                };
+                (key, b)
+            })
+            .collect::<BTreeMap<_, _>>()
+    });
+    Ok(out)
+}
+
+/// A cost report (`cost.daily|weekly|monthly|sessions`) over the team's sessions (of
+/// `machine`/`user` when given). `ctx` is the team client's: its run index is not read (the
+/// runs' costs are usage rows of their own).
+pub fn report(team: &Team, ctx: &Context, opts: &ReportOptions, who: &Filters) -> Result<Sums> {
+    let mut builder = ReportBuilder::new(ctx, opts)?;
+    let mut p = Params::default();
+    let filter = sessions_where(who, opts.agent.as_deref(), &mut p);
+    let mut runs = vec!["u.unified_id LIKE 'run:%'".to_string()];
+    if let Some(a) = &opts.agent {
+        runs.push(format!("u.agent = {}", p.add(a.clone())));
+    }
+    if let Some(m) = &who.machine {
+        runs.push(format!("u.machine = {}", p.add(m.clone())));
+    }
+    if let Some(u) = &who.user {
+        runs.push(format!("u.os_user = {}", p.add(u.clone())));
+    }
+    // Runs that match no session count in the periods they were spent in, as locally.
+    let with_runs = matches!(opts.grouping, Grouping::Period(_));
+    let usage = "u.model, (extract(epoch FROM u.at) * 1000)::float8, u.input_tokens, \
+        u.output_tokens, u.thinking_tokens, u.cached_tokens, u.cache_write_tokens, u.cost_usd";
+    let run_rows = if with_runs {
+        format!(
+            " UNION ALL SELECT u.machine, u.os_user, u.agent, u.unified_id, u.unified_id, '', \
+             coalesce(extract(epoch FROM min(u.at) OVER w) * 1000, 0)::float8, \
+             coalesce(extract(epoch FROM max(u.at) OVER w) * 1000, 0)::float8, 0::bigint, 0::bigint, \
+             NULL, NULL, NULL, NULL, '{{}}'::text[], false, NULL, NULL, NULL, NULL, NULL, NULL, \
+             {usage} FROM usage u WHERE {} \
+             WINDOW w AS (PARTITION BY u.machine, u.unified_id)",
+            runs.join(" AND ")
+        )
+    } else {
+        String::new()
+    };
+    let sql = format!(
+        "SELECT * FROM (SELECT {SUMMARY_COLUMNS}, {usage} FROM sessions s \
+         LEFT JOIN usage u ON u.machine = s.machine AND u.unified_id = s.unified_id \
+         WHERE {filter}{run_rows}) x ORDER BY 1, 5"
+    );
+    team.with(&ctx.env, |c| {
+        let mut rows = c.query_raw(&sql, p.refs())?;
+        let mut current: Option<(String, String, SessionSummary)> = None;
+        while let Some(r) = rows.next()? {
+            let (machine, id): (String, String) = (r.get(0), r.get(4));
+            let same = current
+                .as_ref()
+                .is_some_and(|(m, u, _)| *m == machine && *u == id);
+            if !same {
+                if let Some((_, _, s)) = current.take() {
+                    builder.add(s);
+                }
+                current = Some((machine, id, summary(&r)));
+            }
+            let s = &mut current.as_mut().expect("set above").2;
+            add_usage(s, &r);
+        }
+        if let Some((_, _, s)) = current {
+            builder.add(s);
+        }
+        Ok(())
+    })?;
+    Ok(builder.sums())
+}
+
+/// One usage row (its columns after the summary's) added to `s`'s usage: its model's tokens and
+/// cost, and a slice at its time. A session without usage has one row of NULLs.
+fn add_usage(s: &mut SessionSummary, r: &postgres::Row) {
+    let at = SUMMARY_WIDTH;
+    let Some(model) = r.get::<_, Option<String>>(at) else {
+        return;
+    };
+    let bucket = |i: usize| n(r.get::<_, i64>(at + i));
+    let tokens = Tokens {
+        input: bucket(2),
+        output: bucket(3),
+        reasoning: bucket(4),
+        cache_read: bucket(5),
+        cache_write: bucket(6),
+        cache_write_1h: 0,
+    };
+    let usd: f64 = r.get(at + 7);
+    let quarter = r
+        .get::<_, Option<f64>>(at + 1)
+        .map(|ms| (ms / 1000.0).div_euclid(900.0) as i64);
+    let u = match s.usage.iter_mut().position(|u| u.model == model) {
+        Some(i) => &mut s.usage[i],
+        None => {
+            s.usage.push(ModelUsage {
+                model,
+                ..Default::default()
+            });
+            s.usage.last_mut().expect("pushed above")
+        }
+    };
+    u.tokens.add(&tokens);
+    // The synced cost is the agent's own as far as the report is concerned: priced once, there.
+    u.native_cost_usd = Some(u.native_cost_usd.unwrap_or(0.0) + usd);
+    u.slices.push(UsageSlice {
+        quarter,
+        band: None,
+        tokens,
+        native_cost_usd: Some(usd),
+    });
+}
