@@ -24,6 +24,7 @@ pub mod search;
 pub mod selection;
 pub mod storage;
 pub mod team;
+pub mod touched;
 pub mod tsv;
 pub mod window;
 
