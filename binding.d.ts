@@ -81,6 +81,8 @@ export declare class NativeClient {
   search(args: string): Promise<string>
   /** `{options}` → JSON `CostSummary`. */
   totalCost(args: string): Promise<string>
+  /** `{options}` → JSON `Recap`: what the agents did in a period, per project. */
+  recap(args: string): Promise<string>
   /** `{report, options}` → JSON report (`{daily|weekly|monthly|sessions, totals, …}`). */
   costReport(args: string): Promise<string>
   /** `{options}` → JSON `{blocks}`. */

@@ -47,6 +47,19 @@ export interface SessionSummary {
   forkedFrom?: string
   /** Beyond the spec: the git branch the session ran on (the last one recorded), where the agent records it. */
   gitBranch?: string
+  /**
+   * Beyond the spec: the session's project, the main working directory of the git repository its
+   * `cwd` is in (worktrees and subdirectories are one project), else its `cwd`; as it was when
+   * the session was indexed, so a session whose directory is gone keeps it.
+   */
+  project?: string
+  /** Beyond the spec: the session that started this one as a sub-agent (its unified id). */
+  parentId?: string
+  /**
+   * Beyond the spec: how many sub-agents this session started whose transcripts are read into it
+   * (Claude Code's) or, in a list, whose sessions are folded into its row (their cost added).
+   */
+  children?: number
   relevanceScore?: number
   /** Beyond the spec (search only): the best matching passage, hits marked `>>>hit<<<`. */
   snippet?: string
@@ -75,6 +88,10 @@ export interface Session {
   forkedFrom?: string
   /** Beyond the spec: the git branch the session ran on (the last one recorded), where the agent records it. */
   gitBranch?: string
+  /** Beyond the spec: the session that started this one as a sub-agent, as on the summary. */
+  parentId?: string
+  /** Beyond the spec: how many sub-agents' transcripts are read into this session. */
+  children?: number
   messages: SessionMessage[]
   raw?: unknown
   /** Beyond the spec: `messages.length`, as on the summary. */
@@ -129,6 +146,8 @@ export interface SessionQuery {
   cwd?: string
   /** Beyond the spec: only sessions that ran on this git branch, as `SessionListOptions.branch`. */
   branch?: string
+  /** Beyond the spec: only sessions of this project, as `SessionListOptions.project`. */
+  project?: string
   /**
    * Beyond the spec: redact secrets in the results' titles and snippets (default: the client's
    * `redact`). A query still finds a session by a secret's own text or the words around it; the
@@ -154,6 +173,16 @@ export interface SessionListOptions {
   cwd?: string
   /** Beyond the spec: only sessions that ran on this git branch (`SessionSummary.gitBranch`), exactly. */
   branch?: string
+  /**
+   * Beyond the spec: only sessions of this project (`SessionSummary.project`): an absolute
+   * directory (taken to its repository's project) or a project directory's name.
+   */
+  project?: string
+  /**
+   * Beyond the spec: every session on its own row. By default a sub-agent's session is folded
+   * into the session that started it (its count in `children`, its cost added).
+   */
+  subagents?: boolean
   /**
    * Beyond the spec: kept sessions whose source is gone (`SessionSummary.archived`): with the
    * others ('include', the default), only them, or none.
@@ -194,8 +223,9 @@ export interface CostAggregationOptions {
   model?: string
   tags?: string[]
   /**
-   * 'week', 'month', 'session' (unified id) and 'project' (cwd) are beyond the spec; so are
-   * 'machine' and 'user', which only a team database (`ClientOptions.source`) answers.
+   * 'week', 'month', 'session' (unified id) and 'project' (`SessionSummary.project`) are beyond
+   * the spec; so are 'machine' and 'user', which only a team database (`ClientOptions.source`)
+   * answers.
    */
   groupBy?: 'agent' | 'model' | 'day' | 'tag' | 'week' | 'month' | 'session' | 'project' | 'machine' | 'user'
   /** Beyond the spec: the first day of a week for `groupBy: 'week'`. Default 'sunday'. */
@@ -204,6 +234,8 @@ export interface CostAggregationOptions {
   cwd?: string
   /** Beyond the spec: only sessions that ran on this git branch, as `SessionListOptions.branch`. */
   branch?: string
+  /** Beyond the spec: only sessions of this project, as `SessionListOptions.project`. */
+  project?: string
   /** Beyond the spec: kept sessions whose source is gone, as `SessionListOptions.archived`. */
   archived?: 'include' | 'only' | 'exclude'
   /** Beyond the spec, a team database only (`ClientOptions.source`): sessions synced from this machine (its `amux sync --machine` name). */
@@ -226,11 +258,70 @@ export interface CostSummary {
   /**
    * Keys: agent name; model id as recorded; the local day 'YYYY-MM-DD' (process TZ) each usage was
    * spent on; tag; beyond the spec, the week's first day, the month 'YYYY-MM', the session's
-   * unified id, the cwd. '' = no model / untagged / no cwd.
+   * unified id, the project. '' = no model / untagged / no cwd.
    */
   breakdowns?: Record<string, CostBreakdown>
   /** Beyond the spec: models that had usage but no known price (their cost counts as 0). */
   unpricedModels?: string[]
+}
+
+/** Beyond the spec: the options of `recap`. */
+export interface RecapOptions {
+  /** Sessions active at or after this moment (their last activity). Default: 24 hours ago. */
+  since?: Date
+  /** Sessions created at or before this moment. */
+  until?: Date
+  agent?: AgentName
+  /** Only this project, as `SessionListOptions.project`. */
+  project?: string
+}
+
+/** Beyond the spec: what `recap` answers. */
+export interface Recap {
+  since: Date
+  until?: Date
+  /** The most recently active first. */
+  projects: ProjectRecap[]
+  sessionCount: number
+  totalUsd: number
+}
+
+export interface ProjectRecap {
+  /** The project's directory ('' for sessions that record no directory). */
+  project: string
+  /** Its directory's name. */
+  name: string
+  agents: AgentName[]
+  /** Newest activity first; sub-agents folded into the session that started them. */
+  sessions: RecapSession[]
+  /** The files the sessions edited or wrote in the period, the most lines changed first. */
+  files: RecapFile[]
+  linesAdded: number
+  linesRemoved: number
+  totalUsd: number
+  lastActive: Date
+}
+
+export interface RecapSession {
+  unifiedId: string
+  agent: AgentName
+  title: string
+  createdAt: Date
+  updatedAt: Date
+  costUsd?: number
+  children?: number
+  gitBranch?: string
+}
+
+export interface RecapFile {
+  path: string
+  /** Edits and writes of it. */
+  edits: number
+  /** Lines added and removed, where the agents record them. */
+  added: number
+  removed: number
+  /** The sessions that edited it (unified ids). */
+  sessions: string[]
 }
 
 export interface CostBreakdown {
@@ -278,6 +369,8 @@ export interface SessionManager {
   get(agent: AgentName, sessionId: string, options?: ReadOptions): Promise<Session>
   search(query: SessionQuery): Promise<SessionSummary[]>
   totalCost(options?: CostAggregationOptions): Promise<CostSummary>
+  /** Beyond the spec: what the agents did in a period, per project (a stand-up: `amux recap`). */
+  recap(options?: RecapOptions): Promise<Recap>
   /**
    * Beyond the spec: `options.redact` (without it, the text is exactly the spec's), and `'html'`,
    * the share file (one self-contained HTML document, no script, a CSP that lets nothing load).

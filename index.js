@@ -96,6 +96,16 @@ function reviveSummary(s) {
   return s
 }
 
+function reviveRecap(r) {
+  r.since = new Date(r.since)
+  if (r.until !== undefined) r.until = new Date(r.until)
+  for (const p of r.projects) {
+    p.lastActive = new Date(p.lastActive)
+    p.sessions.forEach(reviveSummary)
+  }
+  return r
+}
+
 function reviveMessage(m) {
   if (m && m.timestamp !== undefined) m.timestamp = new Date(m.timestamp)
   return m
@@ -308,6 +318,11 @@ class SessionManager {
 
   totalCost(options) {
     return call(this.#native, 'totalCost', { options }, (v) => v, this.#onProgress)
+  }
+
+  // Beyond the spec: what the agents did in a period, per project (`amux recap`).
+  recap(options) {
+    return call(this.#native, 'recap', { options }, reviveRecap, this.#onProgress)
   }
 
   export(agent, sessionId, format, options) {

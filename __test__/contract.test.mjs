@@ -146,6 +146,8 @@ async function everyCall(home) {
     for (const groupBy of ['agent', 'model', 'day', 'tag', 'week', 'month', 'session', 'project']) {
       add('sessions', 'totalCost', `totalCost(${groupBy})`, await sessions.totalCost({ groupBy }))
     }
+    add('sessions', 'listAll', 'listAll(subagents)', await sessions.listAll({ limit: 1e6, subagents: true }))
+    add('sessions', 'recap', 'recap', await sessions.recap({ since: new Date(0) }))
     for (const report of ['daily', 'weekly', 'monthly', 'sessions']) {
       add('cost', report, `cost.${report}`, await cost[report]())
     }

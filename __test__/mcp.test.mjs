@@ -16,7 +16,7 @@ import { bin, connect, serverEnv, textOf } from './mcp-helpers.mjs'
 const require = createRequire(import.meta.url)
 const { version } = require('../package.json')
 const { calls, takenBy } = require('../params/index.js')
-const TOOL_NAMES = ['search_sessions', 'read_session', 'list_sessions', 'cost_report']
+const TOOL_NAMES = ['search_sessions', 'read_session', 'list_sessions', 'cost_report', 'recent_activity']
 
 /** A failed call: an error result whose one line starts with the AgentMuxError code. */
 function expectToolError(result, code, ...mentions) {
@@ -328,7 +328,7 @@ describe('amux mcp', () => {
       expect(expectToolError(await call('search_sessions', { query: 'x', bogus: 1 }), 'VALIDATION_ERROR')).toBe("VALIDATION_ERROR: unknown parameter 'bogus'")
       expectToolError(await call('read_session', { id: 'x', maxchars: 5 }), 'VALIDATION_ERROR', "unknown parameter 'maxchars' (did you mean 'maxChars'?)")
       expectToolError(await call('list_sessions', { order: 'cost' }), 'VALIDATION_ERROR', "unknown parameter 'order'")
-      expectToolError(await call('cost_report', { groupBy: 'agent', project: '/x' }), 'VALIDATION_ERROR', "unknown parameter 'project'")
+      expectToolError(await call('cost_report', { groupBy: 'agent', timezone: 'UTC' }), 'VALIDATION_ERROR', "unknown parameter 'timezone'")
     })
     it('missing or mistyped arguments', async () => {
       expectToolError(await call('search_sessions', {}), 'VALIDATION_ERROR', 'query is required')

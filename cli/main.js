@@ -61,7 +61,7 @@ function build() {
   commands(cost, ['report', 'daily', 'weekly', 'monthly', 'session', 'blocks'])
   const keep = program.command('keep').description("amux's own copy of every session, which outlives the agents deleting theirs (in the data directory)")
   commands(keep, ['on', 'off', 'status', 'forget'])
-  commands(program, ['doctor', 'mcp', 'ui'])
+  commands(program, ['recap', 'doctor', 'mcp', 'ui'])
   commands(program, ['sync'])
   return program
 }

@@ -11,13 +11,20 @@ const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 }
 const DATE_SPELLINGS = 'ISO 8601 (2025-01-31, 2025-01-31T09:30Z) or an age (30m, 12h, 7d, 2w)'
 
 /**
- * ISO 8601 (`2025-01-31`, `2025-01-31T09:30`, `2025-01-31T09:30:00Z`) or an age (`30m`, `12h`,
- * `7d`, `2w` = that long before now) as a Date, or null. Without an offset a date or time is
+ * ISO 8601 (`2025-01-31`, `2025-01-31T09:30`, `2025-01-31T09:30:00Z`), an age (`30m`, `12h`,
+ * `7d`, `2w` = that long before now), `today` or `yesterday` (a day's start) as a Date, or null. Without an offset a date or time is
  * local, like the calendar days of `cost report --group-by day`; with `endOfDay` (for --until) a
  * bare date means the end of that day, so `--until 2025-01-31` includes the 31st.
  */
 function readDate(value, { endOfDay = false, now = Date.now() } = {}) {
   const text = String(value).trim()
+  // A day by its name: the start of it (with `endOfDay`, its end), local.
+  const back = { today: 0, yesterday: 1 }[text.toLowerCase()]
+  if (back !== undefined) {
+    const t = new Date(now)
+    const day = endOfDay ? 1 - back : -back
+    return new Date(t.getFullYear(), t.getMonth(), t.getDate() + day, 0, 0, 0, endOfDay ? -1 : 0)
+  }
   const age = AGE.exec(text)
   if (age) return new Date(now - Number(age[1]) * UNIT_MS[age[2]])
   const iso = ISO.exec(text)

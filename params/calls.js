@@ -25,13 +25,18 @@ const cwd = param('cwd', kinds.directory(), 'only sessions started in this direc
 
 const branch = param('branch', kinds.text({ max: 200 }), 'only sessions that ran on this git branch (where the agent records it)', { cli: { value: 'name' } })
 
+// A git repository's main working directory: its worktrees and subdirectories are one project.
+const project = param('project', kinds.project(), "only sessions of this project: a directory (its git repository's, worktrees and subdirectories included) or a project directory's name", {
+  cli: { help: "only sessions of this project: a directory (its git repository's; a relative one is taken from here) or a project directory's name" },
+})
+
 // A team database's (`amux --db`, `createClient({ source })`): who synced the session. Locally
 // the library refuses them, so a filter is never silently ignored.
 const machine = param('machine', kinds.text({ max: 200 }), 'only sessions synced from this machine (team database: amux --db)', { cli: { value: 'name' } })
 const user = param('user', kinds.text({ max: 200 }), 'only sessions synced by this user (team database: amux --db)', { cli: { value: 'name' } })
 
 /** The filters of list, search and totalCost, in this order. */
-const filters = [since, until, model, tags, cwd, branch, machine, user]
+const filters = [since, until, model, tags, cwd, branch, project, machine, user]
 
 // `amux mcp` leaves the calling agent's own live session out of its results (mcp/own-session.js).
 const includeOwnSession = param(
@@ -57,6 +62,8 @@ const list = [
   // A model's context and the page's rows are bounded; a script may ask for every session.
   limit(100, { mcp: { default: 20, max: 1000 }, ui: { default: 50, max: 500 } }),
   param('sort', kinds.choice(['date', 'cost', 'turns']), 'order by', { default: 'date', cli: { value: 'field' } }),
+  // A sub-agent's session is folded into its parent's row unless asked for.
+  param('subagents', kinds.flag(), "every session on its own row: sub-agents' sessions are not folded into the session that started them", { default: false }),
   includeOwnSession,
 ]
 
@@ -101,9 +108,7 @@ const usage = [
   param('since', kinds.day(), 'only usage from this day (20260105, 2026-01-05) or moment (ISO 8601, or an age: 7d, 12h) on'),
   param('until', kinds.day({ endOfDay: true }), 'only usage up to this day (included) or moment'),
   param('timezone', kinds.text({ max: 100 }), "the calendar of days, weeks and months, an IANA zone (default: TZ, else the system's)", { cli: { value: 'zone' } }),
-  param('project', kinds.directory(), 'only sessions started in this directory', {
-    cli: { help: 'only sessions started in this directory (a relative one is taken from here)' },
-  }),
+  project,
   param('order', kinds.choice(['asc', 'desc']), 'order of the rows', { cli: { value: 'order' } }),
   param('breakdown', kinds.flag(), 'a line per model under each row'),
 ]
@@ -173,4 +178,14 @@ const sync = [
   param('prune', kinds.flag(), "remove this machine's sessions no longer found here from the team database (default: kept, marked deleted)", { mcp: false, ui: false }),
 ]
 
-module.exports = { sync, filters, includeOwnSession, list, search, totalCost, usage, costReport, blocks, export: exportSession, share, forget, keepStatus, WEEKDAYS }
+// `amux recap`, MCP `recent_activity`: what the agents did in a period, per project.
+const recap = [
+  param('since', kinds.date(), 'sessions active since this moment (ISO 8601, local time unless an offset is given; an age: 7d, 12h; yesterday, today; default: 24 hours ago)', {
+    cli: { help: 'sessions active since this moment (ISO 8601, local time unless an offset is given; an age: 7d, 12h; yesterday, today; default: yesterday)' },
+  }),
+  param('until', kinds.date({ endOfDay: true }), 'sessions created up to this date (a bare date includes that whole day)'),
+  withOptions(agent, { help: 'only this agent' }),
+  project,
+]
+
+module.exports = { sync, filters, recap, includeOwnSession, list, search, totalCost, usage, costReport, blocks, export: exportSession, share, forget, keepStatus, WEEKDAYS }

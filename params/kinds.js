@@ -151,6 +151,26 @@ const directory = () => ({
   },
 })
 
+/**
+ * A project: a directory (taken to the main working directory of its git repository by the core)
+ * or a project directory's name, a word without a separator. A directory is absolute, as
+ * `directory` takes one: on the command line a relative one (`.`, `./web`) is taken from here.
+ */
+const project = () => ({
+  type: 'text',
+  value: 'path|name',
+  max: 4096,
+  parse(value, name, frontEnd) {
+    const p = textOf(value, name, 4096)
+    if (!p.trim()) throw expected(name, 'a directory or a project name', value)
+    const isPath = isAbsolute(p) || /[\\/]/.test(p) || p === '.' || p === '..'
+    if (!isPath) return p
+    if (frontEnd === 'cli') return resolve(p)
+    if (!isAbsolute(p)) throw expected(name, "an absolute path or a project directory's name", value)
+    return p
+  },
+})
+
 /** On or off: a switch on the command line, true or false elsewhere. */
 const flag = () => ({
   type: 'flag',
@@ -188,4 +208,4 @@ const tokenLimit = () => ({
   },
 })
 
-module.exports = { text, date, day, count, positive, choice, agent, directory, flag, texts, tokenLimit, invalid, CONTROL }
+module.exports = { text, date, day, count, positive, choice, agent, directory, project, flag, texts, tokenLimit, invalid, CONTROL }

@@ -538,6 +538,17 @@ impl NativeClient {
         })
     }
 
+    /// `{options}` → JSON `Recap`: what the agents did in a period, per project.
+    #[napi]
+    pub fn recap(&self, args: String) -> AsyncTask<TextJob> {
+        let (client, env) = (self.inner.clone(), Env::from_process());
+        Job::new(move || {
+            let v = parse_args(&args)?;
+            let opts = wire::recap_options(field(&v, "options"))?;
+            json(&client.recap(env, &opts)?)
+        })
+    }
+
     /// `{report, options}` → JSON report (`{daily|weekly|monthly|sessions, totals, …}`).
     #[napi]
     pub fn cost_report(&self, args: String) -> AsyncTask<TextJob> {

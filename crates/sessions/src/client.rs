@@ -16,6 +16,7 @@ use crate::model::{Session, SessionSummary};
 use crate::options::{
     BlocksOptions, CostOptions, ExportFormat, ListOptions, ListSort, ReportOptions, SearchQuery,
 };
+use crate::recap::{self, Recap, RecapOptions};
 use crate::selection;
 use crate::storage::{without_requests, Status, Storage, SummaryCache};
 use crate::team::read::{self as team, Team};
@@ -142,21 +143,67 @@ impl Client {
         targets: &[&'static dyn Agent],
         opts: &ListOptions,
     ) -> Vec<SessionSummary> {
-        let summaries = || targets.iter().flat_map(|a| self.storage.summaries(ctx, *a));
+        let mut all: Vec<SessionSummary> = (targets.iter())
+            .flat_map(|a| self.storage.summaries(ctx, *a))
+            .collect();
+        // A sub-agent's session shows in its parent's row, its cost added, unless asked for.
+        let mut children = match opts.subagents {
+            true => Default::default(),
+            false => list::take_children(&mut all),
+        };
+        (children.values_mut()).for_each(|c| cost::apply_to_summaries(ctx, c));
         let mut v = if selection::priced_before_cut(&opts.filters, opts.sort == ListSort::Cost) {
-            let mut v: Vec<SessionSummary> = summaries().collect();
-            cost::apply_to_summaries(ctx, &mut v);
-            list::apply(v, opts)
+            cost::apply_to_summaries(ctx, &mut all);
+            list::fold_children(&mut all, &children);
+            list::apply(all, opts)
         } else {
             // Only the sessions returned are priced (the default cut keeps 100 of thousands).
-            let mut v = list::apply(summaries().collect(), opts);
+            let mut v = list::apply(all, opts);
             cost::apply_to_summaries(ctx, &mut v);
+            list::fold_children(&mut v, &children);
             v
         };
         if self.redacts(opts.redact) {
             v.iter_mut().for_each(crate::redact::summary);
         }
         v
+    }
+
+    /// What the agents did since a moment, per project (`recap`).
+    pub fn recap(&self, env: Env, opts: &RecapOptions) -> Result<Recap> {
+        let ctx = self.context(env);
+        let targets: Vec<&'static dyn Agent> = match &opts.agent {
+            Some(name) => vec![agent(name)?],
+            None => agents::all().to_vec(),
+        };
+        let since = (opts.since).unwrap_or_else(|| {
+            recap::default_since(ctx.env.now().unwrap_or_else(chrono::Utc::now))
+        });
+        let mut v: Vec<SessionSummary> = (targets.iter())
+            .flat_map(|a| self.storage.summaries(&ctx, *a))
+            .filter(|s| recap::selected(s, opts, since))
+            .collect();
+        let mut children = list::take_children(&mut v);
+        (children.values_mut()).for_each(|c| cost::apply_to_summaries(&ctx, c));
+        cost::apply_to_summaries(&ctx, &mut v);
+        list::fold_children(&mut v, &children);
+        if self.redacts(None) {
+            v.iter_mut().for_each(crate::redact::summary);
+        }
+        // A parent's edits include those of the sub-agents folded into it.
+        let edits = |s: &SessionSummary| {
+            let kids = children.get(&s.unified_id).into_iter().flatten();
+            std::iter::once(s)
+                .chain(kids)
+                .flat_map(|s| self.edits(&ctx, s))
+                .collect()
+        };
+        Ok(recap::build(v, since, opts.until, &edits))
+    }
+
+    /// The files a session edited or wrote, with the lines changed.
+    fn edits(&self, _ctx: &Context, _s: &SessionSummary) -> Vec<recap::Edit> {
+        Vec::new()
     }
 
     pub fn get(&self, env: Env, agent_name: &str, session_id: &str) -> Result<Session> {

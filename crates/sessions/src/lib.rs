@@ -19,6 +19,7 @@ pub mod model;
 pub mod options;
 pub mod query;
 pub mod read;
+pub mod recap;
 pub mod redact;
 pub mod search;
 pub mod selection;

@@ -459,6 +459,17 @@ pub struct SessionSummary {
     /// agent records it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub git_branch: Option<String>,
+    /// Beyond the spec: the project of `cwd`, the main working directory of its git repository
+    /// (else `cwd` itself), as it was when the session was indexed (`read::project`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+    /// Beyond the spec: the session that started this one as a sub-agent (its unified id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<String>,
+    /// Beyond the spec: how many sub-agent sessions this one started, where a listing folded
+    /// them in (their cost is in this summary's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub children: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relevance_score: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -510,6 +521,9 @@ impl SessionSummary {
             cwd: None,
             forked_from: None,
             git_branch: None,
+            project: None,
+            parent_id: None,
+            children: None,
             relevance_score: None,
             snippet: None,
             match_count: None,

@@ -46,7 +46,8 @@ pub enum GroupBy {
     Month,
     /// Beyond the spec: the session (its unified id).
     Session,
-    /// Beyond the spec: the working directory.
+    /// Beyond the spec: the project (`SessionSummary::project`: the main working directory of
+    /// the session's git repository, else its working directory).
     Project,
     /// Beyond the spec, a team database only: the machine that synced the session.
     Machine,
@@ -75,6 +76,10 @@ pub struct Filters {
     pub cwd: Option<String>,
     /// The git branch the session ran on (`SessionSummary::git_branch`), exactly.
     pub branch: Option<String>,
+    /// The project the session ran in (`SessionSummary::project`): an absolute directory (taken
+    /// to its project) or a project directory's name.
+    #[serde(deserialize_with = "from_js::project")]
+    pub project: Option<crate::read::project::Wanted>,
     /// Kept sessions whose source is gone: with the others, only them, or none.
     pub archived: Archived,
     /// A team database only (`ClientOptions::source`): the machine that synced the session.
@@ -103,6 +108,9 @@ pub struct ListOptions {
     pub sort: ListSort,
     #[serde(rename = "sortDirection")]
     pub direction: Direction,
+    /// Every session on its own: sub-agent sessions are not folded into their parent.
+    #[serde(deserialize_with = "from_js::flag")]
+    pub subagents: bool,
     /// Redact secrets in the summaries (`crate::redact`); `None`: as the client does.
     #[serde(deserialize_with = "from_js::opt_bool")]
     pub redact: Option<bool>,
@@ -115,6 +123,7 @@ impl Default for ListOptions {
             limit: 100,
             sort: ListSort::Date,
             direction: Direction::Desc,
+            subagents: false,
             redact: None,
         }
     }
@@ -173,7 +182,7 @@ pub struct TouchedOptions {
     #[serde(deserialize_with = "from_js::moment")]
     pub since: Option<Timestamp>,
     /// The same path relative to its repository, in any other checkout of a repository.
-    #[serde(deserialize_with = "from_js::bool")]
+    #[serde(deserialize_with = "from_js::flag")]
     pub any_checkout: bool,
     #[serde(deserialize_with = "from_js::limit")]
     pub limit: usize,
@@ -239,8 +248,8 @@ pub struct ReportOptions {
     pub until: Option<Bound>,
     /// An IANA zone for the calendar; `None`: the caller's (`TZ`, else the system's).
     pub timezone: Option<String>,
-    /// Only sessions whose working directory is this one.
-    pub project: Option<String>,
+    /// Only sessions of this project (`SessionSummary::project`).
+    pub project: Option<crate::read::project::Wanted>,
     /// Only usage of this model.
     pub model: Option<String>,
     /// Row order: periods by date (ascending unless asked), sessions by cost (descending).
@@ -284,7 +293,8 @@ pub struct BlocksOptions {
     /// Only blocks that start up to this moment (or the end of this local day).
     pub until: Option<Bound>,
     pub timezone: Option<String>,
-    pub project: Option<String>,
+    /// Only sessions of this project (`SessionSummary::project`).
+    pub project: Option<crate::read::project::Wanted>,
     /// Ascending by start unless asked.
     pub order: Option<Direction>,
     /// A block's length in hours (Claude's is 5).
@@ -389,7 +399,8 @@ pub mod from_js {
         Option::<bool>::deserialize(d).map_err(|_| D::Error::custom("must be a boolean"))
     }
 
-    pub fn bool<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    /// A boolean; null or missing for false.
+    pub fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
         opt_bool(d).map(|b| b.unwrap_or(false))
     }
 
@@ -397,6 +408,20 @@ pub mod from_js {
     pub fn strings<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
         Option::<Vec<String>>::deserialize(d)
             .map_err(|_| D::Error::custom("must be an array of strings"))
+    }
+
+    /// A project: an absolute path (resolved to its repository's project) or a directory's name.
+    pub fn project<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<crate::read::project::Wanted>, D::Error> {
+        let bad = || D::Error::custom("must be an absolute path or a project directory's name");
+        match Value::deserialize(d)? {
+            Value::Null => Ok(None),
+            Value::String(s) => crate::read::project::Wanted::parse(&s)
+                .map(Some)
+                .ok_or_else(bad),
+            _ => Err(bad()),
+        }
     }
 
     /// A day of the week by its English name.

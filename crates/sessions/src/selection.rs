@@ -32,6 +32,12 @@ pub fn matches(s: &SessionSummary, f: &Filters) -> bool {
     if f.branch.is_some() && s.git_branch != f.branch {
         return false;
     }
+    if f.project
+        .as_ref()
+        .is_some_and(|p| !p.matches(s.project.as_deref()))
+    {
+        return false;
+    }
     match f.archived {
         Archived::Include => true,
         Archived::Only => s.archived,
@@ -59,6 +65,7 @@ pub fn looks_past_dates(f: &Filters) -> bool {
         tags: _,
         cwd,
         branch,
+        project,
         archived,
         // Answered by the team database (`team::read`), never by local sessions.
         machine: _,
@@ -68,6 +75,7 @@ pub fn looks_past_dates(f: &Filters) -> bool {
         || filters_by_tag(f)
         || cwd.is_some()
         || branch.is_some()
+        || project.is_some()
         || *archived != Archived::Include
 }
 

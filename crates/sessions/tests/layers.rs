@@ -27,7 +27,7 @@ const LAYERS: &[&[&str]] = &[
     // Which sessions a call keeps and in what order: below every engine that filters or sorts.
     &["selection"],
     &[
-        "list", "search", "cost", "export", "diff", "tsv", "window", "doctor", "touched",
+        "list", "search", "cost", "export", "diff", "tsv", "window", "doctor", "touched", "recap",
     ],
     // The team database: pushes what the engines make (priced, redacted sessions) and reads it back.
     &["team"],

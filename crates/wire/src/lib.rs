@@ -21,6 +21,7 @@ use agent_mux_sessions::options::{
     parse_date, weekday, BlocksOptions, Bound, CostOptions, Direction, ExportFormat, Grouping,
     ListOptions, Period, ReportOptions, SearchQuery, TokenLimit, MAX_LIMIT,
 };
+use agent_mux_sessions::read::project::Wanted;
 use agent_mux_sessions::tsv::Cell;
 use agent_mux_sessions::window::WindowOptions;
 
@@ -37,6 +38,16 @@ fn opt_string(m: &Map<String, Value>, key: &str) -> Result<Option<String>> {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
         Some(_) => Err(Error::validation(format!("{key} must be a string"))),
+    }
+}
+
+/// `project`: an absolute directory (taken to its repository's project) or a project's name.
+fn opt_project(m: &Map<String, Value>) -> Result<Option<Wanted>> {
+    match opt_string(m, "project")? {
+        None => Ok(None),
+        Some(s) => Wanted::parse(&s).map(Some).ok_or_else(|| {
+            Error::validation("project must be an absolute path or a project directory's name")
+        }),
     }
 }
 
@@ -196,6 +207,10 @@ pub fn cost_options(v: &Value) -> Result<CostOptions> {
     typed(v, "options")
 }
 
+pub fn recap_options(v: &Value) -> Result<agent_mux_sessions::recap::RecapOptions> {
+    typed(v, "options")
+}
+
 fn opt_weekday(m: &Map<String, Value>) -> Result<Option<chrono::Weekday>> {
     let bad =
         || Error::validation("startOfWeek must be a day of the week ('sunday' to 'saturday')");
@@ -258,7 +273,7 @@ pub fn report_options(report: &Value, v: &Value) -> Result<ReportOptions> {
     o.since = opt_bound(m, "since")?;
     o.until = opt_bound(m, "until")?;
     o.timezone = opt_string(m, "timezone")?;
-    o.project = opt_string(m, "project")?;
+    o.project = opt_project(m)?;
     o.model = opt_string(m, "model")?;
     o.order = order(m)?;
     o.last = opt_uint(m, "last", "last", 1)?.map(|n| u32::try_from(n).unwrap_or(u32::MAX));
@@ -281,7 +296,7 @@ pub fn blocks_options(v: &Value) -> Result<BlocksOptions> {
     o.since = opt_bound(m, "since")?;
     o.until = opt_bound(m, "until")?;
     o.timezone = opt_string(m, "timezone")?;
-    o.project = opt_string(m, "project")?;
+    o.project = opt_project(m)?;
     o.order = order(m)?;
     match m.get("sessionLength") {
         None | Some(Value::Null) => {}

@@ -170,11 +170,8 @@ impl BlocksBuilder {
 
     /// Add a session (as `dedupe::Replays` keeps it).
     pub fn add(&mut self, s: SessionSummary) {
-        if let Some(p) = &self.opts.project {
-            let trim = |x: &str| x.trim_end_matches(['/', '\\']).to_string();
-            if s.cwd.as_deref().map(trim) != Some(trim(p)) {
-                return;
-            }
+        if (self.opts.project.as_ref()).is_some_and(|p| !p.matches(s.project.as_deref())) {
+            return;
         }
         let session = self.sessions;
         self.sessions += 1;

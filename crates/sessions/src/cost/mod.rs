@@ -461,7 +461,14 @@ pub fn total_cost(
                 (Some(GroupBy::Tag), _) if s.tags.is_empty() => vec![whole(&String::new())],
                 (Some(GroupBy::Tag), _) => s.tags.iter().map(whole).collect(),
                 (Some(GroupBy::Session), _) => vec![whole(&s.unified_id)],
-                (Some(GroupBy::Project), _) => vec![whole(&s.cwd.clone().unwrap_or_default())],
+                (Some(GroupBy::Project), _) => {
+                    vec![whole(
+                        &s.project
+                            .clone()
+                            .or_else(|| s.cwd.clone())
+                            .unwrap_or_default(),
+                    )]
+                }
                 _ => Vec::new(),
             }
         };

@@ -20,6 +20,7 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{to_iso, SessionSummary, Timestamp, Tokens};
 use crate::options::{Bound, Direction, Grouping, Period, ReportOptions};
+use crate::read::project::Wanted;
 
 /// One model's share of a row (ccusage's `modelBreakdowns`, with the agent that used it).
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
@@ -357,9 +358,8 @@ fn activity(s: &SessionSummary) -> (Timestamp, Timestamp) {
     }
 }
 
-fn project_matches(s: &SessionSummary, project: Option<&str>) -> bool {
-    let trim = |p: &str| p.trim_end_matches(['/', '\\']).to_string();
-    project.is_none_or(|p| s.cwd.as_deref().map(trim) == Some(trim(p)))
+fn project_matches(s: &SessionSummary, project: Option<&Wanted>) -> bool {
+    project.is_none_or(|p| p.matches(s.project.as_deref()))
 }
 
 /// A report being made: sessions are added one at a time (each priced, added up and let go), so
@@ -404,7 +404,7 @@ impl ReportBuilder {
         let opts = &self.opts;
         self.matched_runs.extend(self.pricer.runs_of(&s));
         if opts.agent.as_deref().is_some_and(|a| a != s.agent)
-            || !project_matches(&s, opts.project.as_deref())
+            || !project_matches(&s, opts.project.as_ref())
         {
             return;
         }

@@ -206,6 +206,9 @@ fn put_summary(w: &mut Writer, s: &SessionSummary, requests: bool) {
     w.opt(s.cwd.as_deref(), Writer::str);
     w.opt(s.forked_from.as_deref(), Writer::str);
     w.opt(s.git_branch.as_deref(), Writer::str);
+    w.opt(s.project.as_deref(), Writer::str);
+    w.opt(s.parent_id.as_deref(), Writer::str);
+    w.opt(s.children, Writer::u64);
     w.opt(s.relevance_score, Writer::f64);
     w.opt(s.snippet.as_deref(), Writer::str);
     w.opt(s.match_count, Writer::u64);
@@ -298,6 +301,9 @@ fn get_summary(r: &mut Reader, requests: bool) -> R<SessionSummary> {
         cwd: r.opt(Reader::str)?,
         forked_from: r.opt(Reader::str)?,
         git_branch: r.opt(Reader::str)?,
+        project: r.opt(Reader::str)?,
+        parent_id: r.opt(Reader::str)?,
+        children: r.opt(Reader::u64)?,
         relevance_score: r.opt(Reader::f64)?,
         snippet: r.opt(Reader::str)?,
         match_count: r.opt(Reader::u64)?,

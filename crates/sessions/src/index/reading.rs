@@ -9,6 +9,7 @@ use super::postings::document::Texts;
 use crate::agents::{Agent, FileTools, Fingerprint, ManySessions, Source};
 use crate::context::Context;
 use crate::model::{Session, SessionSummary};
+use crate::read::project::Projects;
 
 /// Which part of a source a call needs up to date.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -165,7 +166,9 @@ fn unique_ids(prints: &[(String, Fingerprint)]) -> bool {
 
 fn read_whole(ctx: &Context, a: &dyn Agent, src: &Source, part: Part) -> Content {
     match part {
-        Part::Summaries => Content::Summaries(a.summaries(ctx, src).map_err(|e| e.message)),
+        Part::Summaries => {
+            Content::Summaries((a.summaries(ctx, src).map(with_projects)).map_err(|e| e.message))
+        }
         Part::Documents => Content::Documents {
             docs: (a.load_source(ctx, src).ok()).map(|sessions| docs(&sessions, a.file_tools())),
             kept: Vec::new(),
@@ -194,7 +197,7 @@ fn read_changed(
         Part::Summaries => Content::Summaries(
             m.summaries_of(ctx, src, changed)
                 .map(|fresh| {
-                    let mut fresh: HashMap<String, SessionSummary> = fresh
+                    let mut fresh: HashMap<String, SessionSummary> = with_projects(fresh)
                         .into_iter()
                         .map(|s| (s.session_id.clone(), s))
                         .collect();
@@ -225,14 +228,26 @@ fn read_changed(
     }
 }
 
+/// Summaries with the project their directory is in now, stored so that a session whose
+/// directory is gone keeps it.
+fn with_projects(mut v: Vec<SessionSummary>) -> Vec<SessionSummary> {
+    Projects::default().fill(v.iter_mut());
+    v
+}
+
 /// Sessions ready for the writer; `tools`: their agent's tools that touch files.
 fn docs(sessions: &[Session], tools: FileTools) -> Vec<Doc> {
+    let mut projects = Projects::default();
     sessions
         .iter()
         .map(|s| {
             let texts = Texts::of(s);
+            let mut summary = std::borrow::Cow::Borrowed(&s.summary);
+            if summary.project.is_none() && summary.cwd.is_some() {
+                projects.fill([summary.to_mut()]);
+            }
             Doc {
-                summary: codec::summary(&s.summary),
+                summary: codec::summary(&summary),
                 lengths: codec::lengths(&texts.lengths),
                 texts,
                 touches: super::touches::SessionTouches::of(tools, s),

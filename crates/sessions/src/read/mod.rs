@@ -6,6 +6,7 @@ pub mod json_str;
 pub mod jsonl;
 pub mod lenient;
 pub mod page_cache;
+pub mod project;
 mod ro_vfs;
 pub mod scratch;
 pub mod sqlite;

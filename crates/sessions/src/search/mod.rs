@@ -21,6 +21,7 @@ use crate::agents::Agent;
 use crate::context::Context;
 use crate::model::{SessionSummary, Timestamp};
 use crate::options::{SearchQuery, SearchSort};
+use crate::read::project::Projects;
 use crate::selection;
 use crate::storage::{Documents, Fault, Storage};
 
@@ -162,6 +163,9 @@ fn run_on(
             pending,
         });
     }
+    // The scan path's summaries come without the project the index stores.
+    let mut projects = Projects::default();
+    projects.fill(found.iter_mut().map(|f| &mut *f.summary));
     found.retain(|f| selection::matches(&f.summary, &q.filters));
     if let Some(only) = &q.only {
         found.retain(|f| {
@@ -180,6 +184,7 @@ fn run_on(
         .collect();
     complete_hits(&mut found, &left, query, hit_source, pending)?;
     let mut out = with_native_snippets(query, found);
+    projects.fill(out.iter_mut());
     if !price_early {
         price(&mut out);
     }

@@ -15,6 +15,7 @@ use crate::context::{Context, IndexUpdates};
 use crate::error::{Error, Result};
 use crate::index;
 use crate::model::SessionSummary;
+use crate::read::project::Projects;
 
 pub mod cache;
 pub mod kept;
@@ -90,6 +91,7 @@ impl Storage {
             v.extend(without_requests(archived));
             v = dedupe_by_id(v);
         }
+        Projects::default().fill(v.iter_mut());
         (v, skipped)
     }
 
@@ -109,6 +111,11 @@ impl Storage {
         passes: usize,
         f: &mut dyn FnMut(usize, SessionSummary),
     ) {
+        let mut projects = Projects::default();
+        let f = &mut |pass: usize, mut s: SessionSummary| {
+            projects.fill([&mut s]);
+            f(pass, s)
+        };
         let archived = kept::archived(&self.kept, &self.cache, ctx, agent, &|_| false, false);
         if archived.is_empty() {
             self.each_live_summary(ctx, agent, passes, f);
@@ -170,7 +177,11 @@ impl Storage {
                 v.retain(|s| ids.contains(s.session_id.as_str()));
                 v
             }
-            None => without_requests(self.cache.summaries_with_ids(ctx, agent, ids)),
+            None => {
+                let mut v = without_requests(self.cache.summaries_with_ids(ctx, agent, ids));
+                Projects::default().fill(v.iter_mut());
+                v
+            }
         }
     }
 

@@ -295,6 +295,9 @@ struct State<'a> {
     cwd: Option<String>,
     /// The last branch a line recorded: a session that made or switched to a branch is found by it.
     git_branch: Option<String>,
+    /// A sidechain listed on its own (an older layout's `agent-<id>.jsonl`): the session that
+    /// started it, named by its lines' `sessionId`.
+    parent: Option<String>,
     custom_title: Option<String>,
     ai_title: Option<String>,
     summary_title: Option<String>,
@@ -389,11 +392,14 @@ fn read_with(path: &Path, subagents: &[std::path::PathBuf], mut st: State) -> Re
         }
     }
     let mut transcript = main.transcript;
+    let subs_read = subs.len();
     for sub in subs {
         let at = insertion_point(&transcript, &sub.transcript);
         transcript.splice(at, sub.transcript);
     }
-    let summary = st.summary(path, &stem, &transcript);
+    let mut summary = st.summary(path, &stem, &transcript);
+    // Its subagents' transcripts are read into it: they are its children.
+    summary.children = (subs_read > 0).then_some(subs_read as u64);
     Ok(Parsed {
         summary,
         transcript,
@@ -524,6 +530,10 @@ impl State<'_> {
         }
         if f.number == 0 {
             self.metadata(f, line);
+            if self.parent.is_none() && f.stem.starts_with("agent-") {
+                let sid = line.session_id.as_str().filter(|sid| is_uuid(sid));
+                self.parent = sid.map(str::to_string);
+            }
         }
         match line.kind.as_str() {
             Some("assistant") => self.assistant(f, line, ts),
@@ -896,6 +906,7 @@ impl State<'_> {
         s.cwd = self.cwd.clone();
         s.git_branch = self.git_branch.clone();
         s.forked_from = self.forked_from.clone();
+        s.parent_id = (self.parent.as_deref()).map(|p| crate::ids::unified_id(super::NAME, p));
         let responses = self.responses.iter().map(|r| {
             let flags = (r.sidechain, r.replayed);
             (&r.model, r.at, &r.tokens, r.cost, r.key, flags)

@@ -200,6 +200,8 @@ struct State {
     cwd: Option<String>,
     git_branch: Option<String>,
     forked_from: Option<String>,
+    /// The thread that spawned this one as a sub-agent.
+    spawned_by: Option<String>,
     /// A forked or spawned thread (its totals start from the parent's).
     child: bool,
     model: Option<String>,
@@ -466,6 +468,9 @@ impl State {
             .as_ref()
             .and_then(|s| s.pointer("/subagent/thread_spawn/parent_thread_id"))
             .and_then(Value::as_str);
+        if let Some(parent) = spawned_parent.filter(|p| !p.is_empty()) {
+            self.spawned_by = Some(parent.to_string());
+        }
         let is_subagent = p
             .source
             .as_ref()
@@ -707,6 +712,7 @@ impl State {
         s.cwd = self.cwd.clone();
         s.git_branch = self.git_branch.clone();
         s.forked_from = self.forked_from.clone();
+        s.parent_id = (self.spawned_by.as_deref()).map(|p| crate::ids::unified_id("codex", p));
         s.usage = self.usage.clone();
         s
     }
