@@ -260,7 +260,7 @@ fn a_store_moved_is_watched_again_at_its_place() {
 #[test]
 fn events_overflowing_list_the_store_again() {
     let (tmp, home) = home(2);
-    let env = env(&home, &[("AGENT_MUX_WATCH_STALL_MS", "1500")]);
+    let env = env(&home, &[("AGENT_MUX_WATCH_STALL_MS", "4000")]);
     let c = client(&tmp.path().join("cache"), true);
     same_as_fresh(&c, &env);
     let queued: usize = std::fs::read_to_string("/proc/sys/fs/inotify/max_queued_events")

@@ -369,7 +369,8 @@ impl Live {
             // written in them from then on raises events, what was written before is listed.
             for d in changed.dirs.iter().filter(|d| d.is_dir()) {
                 let n = count_dirs(d, u64::MAX);
-                let fault = match self.directories() + n > self.limit {
+                // `directories()` leaves out this store, locked here.
+                let fault = match self.directories() + *directories + n > self.limit {
                     true => Some(self.limit_reached(d)),
                     false => self.add(d).err().map(|f| f.to_string()),
                 };
@@ -418,13 +419,15 @@ impl Live {
     /// Watch every place of `agent`, or say why not.
     fn watch(&self, agent: &'static str, places: &[PathBuf]) -> State {
         let mut directories = 0;
-        for p in places {
-            match std::fs::metadata(p) {
-                Ok(m) if m.is_dir() => {}
-                Ok(_) => {
-                    return unwatched(format!("{} is not a directory", p.display()), false);
-                }
-                Err(_) => return unwatched(format!("{} does not exist", p.display()), true),
+        // A place that does not exist is not watched: its device and inode, checked at each
+        // call, tell when it appears. None there: nothing to watch yet.
+        if !places.iter().any(|p| p.exists()) {
+            let all: Vec<String> = places.iter().map(|p| p.display().to_string()).collect();
+            return unwatched(format!("{} does not exist", all.join(", ")), true);
+        }
+        for p in places.iter().filter(|p| p.exists()) {
+            if !p.is_dir() {
+                return unwatched(format!("{} is not a directory", p.display()), false);
             }
             if let Some(fs) = network_fs(p) {
                 let why = format!("{} is on a network file system ({fs})", p.display());
