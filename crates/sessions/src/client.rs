@@ -12,7 +12,7 @@ use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::ids::is_safe_native_id;
 use crate::list;
-use crate::model::{Session, SessionSummary};
+use crate::model::{FileAction, Session, SessionSummary};
 use crate::options::{
     BlocksOptions, CostOptions, ExportFormat, ListOptions, ListSort, ReportOptions, SearchQuery,
 };
@@ -139,20 +139,46 @@ impl Client {
         if self.redacts(None) {
             v.iter_mut().for_each(crate::redact::summary);
         }
+        let touches = self.touches_by_session(&ctx, v.iter().chain(children.values().flatten()))?;
+        let edited = |s: &SessionSummary| -> Vec<recap::Edit> {
+            let t = touches.get(&s.unified_id).into_iter().flatten();
+            t.filter(|t| matches!(t.action, FileAction::Edit | FileAction::Write))
+                .map(|t| recap::Edit {
+                    path: t.path.clone(),
+                    at: t.at,
+                    added: t.added.unwrap_or(0),
+                    removed: t.removed.unwrap_or(0),
+                })
+                .collect()
+        };
         // A parent's edits include those of the sub-agents folded into it.
         let edits = |s: &SessionSummary| {
             let kids = children.get(&s.unified_id).into_iter().flatten();
-            std::iter::once(s)
-                .chain(kids)
-                .flat_map(|s| self.edits(&ctx, s))
-                .collect()
+            std::iter::once(s).chain(kids).flat_map(edited).collect()
         };
         Ok(recap::build(v, since, opts.until, &edits))
     }
 
-    /// The files a session edited or wrote, with the lines changed.
-    fn edits(&self, _ctx: &Context, _s: &SessionSummary) -> Vec<recap::Edit> {
-        Vec::new()
+    /// The touches of `sessions`, by unified id, asked of each agent once.
+    fn touches_by_session<'a>(
+        &self,
+        ctx: &Context,
+        sessions: impl Iterator<Item = &'a SessionSummary>,
+    ) -> Result<std::collections::HashMap<String, Vec<crate::model::Touch>>> {
+        let mut by_agent: std::collections::BTreeMap<&str, std::collections::HashSet<&str>> =
+            Default::default();
+        for s in sessions {
+            by_agent.entry(&s.agent).or_default().insert(&s.session_id);
+        }
+        let mut out = std::collections::HashMap::new();
+        for (name, ids) in by_agent {
+            let a = agent(name)?;
+            for t in self.storage.touches(ctx, a, &ids) {
+                let id = crate::ids::unified_id(name, &t.summary.session_id);
+                out.insert(id, t.touches.touches);
+            }
+        }
+        Ok(out)
     }
 
     pub fn get(&self, env: Env, agent_name: &str, session_id: &str) -> Result<Session> {
@@ -239,10 +265,27 @@ impl Client {
         };
         let price = |v: &mut [SessionSummary]| cost::apply_to_summaries(&ctx, v);
         let redact = self.redacts(q.redact);
-        let q = SearchQuery {
+        let (files, words) = crate::query::parse::file_terms(&q.text);
+        let mut q = SearchQuery {
             redact: Some(redact),
             ..q.clone()
         };
+        if !files.is_empty() {
+            // `file:`: only the sessions that touched a matching file of each term.
+            let touching =
+                crate::touched::sessions_touching(&ctx, &self.storage, &targets, &files)?;
+            if crate::query::Query::parse(&words).is_none() {
+                let mut v = crate::touched::as_results(touching, &q);
+                price(&mut v);
+                if redact {
+                    v.iter_mut().for_each(crate::redact::summary);
+                }
+                return Ok(v);
+            }
+            q.text = words;
+            let ids = touching.iter().map(|s| s.unified_id.clone()).collect();
+            q.only = Some(Arc::new(ids));
+        }
         let mut hits = without_requests(crate::search::run(
             &ctx,
             &self.storage,
@@ -461,5 +504,83 @@ impl Client {
     /// and forget what its searches left (no process is to write it).
     pub fn index_idle(&self, env: Env, close: bool) {
         self.storage.index_idle(&self.context(env), close)
+    }
+
+    /// The sessions that touched the file `path` (a path or a glob; a relative one is taken
+    /// from the caller's directory), newest first (`touched`).
+    pub fn touched(
+        &self,
+        env: Env,
+        path: &str,
+        opts: &crate::options::TouchedOptions,
+    ) -> Result<Vec<crate::touched::TouchedSession>> {
+        let ctx = self.context(env);
+        let targets: Vec<&'static dyn Agent> = match &opts.agent {
+            Some(name) => vec![agent(name)?],
+            None => agents::all().to_vec(),
+        };
+        let mut v = crate::touched::run(&ctx, &self.storage, &targets, path, opts)?;
+        if self.redacts(opts.redact) {
+            for s in &mut v {
+                crate::redact::in_place(&mut s.title);
+                for t in &mut s.touches {
+                    if let Some(r) = t.request.as_mut() {
+                        crate::redact::in_place(r);
+                    }
+                }
+            }
+        }
+        Ok(v)
+    }
+
+    /// The files one session touched, each touch with the request that led to it
+    /// (`sessions.touches`): none for a session that touched none, SESSION_NOT_FOUND for one that
+    /// is not there.
+    pub fn touches(
+        &self,
+        env: Env,
+        agent_name: &str,
+        session_id: &str,
+        redact: Option<bool>,
+    ) -> Result<Vec<crate::touched::TouchedFile>> {
+        let a = agent(agent_name)?;
+        if !is_safe_native_id(session_id) {
+            return Err(Error::session_not_found(agent_name, session_id));
+        }
+        let ctx = self.context(env);
+        let ids = std::collections::HashSet::from([session_id]);
+        let found = self.storage.touches(&ctx, a, &ids);
+        let Some(t) = found.into_iter().max_by_key(|t| t.summary.updated_at) else {
+            // Not indexed nor read: whether the session exists at all.
+            self.storage.load(&ctx, a, session_id, Mode::Summary)?;
+            return Ok(Vec::new());
+        };
+        let mut files = crate::touched::with_requests(&t.touches);
+        if self.redacts(redact) {
+            for f in &mut files {
+                if let Some(r) = f.request.as_mut() {
+                    crate::redact::in_place(r);
+                }
+            }
+        }
+        Ok(files)
+    }
+
+    /// Every touch of the sessions of `agent_name` named in `ids` (native ids), by session id:
+    /// the files a recap lists.
+    pub fn touches_of(
+        &self,
+        env: Env,
+        agent_name: &str,
+        ids: &std::collections::HashSet<&str>,
+    ) -> Result<std::collections::HashMap<String, Vec<crate::model::Touch>>> {
+        let a = agent(agent_name)?;
+        let ctx = self.context(env);
+        Ok(self
+            .storage
+            .touches(&ctx, a, ids)
+            .into_iter()
+            .map(|t| (t.summary.session_id, t.touches.touches))
+            .collect())
     }
 }

@@ -48,6 +48,9 @@ pub struct Env {
     /// else the clock. Snapshots built from explicit pairs have none unless pinned (`at`), so
     /// tests never depend on the wall clock.
     now: Option<Timestamp>,
+    /// The caller's working directory, which a relative file path is taken from (`touched`,
+    /// `file:`); `None` in snapshots built from pairs unless set (`in_dir`).
+    cwd: Option<String>,
 }
 
 impl Env {
@@ -57,7 +60,14 @@ impl Env {
             .iter()
             .filter_map(|k| std::env::var(k).ok().map(|v| (k.to_string(), v)))
             .collect();
-        let env = Env { vars, now: None };
+        let cwd = std::env::current_dir()
+            .ok()
+            .map(|d| d.to_string_lossy().into_owned());
+        let env = Env {
+            vars,
+            now: None,
+            cwd,
+        };
         let now = env.var("AGENT_MUX_NOW").and_then(parse_time_str);
         env.at(now.unwrap_or_else(chrono::Utc::now))
     }
@@ -70,7 +80,19 @@ impl Env {
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
             now: None,
+            cwd: None,
         }
+    }
+
+    /// The same snapshot taken in the working directory `dir`.
+    pub fn in_dir(mut self, dir: &str) -> Self {
+        self.cwd = Some(dir.to_string());
+        self
+    }
+
+    /// The caller's working directory, when known.
+    pub fn cwd(&self) -> Option<&str> {
+        self.cwd.as_deref()
     }
 
     /// The same snapshot with its time pinned to `now`.

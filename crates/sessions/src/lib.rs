@@ -24,6 +24,7 @@ pub mod redact;
 pub mod search;
 pub mod selection;
 pub mod storage;
+pub mod touched;
 pub mod tsv;
 pub mod window;
 

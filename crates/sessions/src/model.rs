@@ -1006,3 +1006,68 @@ mod tests {
         assert!(main[1].long_prompt.iter().all(Tokens::is_zero));
     }
 }
+
+/// Beyond the spec: what a tool call did to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileAction {
+    Edit,
+    Write,
+    Read,
+    Delete,
+    /// A shell command run in this directory, or naming this file.
+    Command,
+}
+
+impl FileAction {
+    pub const ALL: [FileAction; 5] = [
+        FileAction::Edit,
+        FileAction::Write,
+        FileAction::Read,
+        FileAction::Delete,
+        FileAction::Command,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileAction::Edit => "edit",
+            FileAction::Write => "write",
+            FileAction::Read => "read",
+            FileAction::Delete => "delete",
+            FileAction::Command => "command",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<FileAction> {
+        FileAction::ALL.into_iter().find(|a| a.as_str() == s)
+    }
+
+    /// The number the index stores.
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    pub fn from_code(c: i64) -> Option<FileAction> {
+        FileAction::ALL.get(usize::try_from(c).ok()?).copied()
+    }
+}
+
+/// Beyond the spec: one file a session's tool call touched. `path` is absolute (against the
+/// session's cwd) and normalised; `added`/`removed`: the lines an edit changed, where the agent
+/// records what it changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Touch {
+    pub path: String,
+    pub action: FileAction,
+    #[serde(default, with = "iso_opt")]
+    pub at: Option<Timestamp>,
+    pub message_index: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub added: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub removed: Option<u64>,
+    /// The index of the user's message that led to the call (the last one before it), if any.
+    #[serde(skip)]
+    pub request_index: Option<u64>,
+}

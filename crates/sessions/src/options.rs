@@ -101,7 +101,7 @@ pub struct ListOptions {
     #[serde(rename = "sortDirection")]
     pub direction: Direction,
     /// Every session on its own: sub-agent sessions are not folded into their parent.
-    #[serde(deserialize_with = "from_js::flag")]
+    #[serde(deserialize_with = "from_js::bool")]
     pub subagents: bool,
     /// Redact secrets in the summaries (`crate::redact`); `None`: as the client does.
     #[serde(deserialize_with = "from_js::opt_bool")]
@@ -139,6 +139,10 @@ pub struct SearchQuery {
     /// client does. The query still finds what the secrets' own text holds.
     #[serde(default, deserialize_with = "from_js::opt_bool")]
     pub redact: Option<bool>,
+    /// Only these sessions (unified ids) may be found: those that touched the files the query
+    /// names (`file:`). Set by the client, never read from the caller.
+    #[serde(skip)]
+    pub only: Option<std::sync::Arc<std::collections::HashSet<String>>>,
 }
 
 fn search_limit() -> usize {
@@ -153,6 +157,39 @@ impl SearchQuery {
             filters: Filters::default(),
             limit: search_limit(),
             sort: SearchSort::Relevance,
+            redact: None,
+            only: None,
+        }
+    }
+}
+
+/// Beyond the spec: `sessions.touched(path, options)`: which sessions touched a file.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TouchedOptions {
+    /// Only touches of this kind.
+    pub action: Option<crate::model::FileAction>,
+    pub agent: Option<String>,
+    /// Only touches made at or after this moment.
+    #[serde(deserialize_with = "from_js::moment")]
+    pub since: Option<Timestamp>,
+    /// The same path relative to its repository, in any other checkout of a repository.
+    #[serde(deserialize_with = "from_js::bool")]
+    pub any_checkout: bool,
+    #[serde(deserialize_with = "from_js::limit")]
+    pub limit: usize,
+    #[serde(deserialize_with = "from_js::opt_bool")]
+    pub redact: Option<bool>,
+}
+
+impl Default for TouchedOptions {
+    fn default() -> Self {
+        TouchedOptions {
+            action: None,
+            agent: None,
+            since: None,
+            any_checkout: false,
+            limit: 100,
             redact: None,
         }
     }
@@ -348,8 +385,7 @@ pub mod from_js {
         Option::<bool>::deserialize(d).map_err(|_| D::Error::custom("must be a boolean"))
     }
 
-    /// A boolean; null or missing for false.
-    pub fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    pub fn bool<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
         opt_bool(d).map(|b| b.unwrap_or(false))
     }
 

@@ -27,7 +27,7 @@ const LAYERS: &[&[&str]] = &[
     // Which sessions a call keeps and in what order: below every engine that filters or sorts.
     &["selection"],
     &[
-        "list", "search", "cost", "export", "diff", "tsv", "window", "doctor", "recap",
+        "list", "search", "cost", "export", "diff", "tsv", "window", "doctor", "touched", "recap",
     ],
     &["client"],
 ];

@@ -6,6 +6,7 @@
 //! Adapters know formats and paths; they never sort, filter, rank, price or serialise.
 use std::path::{Path, PathBuf};
 
+pub use crate::agents::touches::{FileTools, ToolKind};
 use crate::context::{Context, SkipKind};
 use crate::error::Result;
 use crate::model::{Session, SessionSummary};
@@ -161,6 +162,12 @@ pub trait Agent: Send + Sync {
     /// The agent's own setting that deletes its history, where it has one.
     fn retention(&self, _ctx: &Context) -> Option<Retention> {
         None
+    }
+
+    /// The agent's tools that touch files, by name, with what each does (`agents::touches`
+    /// reads their inputs). Empty (the default): its sessions touch no file that can be told.
+    fn file_tools(&self) -> FileTools {
+        &[]
     }
 
     /// The version of the format (or of the agent that wrote it) `source` declares, read from as

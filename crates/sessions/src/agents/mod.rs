@@ -11,6 +11,7 @@ pub mod openclaw;
 pub mod opencode;
 pub mod pi;
 pub mod pi_family;
+pub mod touches;
 pub(crate) mod transcript;
 
 pub use crate::ids::is_built_in;
@@ -18,6 +19,7 @@ pub use adapter::{
     existing_dirs, Agent, Fingerprint, FormatVersion, ManySessions, Mode, NativeSearch, Place,
     Retention, SearchSupport, Source,
 };
+pub use touches::{FileTools, ToolKind};
 
 static AGENTS: [&dyn Agent; 10] = [
     &claude::Claude,

@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::agents::adapter::FormatVersion;
+use crate::agents::adapter::{FileTools, FormatVersion, ToolKind};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{
@@ -535,3 +535,24 @@ mod tests {
         );
     }
 }
+
+/// The tools of Pi and omp that touch files (`Agent::file_tools`).
+pub const FILE_TOOLS: FileTools = &[
+    ("read", ToolKind::Read),
+    ("write", ToolKind::Write),
+    ("edit", ToolKind::Edit),
+    ("bash", ToolKind::Shell),
+];
+
+/// OpenClaw's: Pi's, its `exec` and `apply_patch`, and the names its schema fixtures carry.
+pub const OPENCLAW_FILE_TOOLS: FileTools = &[
+    ("read", ToolKind::Read),
+    ("write", ToolKind::Write),
+    ("edit", ToolKind::Edit),
+    ("edit_file", ToolKind::Edit),
+    ("apply_patch", ToolKind::Patch),
+    ("bash", ToolKind::Shell),
+    ("exec", ToolKind::Shell),
+    ("shell_exec", ToolKind::Shell),
+    ("run_terminal", ToolKind::Shell),
+];

@@ -33,6 +33,7 @@ pub mod postings;
 mod reading;
 pub mod store;
 pub mod sync;
+pub mod touches;
 
 pub use listed::Listed;
 pub use lookup::Snapshot;
@@ -482,4 +483,58 @@ pub fn rebuild(
     let parts = [(listed, Part::Summaries), (searched, Part::Documents)];
     let built = once_free(|| write_parts(ctx, &parts));
     built.ok_or_else(|| "the index could not be written".to_string())
+}
+
+/// What the index answers of the files touched: the sessions it holds that touched a matching
+/// file, and the sources it does not hold as they are now (another process is writing it),
+/// which the caller reads itself.
+pub struct TouchedIn {
+    pub found: Vec<touches::Touched>,
+    pub changed: Vec<(&'static dyn Agent, Source)>,
+}
+
+/// The sessions of `agents` that touched a file `matches` accepts (`exact`: the one path asked
+/// for), from the index brought up to date first; `None` when it is off or unusable.
+pub fn touched(
+    ctx: &Context,
+    agents: &[&'static dyn Agent],
+    exact: Option<&str>,
+    matches: &dyn Fn(&str) -> bool,
+) -> Option<TouchedIn> {
+    with_index(ctx, |dir, conn| {
+        let listed: Vec<Vec<Source>> = agents.par_iter().map(|a| a.sources(ctx)).collect();
+        let (mut fresh, mut changed) = (rustc_hash::FxHashSet::default(), Vec::new());
+        for (a, listed) in agents.iter().zip(listed) {
+            match sync::sync_sources(conn, dir, ctx, *a, listed.clone(), Part::Documents) {
+                Ok(v) => fresh.extend(v.into_iter().map(|s| s.id)),
+                Err(Fault::Busy(_)) => {
+                    let held = sync::unsynced(conn, *a, listed)?;
+                    fresh.extend(held.fresh.into_iter().map(|s| s.id));
+                    changed.extend(held.changed.into_iter().map(|s| (*a, s)));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        let names: Vec<&str> = agents.iter().map(|a| a.name()).collect();
+        conn.execute_batch("BEGIN")?;
+        let found = touches::lookup(conn, &names, &fresh, exact, matches);
+        conn.execute_batch("COMMIT")?;
+        Ok(TouchedIn {
+            found: found?,
+            changed,
+        })
+    })
+}
+
+/// Every touch of the sessions of `agent` named in `ids`, from the index brought up to date
+/// first; `None` when it is off, unusable or being written by another process.
+pub fn touches_of(
+    ctx: &Context,
+    agent: &dyn Agent,
+    ids: &std::collections::HashSet<&str>,
+) -> Option<Vec<touches::Touched>> {
+    with_index(ctx, |dir, conn| {
+        sync::sync(conn, dir, ctx, agent, Part::Documents)?;
+        touches::of_sessions(conn, agent.name(), ids)
+    })
 }

@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::codec;
 use super::postings::document::Texts;
-use crate::agents::{Agent, Fingerprint, ManySessions, Source};
+use crate::agents::{Agent, FileTools, Fingerprint, ManySessions, Source};
 use crate::context::Context;
 use crate::model::{Session, SessionSummary};
 use crate::read::project::Projects;
@@ -46,6 +46,7 @@ pub(super) struct Doc {
     pub(super) summary: Vec<u8>,
     pub(super) lengths: Vec<u8>,
     pub(super) texts: Texts,
+    pub(super) touches: super::touches::SessionTouches,
 }
 
 /// What reading one source gave, and the fingerprints of its sessions when its agent reads it
@@ -144,7 +145,7 @@ pub(super) fn read_source(
     };
     let content = match (&prints, earlier) {
         (Some(p), Some(e)) if p.iter().any(|(id, f)| e.unchanged(id, *f)) => {
-            read_changed(ctx, m, src, part, p, e)
+            read_changed(ctx, m, a.file_tools(), src, part, p, e)
         }
         _ => read_whole(ctx, a, src, part),
     };
@@ -169,7 +170,7 @@ fn read_whole(ctx: &Context, a: &dyn Agent, src: &Source, part: Part) -> Content
             Content::Summaries((a.summaries(ctx, src).map(with_projects)).map_err(|e| e.message))
         }
         Part::Documents => Content::Documents {
-            docs: a.load_source(ctx, src).ok().map(|sessions| docs(&sessions)),
+            docs: (a.load_source(ctx, src).ok()).map(|sessions| docs(&sessions, a.file_tools())),
             kept: Vec::new(),
         },
     }
@@ -180,6 +181,7 @@ fn read_whole(ctx: &Context, a: &dyn Agent, src: &Source, part: Part) -> Content
 fn read_changed(
     ctx: &Context,
     m: &dyn ManySessions,
+    tools: FileTools,
     src: &Source,
     part: Part,
     prints: &[(String, Fingerprint)],
@@ -211,7 +213,7 @@ fn read_changed(
         ),
         Part::Documents => match m.sessions_of(ctx, src, changed) {
             Ok(sessions) => Content::Documents {
-                docs: Some(docs(&sessions)),
+                docs: Some(docs(&sessions, tools)),
                 kept: prints
                     .iter()
                     .filter(|(id, f)| earlier.unchanged(id, *f))
@@ -233,8 +235,8 @@ fn with_projects(mut v: Vec<SessionSummary>) -> Vec<SessionSummary> {
     v
 }
 
-/// Sessions ready for the writer.
-fn docs(sessions: &[Session]) -> Vec<Doc> {
+/// Sessions ready for the writer; `tools`: their agent's tools that touch files.
+fn docs(sessions: &[Session], tools: FileTools) -> Vec<Doc> {
     let mut projects = Projects::default();
     sessions
         .iter()
@@ -248,6 +250,7 @@ fn docs(sessions: &[Session]) -> Vec<Doc> {
                 summary: codec::summary(&summary),
                 lengths: codec::lengths(&texts.lengths),
                 texts,
+                touches: super::touches::SessionTouches::of(tools, s),
             }
         })
         .collect()

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 /// Bumped whenever what is stored changes meaning; an index of another format is rebuilt. The
 /// file name carries it too, so two versions of agent-mux on one machine keep their own files.
-pub const FORMAT: i64 = 9;
+pub const FORMAT: i64 = 10;
 
 /// How long a call waits for another process's write before reading the stores instead.
 pub const BUSY: Duration = Duration::from_millis(1500);
@@ -116,7 +116,8 @@ pub fn open(dir: &Path) -> Result<Connection, Fault> {
     // A new file, or one made before an index was added to the schema.
     if version == 0 || !has_index(&conn, "source_fresh")? {
         conn.execute_batch(&format!(
-            "BEGIN IMMEDIATE; {SCHEMA} PRAGMA user_version = {FORMAT}; COMMIT;"
+            "BEGIN IMMEDIATE; {SCHEMA} {} PRAGMA user_version = {FORMAT}; COMMIT;",
+            super::touches::SCHEMA
         ))?;
     }
     if version == 0 {

@@ -447,6 +447,7 @@ fn drop_document(
 ) -> Result<(), Fault> {
     let postings = postings.ok_or_else(|| Fault::Unusable("no postings writer".into()))?;
     tx.execute("DELETE FROM doc WHERE id = ?1", [doc])?;
+    super::touches::delete(tx, doc)?;
     postings.delete(doc);
     Ok(())
 }
@@ -500,6 +501,7 @@ fn write(
                 for d in docs {
                     insert.execute(params![id, agent, d.summary, d.lengths])?;
                     let doc = tx.last_insert_rowid();
+                    super::touches::insert(tx, doc, &d.touches)?;
                     postings.add(d.texts.document(&postings.fields, doc))?;
                 }
             }

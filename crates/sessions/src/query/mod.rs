@@ -8,6 +8,7 @@ use std::path::PathBuf;
 pub mod byte_filter;
 pub mod caseless;
 pub mod fields;
+pub mod files;
 pub mod parse;
 pub mod prefilter;
 pub mod snippet;

@@ -393,6 +393,45 @@ pub fn adjacency_leaf(q: &Query) -> Option<Leaf> {
     })
 }
 
+/// The `file:<path or glob>` terms of a query (`file:"a path with spaces"` quoted), and the
+/// rest of its text. The files name the sessions a search keeps (those that touched a matching
+/// file); the rest is searched as words. A `file:` inside a quoted phrase is part of the phrase.
+pub fn file_terms(raw: &str) -> (Vec<String>, String) {
+    let mut files = Vec::new();
+    let mut rest = String::new();
+    let mut s = raw;
+    loop {
+        let skipped = s.len() - s.trim_start().len();
+        rest.push_str(&s[..skipped]);
+        s = &s[skipped..];
+        if s.is_empty() {
+            break;
+        }
+        if let Some(after) = s.strip_prefix("file:") {
+            let (term, next) = match after.strip_prefix('"') {
+                Some(q) => match q.find('"') {
+                    Some(close) => (&q[..close], &q[close + 1..]),
+                    None => (q, ""),
+                },
+                None => after.split_at(after.find(char::is_whitespace).unwrap_or(after.len())),
+            };
+            if !term.is_empty() {
+                files.push(term.to_string());
+            }
+            s = next;
+            continue;
+        }
+        // A word, or a quoted phrase kept whole.
+        let end = match s.strip_prefix('"') {
+            Some(q) => q.find('"').map_or(s.len(), |c| c + 2),
+            None => s.find(char::is_whitespace).unwrap_or(s.len()),
+        };
+        rest.push_str(&s[..end]);
+        s = &s[end..];
+    }
+    (files, rest.trim().to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -508,5 +547,15 @@ mod tests {
             q.leaves,
             [words(&["path", "to"], false), words(&["file", "rs"], false)]
         );
+    }
+
+    #[test]
+    fn file_terms_are_taken_out_of_the_words() {
+        let (files, rest) =
+            file_terms(r#"file:src/*.rs tokenizer file:"my dir/a b.txt" "a file:x phrase""#);
+        assert_eq!(files, ["src/*.rs", "my dir/a b.txt"]);
+        assert_eq!(rest, r#"tokenizer  "a file:x phrase""#);
+        assert_eq!(file_terms("file:a"), (vec!["a".to_string()], String::new()));
+        assert_eq!(file_terms("no files here").0, Vec::<String>::new());
     }
 }

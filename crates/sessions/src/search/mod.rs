@@ -167,6 +167,14 @@ fn run_on(
     let mut projects = Projects::default();
     projects.fill(found.iter_mut().map(|f| &mut *f.summary));
     found.retain(|f| selection::matches(&f.summary, &q.filters));
+    if let Some(only) = &q.only {
+        found.retain(|f| {
+            only.contains(&crate::ids::unified_id(
+                &f.summary.agent,
+                &f.summary.session_id,
+            ))
+        });
+    }
     let found = dedupe(found);
     let recency = recencies(&found, ctx.env.now());
     let mut found = finish(found, &recency, q);

@@ -20,6 +20,7 @@ use crate::read::project::Projects;
 pub mod cache;
 pub mod kept;
 pub mod last_update;
+pub mod touched;
 pub mod updates;
 
 pub use crate::index::lookup::{DocId, FoundDoc, ReadDoc, Searched, SourceId, TermLookup};

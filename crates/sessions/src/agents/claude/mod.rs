@@ -12,8 +12,8 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use crate::agents::adapter::{
-    existing_dirs, Agent, FormatVersion, Mode, Place, Retention, SearchSupport, Source,
-    SESSION_DIRS,
+    existing_dirs, Agent, FileTools, FormatVersion, Mode, Place, Retention, SearchSupport, Source,
+    ToolKind, SESSION_DIRS,
 };
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -73,6 +73,17 @@ impl Agent for Claude {
     fn format_version(&self, _ctx: &Context, source: &Source) -> Option<FormatVersion> {
         let v = first_string_field(&source.path, "version", 64 << 10)?;
         Some(FormatVersion::release("version", v))
+    }
+
+    fn file_tools(&self) -> FileTools {
+        &[
+            ("Read", ToolKind::Read),
+            ("Write", ToolKind::Write),
+            ("Edit", ToolKind::Edit),
+            ("MultiEdit", ToolKind::Edit),
+            ("NotebookEdit", ToolKind::Edit),
+            ("Bash", ToolKind::Shell),
+        ]
     }
 }
 

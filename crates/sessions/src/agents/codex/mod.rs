@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::agents::adapter::{
-    existing_dirs, Agent, FormatVersion, Mode, Place, Source, SESSION_DIRS,
+    existing_dirs, Agent, FileTools, FormatVersion, Mode, Place, Source, ToolKind, SESSION_DIRS,
 };
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -78,6 +78,18 @@ impl Agent for Codex {
         Ok(vec![
             parse::read(&source.path, &id, Mode::Messages)?.into_session()
         ])
+    }
+
+    fn file_tools(&self) -> FileTools {
+        &[
+            ("apply_patch", ToolKind::Patch),
+            ("shell", ToolKind::Shell),
+            ("shell_command", ToolKind::Shell),
+            ("exec_command", ToolKind::Shell),
+            ("local_shell", ToolKind::Shell),
+            ("container.exec", ToolKind::Shell),
+            ("exec", ToolKind::Script),
+        ]
     }
 }
 

@@ -12,7 +12,7 @@ mod workspace;
 use std::path::{Path, PathBuf};
 
 use crate::agents::adapter::{
-    existing_dirs, Agent, FormatVersion, Mode, Place, Source, SESSION_DIRS,
+    existing_dirs, Agent, FileTools, FormatVersion, Mode, Place, Source, ToolKind, SESSION_DIRS,
 };
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -62,6 +62,20 @@ impl Agent for Copilot {
 
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {
         Ok(vec![parse(&source.path, Mode::Messages)?])
+    }
+
+    fn file_tools(&self) -> FileTools {
+        &[
+            ("view", ToolKind::Read),
+            ("create", ToolKind::Write),
+            ("edit", ToolKind::Edit),
+            ("str_replace", ToolKind::Edit),
+            ("str_replace_editor", ToolKind::Editor),
+            ("apply_patch", ToolKind::Patch),
+            ("bash", ToolKind::Shell),
+            ("shell", ToolKind::Shell),
+            ("powershell", ToolKind::Shell),
+        ]
     }
 }
 

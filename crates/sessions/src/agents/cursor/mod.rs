@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::agents::adapter::{
-    existing_dirs, Agent, Mode, Place, SearchSupport, Source, SESSION_DIRS,
+    existing_dirs, Agent, FileTools, Mode, Place, SearchSupport, Source, ToolKind, SESSION_DIRS,
 };
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -331,6 +331,26 @@ impl Agent for Cursor {
 
     fn search_support(&self) -> Option<&dyn SearchSupport> {
         Some(self)
+    }
+
+    fn file_tools(&self) -> FileTools {
+        &[
+            ("Read", ToolKind::Read),
+            ("read_file", ToolKind::Read),
+            ("Write", ToolKind::Write),
+            ("StrReplace", ToolKind::Edit),
+            ("Edit", ToolKind::Edit),
+            ("MultiEdit", ToolKind::Edit),
+            ("edit_file", ToolKind::Edit),
+            ("search_replace", ToolKind::Edit),
+            ("EditNotebook", ToolKind::Edit),
+            ("Delete", ToolKind::Delete),
+            ("delete_file", ToolKind::Delete),
+            ("ApplyPatch", ToolKind::Patch),
+            ("Shell", ToolKind::Shell),
+            ("Bash", ToolKind::Shell),
+            ("run_terminal_cmd", ToolKind::Shell),
+        ]
     }
 }
 

@@ -10,7 +10,9 @@ mod parse;
 use std::path::{Path, PathBuf};
 
 use crate::agents::adapter::Mode;
-use crate::agents::adapter::{existing_dirs, Agent, Place, Source, SESSION_DIRS};
+use crate::agents::adapter::{
+    existing_dirs, Agent, FileTools, Place, Source, ToolKind, SESSION_DIRS,
+};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::model::{Session, SessionSummary, Timestamp};
@@ -52,6 +54,17 @@ impl Agent for Gemini {
 
     fn load_source(&self, _ctx: &Context, source: &Source) -> Result<Vec<Session>> {
         Ok(vec![parse_file(&source.path, Mode::Messages)?])
+    }
+
+    fn file_tools(&self) -> FileTools {
+        &[
+            ("read_file", ToolKind::Read),
+            ("read_many_files", ToolKind::Read),
+            ("write_file", ToolKind::Write),
+            ("replace", ToolKind::Edit),
+            ("edit", ToolKind::Edit),
+            ("run_shell_command", ToolKind::Shell),
+        ]
     }
 }
 

@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::agents::adapter::{
-    existing_dirs, sqlite_noted, Agent, FormatVersion, Mode, NativeSearch, Place, SearchSupport,
-    Source, SESSION_DIRS,
+    existing_dirs, sqlite_noted, Agent, FileTools, FormatVersion, Mode, NativeSearch, Place,
+    SearchSupport, Source, ToolKind, SESSION_DIRS,
 };
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -140,6 +140,15 @@ impl Agent for Hermes {
 
     fn search_support(&self) -> Option<&dyn SearchSupport> {
         Some(self)
+    }
+
+    fn file_tools(&self) -> FileTools {
+        &[
+            ("read_file", ToolKind::Read),
+            ("write_file", ToolKind::Write),
+            ("patch", ToolKind::Edit),
+            ("terminal", ToolKind::Shell),
+        ]
     }
 }
 

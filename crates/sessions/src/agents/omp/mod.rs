@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::agents::adapter::{
-    existing_dirs, Agent, FormatVersion, Mode, Place, Source, SESSION_DIRS,
+    existing_dirs, Agent, FileTools, FormatVersion, Mode, Place, Source, SESSION_DIRS,
 };
 use crate::agents::pi_family::{self, session_files, Built};
 use crate::context::Context;
@@ -180,5 +180,9 @@ impl Agent for Omp {
 
     fn format_version(&self, _ctx: &Context, source: &Source) -> Option<FormatVersion> {
         pi_family::header_version(&source.path)
+    }
+
+    fn file_tools(&self) -> FileTools {
+        crate::agents::pi_family::FILE_TOOLS
     }
 }

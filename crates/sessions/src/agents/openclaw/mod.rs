@@ -12,8 +12,8 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 use crate::agents::adapter::{
-    existing_dirs, Agent, Fingerprint, FormatVersion, ManySessions, Mode, Place, SearchSupport,
-    Source, SESSION_DIRS,
+    existing_dirs, Agent, FileTools, Fingerprint, FormatVersion, ManySessions, Mode, Place,
+    SearchSupport, Source, SESSION_DIRS,
 };
 use crate::agents::pi_family;
 use crate::context::Context;
@@ -298,6 +298,10 @@ impl Agent for OpenClaw {
 
     fn many_sessions(&self) -> Option<&dyn ManySessions> {
         Some(self)
+    }
+
+    fn file_tools(&self) -> FileTools {
+        crate::agents::pi_family::OPENCLAW_FILE_TOOLS
     }
 }
 

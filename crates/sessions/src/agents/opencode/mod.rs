@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::agents::adapter::{
-    existing_dirs, sqlite_noted, Agent, Fingerprint, ManySessions, Mode, Place, SearchSupport,
-    Source, SESSION_DIRS,
+    existing_dirs, sqlite_noted, Agent, FileTools, Fingerprint, ManySessions, Mode, Place,
+    SearchSupport, Source, ToolKind, SESSION_DIRS,
 };
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -165,6 +165,18 @@ impl Agent for OpenCode {
 
     fn many_sessions(&self) -> Option<&dyn ManySessions> {
         Some(self)
+    }
+
+    fn file_tools(&self) -> FileTools {
+        &[
+            ("read", ToolKind::Read),
+            ("write", ToolKind::Write),
+            ("edit", ToolKind::Edit),
+            ("multiedit", ToolKind::Edit),
+            ("patch", ToolKind::Patch),
+            ("apply_patch", ToolKind::Patch),
+            ("bash", ToolKind::Shell),
+        ]
     }
 }
 

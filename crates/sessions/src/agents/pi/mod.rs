@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 
 use crate::agents::adapter::{
-    existing_dirs, Agent, FormatVersion, Mode, Place, Source, SESSION_DIRS,
+    existing_dirs, Agent, FileTools, FormatVersion, Mode, Place, Source, SESSION_DIRS,
 };
 use crate::agents::pi_family::{self, session_files};
 use crate::context::Context;
@@ -95,5 +95,9 @@ impl Agent for Pi {
         Ok(vec![
             pi_family::read_file(self.name(), &source.path, false)?.session,
         ])
+    }
+
+    fn file_tools(&self) -> FileTools {
+        crate::agents::pi_family::FILE_TOOLS
     }
 }

@@ -1,0 +1,490 @@
+//! The files sessions touched. On the real captures (`../shared/fixtures/real`), each capture's
+//! expected touches are listed here as read by hand from its transcript (the tool calls, their
+//! inputs and the session's cwd), not from this code's output; the demo home's likewise. The
+//! index and a read of the stores give the same touches on a generated home.
+mod common;
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use agent_mux_sessions::agents::{self, Source};
+use agent_mux_sessions::context::CacheSetting;
+use agent_mux_sessions::model::FileAction::{self, *};
+use agent_mux_sessions::options::{SearchQuery, TouchedOptions};
+use agent_mux_sessions::storage::touched::SessionTouches;
+use agent_mux_sessions::{Client, ClientOptions, Env, ErrorCode, Session};
+
+/// One expected touch: the path, the action, the id of the call that made it (its message must
+/// hold that call; `""` where the agent records no call ids), and the lines added and removed.
+type Expected = (
+    &'static str,
+    FileAction,
+    &'static str,
+    Option<u64>,
+    Option<u64>,
+);
+
+/// The touches of every session of one capture file, as `(path, action, call id, added,
+/// removed)`, each checked against the message it names.
+fn touches_of(
+    agent: &str,
+    path: &Path,
+) -> Vec<(String, FileAction, String, Option<u64>, Option<u64>)> {
+    let a = agents::find(agent).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let ctx = common::ctx(home.path());
+    let src = Source::new(path.to_path_buf(), &[]).unwrap();
+    let sessions = a.load_source(&ctx, &src).unwrap();
+    let mut out = Vec::new();
+    for s in &sessions {
+        let t = SessionTouches::of(a.file_tools(), s);
+        for touch in &t.touches {
+            let id = call_of(s, touch.message_index as usize, &touch.path);
+            out.push((
+                touch.path.clone(),
+                touch.action,
+                id,
+                touch.added,
+                touch.removed,
+            ));
+        }
+    }
+    out
+}
+
+/// The id of the call in message `i` (which must hold one) that could have named `path`.
+fn call_of(s: &Session, i: usize, path: &str) -> String {
+    let m = &s.messages[i];
+    assert!(
+        !m.tool_calls.is_empty(),
+        "message {i} holds no call for {path}"
+    );
+    let last = path.rsplit('/').next().unwrap();
+    let names = |c: &&agent_mux_sessions::model::ToolCall| {
+        c.input.to_string().replace("\\\\", "/").contains(last)
+    };
+    // The call whose input names the file, else (a command's directory) the one that runs a
+    // command.
+    let call = (m.tool_calls.iter().find(names))
+        .or_else(|| {
+            m.tool_calls
+                .iter()
+                .find(|c| c.input.to_string().contains("command"))
+        })
+        .unwrap_or(&m.tool_calls[0]);
+    call.tool_call_id.clone()
+}
+
+fn check(agent: &str, file: &str, expected: &[Expected]) {
+    let path = common::real_fixtures().join(agent).join(file);
+    let got = touches_of(agent, &path);
+    let want: Vec<_> = expected
+        .iter()
+        .map(|(p, a, id, add, rm)| (p.to_string(), *a, id.to_string(), *add, *rm))
+        .collect();
+    assert_eq!(got, want, "{agent}/{file}");
+}
+
+#[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
+fn every_real_capture_gives_the_files_its_tool_calls_touched() {
+    // Claude: a Bash call in /tmp (a lowercase `bash` of a sidechain line and a trimmed tool
+    // name are not Claude Code's tools); an Edit writing 14 lines into an empty string, then a
+    // `python` run (which names no file by the rule), both in /tmp; a real Bash on Windows.
+    check(
+        "claude",
+        "agent-sessions-stage0-small.jsonl",
+        &[("/tmp", Command, "toolu_stage0_1", None, None)],
+    );
+    check(
+        "claude",
+        "claude-code-log-representative_messages.jsonl",
+        &[
+            (
+                "/tmp/decorator_example.py",
+                Edit,
+                "tool_001",
+                Some(14),
+                Some(0),
+            ),
+            ("/tmp", Command, "tool_002", None, None),
+        ],
+    );
+    check(
+        "claude",
+        "margin-session-basic-2.1.233.jsonl",
+        &[(
+            "C:/Users/<user>/CLEANROOM",
+            Command,
+            "toolu_01CAFZGHQyrx8WTjhhDvCQMm",
+            None,
+            None,
+        )],
+    );
+    check(
+        "claude",
+        "agent-sessions-subagent/0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl",
+        &[],
+    );
+    // Codex: code mode's `exec` calls `tools.shell_command` with a workdir the capture redacted
+    // to a relative `<home>\…`, placed under the session's cwd; the other two ran no tool.
+    check(
+        "codex",
+        "margin-session-basic-0.146.0.jsonl",
+        &[(
+            "C:/Users/<user>/CLEANROOM/work/fixture-gen/<home>/CLEANROOM/work/fixture-gen",
+            Command,
+            "call_CEDrC607Pk4hXucXu6nZPFbF",
+            None,
+            None,
+        )],
+    );
+    check("codex", "margin-session-reasoning.jsonl", &[]);
+    check("codex", "agent-sessions-codex_053_rate_limit.jsonl", &[]);
+    // Gemini: `ls -F` in a session whose file records no directory; `printf` and `ls
+    // /non-existent-directory`, each with its `cwd` argument, /tmp.
+    check("gemini", "agent-sessions-jsonl_v040.jsonl", &[]);
+    check(
+        "gemini",
+        "agent-sessions-large.json",
+        &[
+            ("/tmp", Command, "run_shell_command-1", None, None),
+            ("/tmp", Command, "run_shell_command-2", None, None),
+            (
+                "/non-existent-directory",
+                Command,
+                "run_shell_command-2",
+                None,
+                None,
+            ),
+        ],
+    );
+    check("gemini", "agent-sessions-small.json", &[]);
+    // Copilot: `ls` in /tmp/repo and /tmp/project; the large capture records no cwd.
+    check(
+        "copilot",
+        "agent-sessions-stage0-small.jsonl",
+        &[("/tmp/repo", Command, "call-1", None, None)],
+    );
+    check("copilot", "agent-sessions-stage0-large.jsonl", &[]);
+    check(
+        "copilot",
+        "agent-sessions-subdir_v1/aaaabbbb-1111-2222-3333-ccccddddeeee/events.jsonl",
+        &[("/tmp/project", Command, "call_1", None, None)],
+    );
+    // Cursor's transcripts record no cwd and no call ids: only `ls -la /tmp` names a place.
+    check(
+        "cursor",
+        "agent-sessions-agent-transcript-test-session.jsonl",
+        &[("/tmp", Command, "", None, None)],
+    );
+    check(
+        "cursor",
+        "agent-sessions-agent-transcript-subagent-session.jsonl",
+        &[("/tmp", Command, "", None, None)],
+    );
+    check(
+        "cursor",
+        "agent-sessions-stage0-small-with-turn_ended.jsonl",
+        &[],
+    );
+    // Pi: reads, absolute and relative to /Users/badlogic/workspaces/pi-mono, and a `find`.
+    check(
+        "pi",
+        "pi-mono-before-compaction-v1-head3.jsonl",
+        &[
+            (
+                "/Users/badlogic/workspaces/pi-mono/packages/coding-agent/src/main.ts",
+                Read,
+                "toolu_012yuiPP1VAfh196GXaAmT8D",
+                None,
+                None,
+            ),
+            (
+                "/Users/badlogic/workspaces/pi-mono/packages/coding-agent/src/tui/tui-renderer.ts",
+                Read,
+                "toolu_018AGG1WjGWVfUR2Sibzkh2Q",
+                None,
+                None,
+            ),
+        ],
+    );
+    let pi = "/Users/badlogic/workspaces/pi-mono/packages/coding-agent";
+    let large: Vec<(String, FileAction, &str)> = vec![
+        (
+            format!("{pi}/docs/theme.md"),
+            Read,
+            "toolu_017qEkVzzPb7b7o4FkgJLF23",
+        ),
+        (
+            format!("{pi}/src/theme/theme.ts"),
+            Read,
+            "toolu_01FnVNKzWWm2s2SFJmJttiWh",
+        ),
+        (
+            "/Users/badlogic/workspaces/pi-mono".into(),
+            Command,
+            "toolu_016aKHTkjrTJcMds3wsEou2R",
+        ),
+        (
+            format!("{pi}/src/tui/oauth-selector.ts"),
+            Read,
+            "toolu_01G6wBLUY7g5eyk4TJEcTUiT",
+        ),
+        (
+            format!("{pi}/src/tui/theme-selector.ts"),
+            Read,
+            "toolu_012U6SQ4AGg5JrNK6s715ATw",
+        ),
+        (
+            format!("{pi}/src/tui/model-selector.ts"),
+            Read,
+            "toolu_01TSY14a4g85DGSpjo9ao8Eu",
+        ),
+        (
+            format!("{pi}/src/tui/user-message-selector.ts"),
+            Read,
+            "toolu_01Fo2ghr79kbj5bRxyVyFoQQ",
+        ),
+    ];
+    let got = touches_of(
+        "pi",
+        &common::real_fixtures().join("pi/pi-mono-large-session-v1-head12.jsonl"),
+    );
+    let got: Vec<(String, FileAction, &str)> = got
+        .iter()
+        .map(|t| (t.0.clone(), t.1, t.2.as_str()))
+        .collect();
+    assert_eq!(got, large);
+    check("pi", "agent-sessions-pi-0.74-capture-small.jsonl", &[]);
+    // OpenClaw: `git status` run in /tmp/large, then an edit of notes.md given whole (no lines
+    // to count); `ls` in /tmp/repo; a real `write` of two lines; an unknown diagnostic tool.
+    check(
+        "openclaw",
+        "agent-sessions-stage0-large.jsonl",
+        &[
+            ("/tmp/large", Command, "tc-status", None, None),
+            ("/tmp/large/notes.md", Edit, "tc-write", None, None),
+        ],
+    );
+    check(
+        "openclaw",
+        "agent-sessions-stage0-small.jsonl",
+        &[("/tmp/repo", Command, "tc1", None, None)],
+    );
+    check(
+        "openclaw",
+        "toolpath-convo-EXCERPT.jsonl",
+        &[(
+            "/home/node/.openclaw/workspace/notes.md",
+            Write,
+            "toolu_01Dya2A2bLj6AoZye3TYXEns",
+            Some(2),
+            None,
+        )],
+    );
+    check("openclaw", "agent-sessions-stage0-schema_drift.jsonl", &[]);
+}
+
+fn opencode_client(dir: &Path) -> Client {
+    let mut o = ClientOptions::default();
+    o.session_dirs.insert("opencode".into(), dir.to_path_buf());
+    Client::new(o)
+}
+
+fn nobody() -> Env {
+    Env::with_home(Path::new("/nonexistent-home"))
+}
+
+fn every(agent: &str) -> TouchedOptions {
+    TouchedOptions {
+        agent: Some(agent.into()),
+        limit: 1000,
+        ..TouchedOptions::default()
+    }
+}
+
+#[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
+fn opencode_storage_trees_give_their_bash_calls() {
+    let real = common::real_fixtures().join("opencode");
+    let paths = |dir: &str| {
+        let c = opencode_client(&real.join(dir));
+        let v = c.touched(nobody(), "**", &every("opencode")).unwrap();
+        let mut out: Vec<(String, String, FileAction)> = v
+            .iter()
+            .flat_map(|s| {
+                s.touches
+                    .iter()
+                    .map(|t| (s.session_id.clone(), t.touch.path.clone(), t.touch.action))
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    // `ls` in /tmp/repo; `ls /non-existent-directory` in /tmp/large; `cat README.md` in /tmp/drift.
+    assert_eq!(
+        paths("agent-sessions-storage_v2"),
+        [
+            (
+                "s_stage0_large".into(),
+                "/non-existent-directory".into(),
+                Command
+            ),
+            ("s_stage0_large".into(), "/tmp/large".into(), Command),
+            ("s_stage0_small".into(), "/tmp/repo".into(), Command),
+        ]
+    );
+    assert_eq!(
+        paths("agent-sessions-storage_legacy"),
+        [
+            ("s_stage0_drift".into(), "/tmp/drift".into(), Command),
+            (
+                "s_stage0_drift".into(),
+                "/tmp/drift/README.md".into(),
+                Command
+            ),
+        ]
+    );
+}
+
+/// The demo home's shell calls, read from its files: each session runs its topic's command in its
+/// cwd, and two of the commands name a file: `cat src/styles/dashboard.css` (Gemini in
+/// /home/dev/src/infra, OpenCode in /home/dev/src/docs, Hermes in /home/dev/src/api) and `cat
+/// notes/hiking.md` (Gemini and Pi in /home/dev/src/agent-mux, Hermes in /home/dev/src/infra).
+#[test]
+fn the_demo_home_gives_each_command_its_directory_and_the_files_cat_names() {
+    let home = common::demo_home();
+    let env = Env::with_home(&home);
+    let c = Client::new(ClientOptions::default());
+    let opts = TouchedOptions {
+        limit: 1000,
+        ..TouchedOptions::default()
+    };
+    let all = c.touched(env.clone(), "**", &opts).unwrap();
+    // Every touch but the commands' directories.
+    let files: HashSet<(String, String)> = all
+        .iter()
+        .flat_map(|s| {
+            (s.touches.iter())
+                .filter(|t| Some(&t.touch.path) != s.cwd.as_ref())
+                .map(|t| (s.agent.clone(), t.touch.path.clone()))
+        })
+        .collect();
+    let expected: HashSet<(String, String)> = [
+        ("gemini", "/home/dev/src/infra/src/styles/dashboard.css"),
+        ("opencode", "/home/dev/src/docs/src/styles/dashboard.css"),
+        ("hermes", "/home/dev/src/api/src/styles/dashboard.css"),
+        ("gemini", "/home/dev/src/agent-mux/notes/hiking.md"),
+        ("pi", "/home/dev/src/agent-mux/notes/hiking.md"),
+        ("hermes", "/home/dev/src/infra/notes/hiking.md"),
+    ]
+    .iter()
+    .map(|(a, p)| (a.to_string(), p.to_string()))
+    .collect();
+    assert_eq!(files, expected);
+    // Every session of the ten agents ran its command in its own directory (Cursor's store
+    // records it, Hermes' database too).
+    let agents: HashSet<&str> = all.iter().map(|s| s.agent.as_str()).collect();
+    assert_eq!(agents.len(), 10, "{agents:?}");
+    for s in &all {
+        let cwd = s.cwd.clone().unwrap();
+        assert!(
+            s.touches
+                .iter()
+                .any(|t| t.touch.path == cwd && t.touch.action == Command),
+            "{}",
+            s.unified_id
+        );
+        assert!(
+            s.touches.iter().all(|t| t.request.is_some()),
+            "{}",
+            s.unified_id
+        );
+    }
+    // One file, as a person asks for it, from the directory it sits in.
+    let one = c
+        .touched(
+            env.clone().in_dir("/home/dev/src/docs"),
+            "src/styles/dashboard.css",
+            &opts,
+        )
+        .unwrap();
+    assert_eq!(one.len(), 1);
+    assert_eq!(
+        one[0].touches[0].request.as_deref(),
+        Some("The dashboard cards overflow on mobile, make the css grid responsive.")
+    );
+    // No session touched it: an empty list. A glob that does not parse: VALIDATION_ERROR.
+    assert!(c
+        .touched(env.clone(), "/nowhere/at/all.rs", &opts)
+        .unwrap()
+        .is_empty());
+    let bad = c.touched(env.clone(), "src/[oops", &opts).unwrap_err();
+    assert_eq!(bad.code, ErrorCode::ValidationError);
+    // `file:` in a search: alone, the sessions that touched it; with a word, both.
+    let q = |text: &str| c.search(env.clone(), &SearchQuery::new(text)).unwrap();
+    let hits = q("file:/home/dev/src/docs/src/styles/dashboard.css");
+    assert_eq!(
+        hits.iter()
+            .map(|h| h.unified_id.as_str())
+            .collect::<Vec<_>>(),
+        [one[0].unified_id.as_str()]
+    );
+    assert_eq!(
+        q("file:/home/dev/src/docs/src/styles/dashboard.css grid").len(),
+        1
+    );
+    assert!(q("file:/home/dev/src/docs/src/styles/dashboard.css kubernetes").is_empty());
+    // A glob of every session's directory, and a word only some sessions hold.
+    let kube = q("file:/home/dev/src/** kubernetes");
+    assert!(!kube.is_empty());
+    assert_eq!(kube.len(), q("kubernetes").len());
+}
+
+/// Every touch of every session under `home`, through the index in `cache` or (None) the stores.
+fn everything(
+    home: &Path,
+    cache: Option<&Path>,
+    pattern: &str,
+) -> Vec<agent_mux_sessions::touched::TouchedSession> {
+    let c = Client::new(ClientOptions {
+        cache: match cache {
+            Some(dir) => CacheSetting::Dir(dir.to_path_buf()),
+            None => CacheSetting::Off,
+        },
+        ..Default::default()
+    });
+    let opts = TouchedOptions {
+        limit: 100_000,
+        ..TouchedOptions::default()
+    };
+    c.touched(Env::with_home(home), pattern, &opts).unwrap()
+}
+
+#[test]
+fn the_index_and_the_stores_give_the_same_touches() {
+    let cache = tempfile::tempdir().unwrap();
+    let home = common::demo_home();
+    for pattern in [
+        "**",
+        "/home/dev/src/docs/src/styles/dashboard.css",
+        "/home/dev/src/*/notes/*.md",
+    ] {
+        let read = everything(&home, None, pattern);
+        assert!(!read.is_empty(), "{pattern}");
+        // Built by the first call, then answered from it.
+        assert_eq!(
+            everything(&home, Some(cache.path()), pattern),
+            read,
+            "{pattern}"
+        );
+        assert_eq!(
+            everything(&home, Some(cache.path()), pattern),
+            read,
+            "{pattern}"
+        );
+    }
+    let files = std::fs::read_dir(cache.path()).unwrap().count();
+    assert!(files > 0, "the index was written");
+}
