@@ -12,7 +12,7 @@ use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::ids::is_safe_native_id;
 use crate::list;
-use crate::model::{Session, SessionSummary};
+use crate::model::{FileAction, Session, SessionSummary};
 use crate::options::{
     BlocksOptions, CostOptions, ExportFormat, ListOptions, ListSort, ReportOptions, SearchQuery,
 };
@@ -190,20 +190,46 @@ impl Client {
         if self.redacts(None) {
             v.iter_mut().for_each(crate::redact::summary);
         }
+        let touches = self.touches_by_session(&ctx, v.iter().chain(children.values().flatten()))?;
+        let edited = |s: &SessionSummary| -> Vec<recap::Edit> {
+            let t = touches.get(&s.unified_id).into_iter().flatten();
+            t.filter(|t| matches!(t.action, FileAction::Edit | FileAction::Write))
+                .map(|t| recap::Edit {
+                    path: t.path.clone(),
+                    at: t.at,
+                    added: t.added.unwrap_or(0),
+                    removed: t.removed.unwrap_or(0),
+                })
+                .collect()
+        };
         // A parent's edits include those of the sub-agents folded into it.
         let edits = |s: &SessionSummary| {
             let kids = children.get(&s.unified_id).into_iter().flatten();
-            std::iter::once(s)
-                .chain(kids)
-                .flat_map(|s| self.edits(&ctx, s))
-                .collect()
+            std::iter::once(s).chain(kids).flat_map(edited).collect()
         };
         Ok(recap::build(v, since, opts.until, &edits))
     }
 
-    /// The files a session edited or wrote, with the lines changed.
-    fn edits(&self, _ctx: &Context, _s: &SessionSummary) -> Vec<recap::Edit> {
-        Vec::new()
+    /// The touches of `sessions`, by unified id, asked of each agent once.
+    fn touches_by_session<'a>(
+        &self,
+        ctx: &Context,
+        sessions: impl Iterator<Item = &'a SessionSummary>,
+    ) -> Result<std::collections::HashMap<String, Vec<crate::model::Touch>>> {
+        let mut by_agent: std::collections::BTreeMap<&str, std::collections::HashSet<&str>> =
+            Default::default();
+        for s in sessions {
+            by_agent.entry(&s.agent).or_default().insert(&s.session_id);
+        }
+        let mut out = std::collections::HashMap::new();
+        for (name, ids) in by_agent {
+            let a = agent(name)?;
+            for t in self.storage.touches(ctx, a, &ids) {
+                let id = crate::ids::unified_id(name, &t.summary.session_id);
+                out.insert(id, t.touches.touches);
+            }
+        }
+        Ok(out)
     }
 
     pub fn get(&self, env: Env, agent_name: &str, session_id: &str) -> Result<Session> {

@@ -109,7 +109,7 @@ pub struct ListOptions {
     #[serde(rename = "sortDirection")]
     pub direction: Direction,
     /// Every session on its own: sub-agent sessions are not folded into their parent.
-    #[serde(deserialize_with = "from_js::flag")]
+    #[serde(deserialize_with = "from_js::bool")]
     pub subagents: bool,
     /// Redact secrets in the summaries (`crate::redact`); `None`: as the client does.
     #[serde(deserialize_with = "from_js::opt_bool")]
@@ -182,7 +182,7 @@ pub struct TouchedOptions {
     #[serde(deserialize_with = "from_js::moment")]
     pub since: Option<Timestamp>,
     /// The same path relative to its repository, in any other checkout of a repository.
-    #[serde(deserialize_with = "from_js::flag")]
+    #[serde(deserialize_with = "from_js::bool")]
     pub any_checkout: bool,
     #[serde(deserialize_with = "from_js::limit")]
     pub limit: usize,
@@ -400,7 +400,7 @@ pub mod from_js {
     }
 
     /// A boolean; null or missing for false.
-    pub fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    pub fn bool<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
         opt_bool(d).map(|b| b.unwrap_or(false))
     }
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 /// Bumped whenever what is stored changes meaning; an index of another format is rebuilt. The
 /// file name carries it too, so two versions of agent-mux on one machine keep their own files.
-pub const FORMAT: i64 = 9;
+pub const FORMAT: i64 = 10;
 
 /// How long a call waits for another process's write before reading the stores instead.
 pub const BUSY: Duration = Duration::from_millis(1500);
