@@ -372,6 +372,18 @@ export interface SessionManager {
   /** Beyond the spec: what the agents did in a period, per project (a stand-up: `amux recap`). */
   recap(options?: RecapOptions): Promise<Recap>
   /**
+   * Beyond the spec: the sessions whose tool calls touched a file, newest first (by their latest
+   * such touch). `path` is a path or a glob (`*` within a directory, `**` across; a pattern that
+   * starts with `**` matches anywhere); a relative one is taken from the current directory. A
+   * glob that does not parse is a `VALIDATION_ERROR`; a file no session touched gives `[]`.
+   */
+  touched(path: string, options?: TouchedOptions): Promise<TouchedSession[]>
+  /**
+   * Beyond the spec: the files one session's tool calls touched, in the order of its messages
+   * (`[]` for a session that touched none). `options.redact` as `get`'s.
+   */
+  touches(agent: AgentName, sessionId: string, options?: ReadOptions): Promise<FileTouch[]>
+  /**
    * Beyond the spec: `options.redact` (without it, the text is exactly the spec's), and `'html'`,
    * the share file (one self-contained HTML document, no script, a CSP that lets nothing load).
    */
@@ -389,6 +401,52 @@ export interface SessionManager {
   ): Promise<SessionDiff>
   resolveUnifiedId(agent: AgentName, nativeSessionId: string): string
   resolveNativeId(unifiedId: string): { agent: AgentName; nativeSessionId: string } | null
+}
+
+/** Beyond the spec: what a tool call did to a file. `command`: a shell command ran in this directory or named this file. */
+export type FileAction = 'edit' | 'write' | 'read' | 'delete' | 'command'
+
+/** Beyond the spec: one file a session's tool call touched. */
+export interface FileTouch {
+  /** Absolute (against the session's directory) and normalised; `/` separators. */
+  path: string
+  action: FileAction
+  /** When the call was made; null where the agent records no time. */
+  at: Date | null
+  /** The index in `Session.messages` of the message holding the call. */
+  messageIndex: number
+  /** Lines an edit or write added, where the call records them. */
+  added?: number
+  /** Lines an edit removed, where the call records them. */
+  removed?: number
+  /** The first line of the user's request that led to the call. */
+  request?: string
+}
+
+/** Beyond the spec: a session that touched a file, with those touches (`touched`). */
+export interface TouchedSession {
+  unifiedId: string
+  agent: AgentName
+  sessionId: string
+  title: string
+  updatedAt: Date
+  cwd?: string
+  touches: FileTouch[]
+}
+
+/** Beyond the spec: the options of `touched`. */
+export interface TouchedOptions {
+  /** Only touches of this kind. */
+  action?: FileAction
+  agent?: AgentName
+  /** Only touches made at or after this moment. */
+  since?: Date
+  /** Also the same path relative to its git repository in any other checkout (worktree or clone). */
+  anyCheckout?: boolean
+  /** At most this many sessions (default 100). */
+  limit?: number
+  /** Redact secrets in titles and requests; default: as the client does. */
+  redact?: boolean
 }
 
 /** Beyond the spec's fields: per-model prices in USD per million tokens. */

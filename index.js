@@ -106,6 +106,18 @@ function reviveRecap(r) {
   return r
 }
 
+// Beyond the spec: a session that touched a file (`touched`), its moments as Dates.
+function reviveTouched(s) {
+  s.updatedAt = new Date(s.updatedAt)
+  s.touches.forEach(reviveTouch)
+  return s
+}
+
+function reviveTouch(t) {
+  t.at = t.at === null ? null : new Date(t.at)
+  return t
+}
+
 function reviveMessage(m) {
   if (m && m.timestamp !== undefined) m.timestamp = new Date(m.timestamp)
   return m
@@ -323,6 +335,17 @@ class SessionManager {
   // Beyond the spec: what the agents did in a period, per project (`amux recap`).
   recap(options) {
     return call(this.#native, 'recap', { options }, reviveRecap, this.#onProgress)
+  }
+
+  // Beyond the spec: the sessions whose tool calls touched a file (a path or a glob; a relative
+  // one is taken from the current directory), newest first.
+  touched(path, options) {
+    return call(this.#native, 'touched', { path, options }, (v) => v.map(reviveTouched), this.#onProgress)
+  }
+
+  // Beyond the spec: the files one session's tool calls touched, in the order of its messages.
+  touches(agent, sessionId, options) {
+    return call(this.#native, 'touches', { agent, sessionId, options }, (v) => v.map(reviveTouch), this.#onProgress)
   }
 
   export(agent, sessionId, format, options) {

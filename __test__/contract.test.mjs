@@ -143,6 +143,8 @@ async function everyCall(home) {
       add('sessions', 'search', `search(${text})`, await sessions.search({ text, limit: 200 }))
     }
     add('sessions', 'totalCost', 'totalCost()', await sessions.totalCost())
+    add('sessions', 'touched', 'touched(/home/dev/**)', await sessions.touched('/home/dev/**', { limit: 50 }))
+    for (const s of all.slice(0, 10)) add('sessions', 'touches', `touches(${s.unifiedId})`, await sessions.touches(s.agent, s.sessionId))
     for (const groupBy of ['agent', 'model', 'day', 'tag', 'week', 'month', 'session', 'project']) {
       add('sessions', 'totalCost', `totalCost(${groupBy})`, await sessions.totalCost({ groupBy }))
     }

@@ -16,7 +16,7 @@ import { bin, connect, serverEnv, textOf } from './mcp-helpers.mjs'
 const require = createRequire(import.meta.url)
 const { version } = require('../package.json')
 const { calls, takenBy } = require('../params/index.js')
-const TOOL_NAMES = ['search_sessions', 'read_session', 'list_sessions', 'cost_report', 'recent_activity']
+const TOOL_NAMES = ['search_sessions', 'read_session', 'list_sessions', 'cost_report', 'recent_activity', 'files_touched']
 
 /** A failed call: an error result whose one line starts with the AgentMuxError code. */
 function expectToolError(result, code, ...mentions) {
@@ -71,7 +71,7 @@ describe('amux mcp', () => {
     expect(server.stderr()).toContain('amux mcp: serving')
   })
 
-  it('lists the four tools with strict input schemas, output schemas and read-only annotations', async () => {
+  it('lists the five tools with strict input schemas, output schemas and read-only annotations', async () => {
     const { tools } = await server.client.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort())
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]))
@@ -87,6 +87,7 @@ describe('amux mcp', () => {
     expect(params('list_sessions')).toEqual(expect.arrayContaining(['agent', 'limit', 'sort', ...filters]))
     expect(params('cost_report')).toEqual(fromTable(calls.totalCost))
     expect(params('cost_report')).toEqual(expect.arrayContaining(['agent', 'groupBy', ...filters]))
+    expect(params('files_touched')).toEqual(fromTable(calls.touched))
     expect(filters).toEqual(expect.arrayContaining(['since', 'until', 'model', 'tags', 'cwd']))
     expect(byName.list_sessions.inputSchema.properties.limit.maximum).toBe(1000)
     expect(byName.list_sessions.inputSchema.properties.tags).toMatchObject({ type: 'array', items: { type: 'string' } })

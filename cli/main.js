@@ -54,7 +54,7 @@ function build() {
     )
 
   const sessions = program.command('sessions').description('list, show, search, export, share and diff sessions')
-  commands(sessions, ['list', 'show', 'search', 'export', 'share', 'diff', 'resume', 'fork'])
+  commands(sessions, ['list', 'show', 'search', 'touched', 'export', 'share', 'diff', 'resume', 'fork'])
   const index = program.command('index').description('the persistent index that makes search and list fast (in the cache directory)')
   commands(index, ['status', 'update', 'rebuild', 'clear'])
   const cost = program.command('cost').description('spending across sessions')

@@ -15,6 +15,7 @@ const TOOLS = [
   require('./tools/list-sessions.js'),
   require('./tools/cost-report.js'),
   require('./tools/recent-activity.js'),
+  require('./tools/files-touched.js'),
 ]
 
 const INSTRUCTIONS = `Past sessions of the coding agents on this machine (Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor, OpenCode, Pi, omp, OpenClaw, Hermes), read-only. To find how something was done before: search_sessions, then read_session with the hit's id and the same query as \`around\`.`

@@ -188,4 +188,17 @@ const recap = [
   project,
 ]
 
-module.exports = { sync, filters, recap, includeOwnSession, list, search, totalCost, usage, costReport, blocks, export: exportSession, share, forget, keepStatus, WEEKDAYS }
+// `amux sessions touched <path|glob>`: the sessions whose tool calls touched a file.
+const touched = [
+  param('path', kinds.text({ max: 4096 }), 'the file: a path or a glob (* within a directory, ** across; a relative one is taken from the current directory)', {
+    required: true,
+    cli: { argument: true },
+  }),
+  param('action', kinds.choice(['edit', 'write', 'read', 'delete', 'command']), 'only touches of this kind', { cli: { value: 'kind' } }),
+  withOptions(agent, { help: 'only this agent' }),
+  param('since', kinds.date(), 'only touches made at or after this date (ISO 8601, local time unless an offset is given; or an age: 7d, 12h)'),
+  param('anyCheckout', kinds.flag(), 'also the same path relative to its git repository in any other checkout (worktree or clone)'),
+  limit(100, { mcp: { default: 20, max: 200 }, ui: { max: 500 } }),
+]
+
+module.exports = { sync, touched, filters, recap, includeOwnSession, list, search, totalCost, usage, costReport, blocks, export: exportSession, share, forget, keepStatus, WEEKDAYS }

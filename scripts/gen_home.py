@@ -210,10 +210,32 @@ class RealOutput:
         return "\n".join(kind(rng) for _ in range(n_lines))
 
 
+EDIT_DIRS = ["src", "src/api", "src/auth", "src/ui/components", "lib", "tests", "docs", "scripts"]
+EDIT_NAMES = ["index", "auth", "cache", "config", "server", "client", "router", "store", "utils", "session",
+              "parser", "render", "schema", "worker", "queue", "metrics", "logger", "token", "billing", "search"]
+EDIT_EXTS = [".ts", ".rs", ".py", ".go", ".md", ".json", ".tsx", ".css"]
+
+
+def file_edit(rng):
+    """One edit of a file under the session's cwd: its relative path and old and new text."""
+    path = f"{rng.choice(EDIT_DIRS)}/{rng.choice(EDIT_NAMES)}{rng.choice(EDIT_EXTS)}"
+    words = lambda n: " ".join(rng.choice(COMMON) for _ in range(n))
+    old = "\n".join(words(rng.randrange(2, 8)) for _ in range(rng.randrange(1, 6)))
+    new = "\n".join(words(rng.randrange(2, 8)) for _ in range(rng.randrange(1, 12)))
+    return {"id": f"call_{rng.getrandbits(48):012x}", "path": path, "old": old, "new": new}
+
+
+def patch_text(edit):
+    """Codex's apply_patch envelope for one edit."""
+    body = "".join(f"-{l}\n" for l in edit["old"].split("\n")) + "".join(f"+{l}\n" for l in edit["new"].split("\n"))
+    return f"*** Begin Patch\n*** Update File: {edit['path']}\n@@\n{body}*** End Patch\n"
+
+
 class Conversation:
     """One coding session: prompts, thinking, tool calls with outputs, answers and usage."""
 
     real_output = None  # a RealOutput when tool outputs have a real vocabulary
+    file_edits = False  # --file-edits: each turn also edits a file, in the agent's own edit tool
 
     def __init__(self, rng, agent, index, scale, output_scale=None):
         self.rng = rng
@@ -268,6 +290,11 @@ class Conversation:
             t += timedelta(seconds=rng.randrange(30, 600))
             self.turns.append(turn)
         self.end = self.turns[-1]["answer_at"]
+        if Conversation.file_edits:
+            # A stream of its own, seeded by the session: without --file-edits every file is as before.
+            erng = random.Random(f"edits:{self.uuid}")
+            for turn in self.turns:
+                turn["edit"] = file_edit(erng)
 
     def cost(self, turn):
         u = turn["usage"]
@@ -322,6 +349,11 @@ def write_claude(home, c):
                   {"type": "text", "text": "Let me check."},
                   {"type": "tool_use", "id": turn["tool"]["id"], "name": "Bash",
                    "input": {"command": turn["tool"]["cmd"], "description": "Inspect"}}]
+        ed = turn.get("edit")
+        if ed:
+            blocks.append({"type": "tool_use", "id": ed["id"], "name": "Edit",
+                           "input": {"file_path": f"{c.cwd}/{ed['path']}", "old_string": ed["old"],
+                                     "new_string": ed["new"]}})
         for b in blocks:  # one line per content block, usage repeated (real behaviour)
             entry("assistant", turn["prompt_at"] + timedelta(seconds=2), requestId=req_id,
                   message={"model": c.model, "id": msg_id, "type": "message", "role": "assistant",
@@ -331,6 +363,10 @@ def write_claude(home, c):
              "is_error": False}]},
               toolUseResult={"stdout": turn["tool"]["output"], "stderr": "", "interrupted": False,
                              "isImage": False})
+        if ed:
+            entry("user", turn["tool_at"], message={"role": "user", "content": [
+                {"tool_use_id": ed["id"], "type": "tool_result",
+                 "content": f"The file {c.cwd}/{ed['path']} has been updated.", "is_error": False}]})
         entry("assistant", turn["answer_at"], requestId=f"req_{c.rng.getrandbits(96):024x}",
               message={"model": c.model, "id": f"msg_{c.rng.getrandbits(96):024x}", "type": "message",
                        "role": "assistant", "content": [{"type": "text", "text": turn["answer"]}],
@@ -440,6 +476,13 @@ def write_codex(home, c):
                                                 "call_id": turn["tool"]["id"]})
         line(turn["tool_at"], "response_item", {"type": "function_call_output", "call_id": turn["tool"]["id"],
                                                 "output": "Process exited with code 0\nOutput:\n" + turn["tool"]["output"]})
+        ed = turn.get("edit")
+        if ed:
+            line(turn["tool_at"], "response_item", {"type": "custom_tool_call", "status": "completed",
+                                                    "call_id": ed["id"], "name": "apply_patch",
+                                                    "input": patch_text(ed)})
+            line(turn["tool_at"], "response_item", {"type": "custom_tool_call_output", "call_id": ed["id"],
+                                                    "output": f"Success. Updated the following files:\nM {ed['path']}\n"})
         line(turn["answer_at"], "response_item", {"type": "message", "role": "assistant",
                                                   "content": [{"type": "output_text", "text": turn["answer"]}]})
         u = turn["usage"]
@@ -482,8 +525,16 @@ def write_gemini(home, c):
                 "result": [{"functionResponse": {"id": turn["tool"]["id"], "name": "run_shell_command",
                                                  "response": {"output": turn["tool"]["output"]}}}],
                 "status": "success", "timestamp": iso(turn["tool_at"]), "displayName": "Shell"}
-        lines.append({**first, "toolCalls": [call]})
-        lines.append({**first, "content": turn["answer"], "timestamp": iso(turn["answer_at"]), "toolCalls": [call]})
+        calls = [call]
+        ed = turn.get("edit")
+        if ed:
+            calls.append({"id": ed["id"], "name": "replace",
+                          "args": {"file_path": f"{c.cwd}/{ed['path']}", "old_string": ed["old"], "new_string": ed["new"]},
+                          "result": [{"functionResponse": {"id": ed["id"], "name": "replace",
+                                                           "response": {"output": f"Successfully modified file: {c.cwd}/{ed['path']}"}}}],
+                          "status": "success", "timestamp": iso(turn["tool_at"]), "displayName": "Edit"})
+        lines.append({**first, "toolCalls": calls})
+        lines.append({**first, "content": turn["answer"], "timestamp": iso(turn["answer_at"]), "toolCalls": calls})
         lines.append({"$set": {"lastUpdated": iso(turn["answer_at"])}})
     lines.append({"$set": {"summary": c.title}})
     chats = os.path.join(home, ".gemini", "tmp", slug, "chats")
@@ -562,15 +613,22 @@ def pi_entries(c, id_len, model_change):
                  "cacheWrite": u["cache_write"], "totalTokens": u["input"] + u["output"] + u["cache_read"] + u["cache_write"],
                  "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": cost}}
         tc = turn["tool"]
+        ed = turn.get("edit")
+        edits = [{"type": "toolCall", "id": ed["id"], "name": "edit",
+                  "arguments": {"path": ed["path"], "oldText": ed["old"], "newText": ed["new"]}}] if ed else []
         entry("message", turn["prompt_at"], message={
             "role": "assistant", "content": [{"type": "thinking", "thinking": turn["thinking"]},
                                              {"type": "toolCall", "id": tc["id"], "name": "bash",
-                                              "arguments": {"command": tc["cmd"]}}],
+                                              "arguments": {"command": tc["cmd"]}}] + edits,
             "api": "anthropic-messages", "provider": provider, "model": c.model, "usage": usage,
             "stopReason": "toolUse", "timestamp": ms(turn["prompt_at"])})
         entry("message", turn["tool_at"], message={"role": "toolResult", "toolCallId": tc["id"], "toolName": "bash",
                                                    "content": [{"type": "text", "text": tc["output"]}],
                                                    "isError": False, "timestamp": ms(turn["tool_at"])})
+        if ed:
+            entry("message", turn["tool_at"], message={"role": "toolResult", "toolCallId": ed["id"], "toolName": "edit",
+                                                       "content": [{"type": "text", "text": f"Edited {ed['path']}"}],
+                                                       "isError": False, "timestamp": ms(turn["tool_at"])})
         zero = {"input": 10, "output": 40, "cacheRead": u["cache_read"], "cacheWrite": 0, "totalTokens": 50 + u["cache_read"],
                 "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0.0006}}
         entry("message", turn["answer_at"], message={"role": "assistant", "content": [{"type": "text", "text": turn["answer"]}],
@@ -834,7 +892,12 @@ def main():
                          "resumed in a new file that replays it (default: none; the rest of the home is unchanged)")
     ap.add_argument("--vocabulary", choices=["topics", "real"], default="topics",
                     help="tool outputs: each topic's line repeated (topics), or a real vocabulary (real)")
+    ap.add_argument("--file-edits", action="store_true",
+                    help="each turn also edits a file under the session's cwd with the agent's own edit tool "
+                         "(Claude Edit, Codex apply_patch, Gemini replace, Pi/omp/OpenClaw edit; the others only "
+                         "run their command); drawn from a stream of its own, so the rest is unchanged")
     args = ap.parse_args()
+    Conversation.file_edits = args.file_edits
     if args.vocabulary == "real":
         Conversation.real_output = RealOutput(args.seed)
 

@@ -515,6 +515,32 @@ impl NativeClient {
         })
     }
 
+    /// `{path, options}` → JSON `TouchedSession[]` (beyond the spec: `sessions.touched`).
+    #[napi]
+    pub fn touched(&self, args: String) -> AsyncTask<TextJob> {
+        let (client, env) = (self.inner.clone(), Env::from_process());
+        Job::new(move || {
+            let v = parse_args(&args)?;
+            let path = wire::string_arg(field(&v, "path"), "path")?;
+            let opts = wire::touched_options(field(&v, "options"))?;
+            json(&client.touched(env, &path, &opts)?)
+        })
+    }
+
+    /// `{agent, sessionId, options: {redact}}` → JSON `FileTouch[]` of one session (beyond the
+    /// spec: `sessions.touches`).
+    #[napi]
+    pub fn touches(&self, args: String) -> AsyncTask<TextJob> {
+        let (client, env) = (self.inner.clone(), Env::from_process());
+        Job::new(move || {
+            let v = parse_args(&args)?;
+            let agent = wire::string_arg(field(&v, "agent"), "agent")?;
+            let id = wire::string_arg(field(&v, "sessionId"), "sessionId")?;
+            let redact = wire::opt_redact(&v)?;
+            json(&client.touches(env, &agent, &id, redact)?)
+        })
+    }
+
     /// `{options}` → JSON `CostSummary`.
     #[napi]
     pub fn total_cost(&self, args: String) -> AsyncTask<TextJob> {

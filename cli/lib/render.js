@@ -302,7 +302,36 @@ function keepStatusRows(status) {
   ]
 }
 
+/**
+ * `amux sessions touched`: each session (its id, when it last touched the file, its title), then
+ * each of its touches on a line (action, path, lines changed, when), with the first line of the
+ * request that led to it under the touches it led to.
+ */
+function touched(file, sessions, view, ids = sessions.map((s) => s.unifiedId)) {
+  if (sessions.length === 0) return `No session touched ${file}.\n`
+  const { paint } = view
+  const out = []
+  sessions.forEach((s, i) => {
+    if (i > 0) out.push('')
+    out.push(`${paint('bold', ids[i])}  ${relativeDate(s.updatedAt, view.now)}  ${oneLine(s.title) || '(untitled)'}`)
+    let request
+    for (const t of s.touches) {
+      if (t.request !== undefined && t.request !== request) {
+        request = t.request
+        out.push(`  ${paint('dim', '»')} ${oneLine(t.request).slice(0, Math.max(20, view.width - 4))}`)
+      }
+      const lines = t.added !== undefined || t.removed !== undefined ? ` ${paint('green', `+${t.added ?? 0}`)} ${paint('red', `-${t.removed ?? 0}`)}` : ''
+      const when = t.at ? `  ${relativeDate(t.at, view.now)}` : ''
+      out.push(`    ${t.action.padEnd(7)} ${homePath(t.path, view.tty)}${lines}  msg ${t.messageIndex}${when}`)
+    }
+  })
+  const n = sessions.length
+  out.push('', `${plural(n, 'session')} touched ${file}`)
+  return `${out.join('\n')}\n`
+}
+
 module.exports = {
+  touched,
   keepStatus,
   keepStatusRows,
   sessionList,

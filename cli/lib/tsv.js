@@ -34,4 +34,9 @@ function sessionDiff(diff, gist) {
   )
 }
 
-module.exports = { searchResults, costReport, sessionDiff }
+/** One line per touch: agent:id, at, action, path, lines added, lines removed, message index, request. */
+function touched(sessions) {
+  return lines(sessions.flatMap((s) => s.touches.map((t) => [s.unifiedId, t.at, t.action, t.path, t.added, t.removed, t.messageIndex, t.request])))
+}
+
+module.exports = { searchResults, costReport, sessionDiff, touched }

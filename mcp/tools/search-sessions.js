@@ -14,6 +14,7 @@ Query language (case is ignored; OR and NOT only in capitals):
   docker OR podman  either side
   test NOT flaky    the left side, not the right one
   kube*             words starting with it
+  file:src/*.rs     sessions whose tool calls touched a matching file (a path or glob), combinable with words
 Chinese, Japanese or Korean text is found anywhere, without spaces.
 Hits come best first (\`sort\`: newest or costliest first instead), each with its id for read_session (pass the same query as \`around\` to read only the matching parts), the number of matches and the best passage with hits marked >>>like this<<<.
 ${OWN_SESSION_NOTE}`

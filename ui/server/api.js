@@ -149,6 +149,16 @@ function createApi(client, progress = () => null) {
         return { message }
       },
     },
+    '/api/session/files': {
+      // The files the session's tool calls touched; the page links each to the sessions that
+      // touched it (`/api/touched`).
+      params: [id(), redact],
+      run: async ({ id: ref, redact }) => ({ files: await sessions.touches(ref.agent, ref.sessionId, defined({ redact })) }),
+    },
+    '/api/touched': {
+      params: takenBy(calls.touched, 'ui'),
+      run: async ({ path, ...rest }) => ({ path, sessions: await sessions.touched(path, rest) }),
+    },
     '/api/session/lineage': {
       params: [id(), redact],
       // Forked from: the session's own field; continued in: the agent's sessions forked from it;

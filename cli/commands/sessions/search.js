@@ -19,6 +19,7 @@ Query language (case is ignored; OR and NOT only in capitals):
   NOT         the left side, not the right one    amux sessions search test NOT flaky
   prefix*     words starting with it              amux sessions search 'kube*'
   CJK         found anywhere, no spaces needed    amux sessions search 大别山
+  file:path   sessions that touched a file (glob) amux sessions search 'file:src/*.rs tokenizer'
 
 Piped, each hit is one line: agent:id, updated (ISO 8601), score, cost (USD), title, snippet,
 separated by tabs. A session amux kept whose source the agent deleted is marked [archived] on a

@@ -19,7 +19,7 @@ use agent_mux_sessions::ids::is_built_in;
 use agent_mux_sessions::model::Timestamp;
 use agent_mux_sessions::options::{
     parse_date, weekday, BlocksOptions, Bound, CostOptions, Direction, ExportFormat, Grouping,
-    ListOptions, Period, ReportOptions, SearchQuery, TokenLimit, MAX_LIMIT,
+    ListOptions, Period, ReportOptions, SearchQuery, TokenLimit, TouchedOptions, MAX_LIMIT,
 };
 use agent_mux_sessions::read::project::Wanted;
 use agent_mux_sessions::tsv::Cell;
@@ -201,6 +201,11 @@ pub fn search_query(v: &Value) -> Result<SearchQuery> {
         return Err(Error::validation("query.text must be a string"));
     }
     typed(v, "query")
+}
+
+/// The options of `sessions.touched`.
+pub fn touched_options(v: &Value) -> Result<TouchedOptions> {
+    typed(v, "options")
 }
 
 pub fn cost_options(v: &Value) -> Result<CostOptions> {

@@ -147,6 +147,7 @@ function SessionHeader({ session, resume, id, shown, onSecrets }) {
           </div>
         )}
         <Lineage id={id} shown={shown} archived={session.archived} />
+        <Files id={id} shown={shown} />
       </dl>
       <div class="actions">
         <span class="label">export</span>
@@ -219,6 +220,56 @@ function Lineage({ id, shown, archived }) {
         </div>
       )}
     </>
+  )
+}
+
+// The files the session's tool calls touched, one line each (what was done to it, the lines
+// changed), each linking to every session that touched it (a search for `file:"<path>"`).
+function Files({ id, shown }) {
+  const [files, setFiles] = useState(null)
+  useEffect(() => {
+    setFiles(null)
+    const controller = new AbortController()
+    api('session/files', { id, ...secretsParam(shown) }, { signal: controller.signal }).then(({ files }) => setFiles(files), () => {})
+    return () => controller.abort()
+  }, [id, shown])
+  if (!files || files.length === 0) return null
+  const byPath = new Map()
+  for (const t of files) {
+    const f = byPath.get(t.path) ?? { path: t.path, actions: new Set(), added: 0, removed: 0, counted: false, first: t.messageIndex }
+    f.actions.add(t.action)
+    if (t.added !== undefined || t.removed !== undefined) {
+      f.counted = true
+      f.added += t.added ?? 0
+      f.removed += t.removed ?? 0
+    }
+    byPath.set(t.path, f)
+  }
+  return (
+    <div>
+      <dt>files</dt>
+      <dd>
+        <ul class="files" aria-label="files touched">
+          {[...byPath.values()].map((f) => (
+            <li key={f.path}>
+              <Link href={`/search?q=${encodeURIComponent(`file:"${f.path}"`)}`} title="every session that touched this file">
+                <code>{f.path}</code>
+              </Link>{' '}
+              <span class="dim">{[...f.actions].join(', ')}</span>
+              {f.counted && (
+                <span class="dim">
+                  {' '}
+                  +{f.added} −{f.removed}
+                </span>
+              )}{' '}
+              <a class="dim" href={`#m${f.first}`}>
+                message {f.first}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </dd>
+    </div>
   )
 }
 
