@@ -724,6 +724,8 @@ export interface CostReportOptions {
   project?: string
   /** Only this model's usage. */
   model?: string
+  /** Beyond the spec: kept sessions whose source is gone, as `SessionListOptions.archived`. */
+  archived?: 'include' | 'only' | 'exclude'
   /** Periods by date, 'asc' unless asked; sessions by cost, 'desc' unless asked. */
   order?: 'asc' | 'desc'
   /** Only the last N periods (1: today, this week, this month), or the N sessions active last. */

@@ -636,7 +636,7 @@ describe('keep status', () => {
       'retention  claude deletes sessions older than 30 days: 12 sessions not kept are at risk',
       '           `amux keep on` keeps a copy of every session, which then outlives the agent deleting it',
       'damaged    /home/u/.local/share/agent-mux/kept/chunks/25/25ee: not a kept chunk',
-      '           1 kept file failed its checksum or is missing: never served',
+      '           1 fault in the kept store (a file that failed its checksum or is missing, or archived sessions it cannot serve): never served',
       '',
     ])
   })

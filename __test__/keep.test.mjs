@@ -33,10 +33,14 @@ async function answers(client) {
   const byDay = await client.sessions.totalCost({ groupBy: 'day' })
   const daily = await client.cost.daily()
   // In rank order with scores: a kept session ranks against every other as it did. Hermes
-  // scores its own sessions with SQLite's FTS5; a kept one is scanned, so only its place is held.
+  // scores its own sessions with SQLite's FTS5, whose scores move when a session is deleted from
+  // its database: its live sessions are held to their place, and its archived ones (searched by
+  // FTS5 in their kept copy) to their place and score too (`hermes`).
   const hits = await client.sessions.search({ text: 'test', limit: 1000 })
-  const search = hits.map((s) => (s.agent === 'hermes' ? s.unifiedId : `${s.unifiedId} ${s.relevanceScore.toPrecision(6)}`))
-  return { sessions, total, byDay, daily, search }
+  const scored = (s) => `${s.unifiedId} ${s.relevanceScore.toPrecision(6)}`
+  const search = hits.map((s) => (s.agent === 'hermes' ? s.unifiedId : scored(s)))
+  const hermes = new Map(hits.filter((s) => s.agent === 'hermes').map((s) => [s.unifiedId, scored(s)]))
+  return { sessions, total, byDay, daily, search, hermes }
 }
 
 /** `v` with every number to 12 significant digits. */
@@ -167,6 +171,12 @@ describe('keep: deleted sessions still answer, archived', () => {
       // changes too): equal to the last bit but for the order of a float sum.
       expect(rounded(now.daily)).toEqual(rounded(before.daily))
       expect(now.search).toEqual(before.search)
+      const goneHermes = goneRows.filter((id) => id.startsWith('hermes:'))
+      expect(goneHermes.length).toBe(1)
+      for (const id of goneHermes) {
+        expect(before.hermes.has(id), `${id} is a hit`).toBe(true)
+        expect(now.hermes.get(id)).toBe(before.hermes.get(id))
+      }
       const only = await after.sessions.listAll({ limit: 1e6, archived: 'only' })
       expect(only.map((s) => s.unifiedId).sort()).toEqual([...archived].sort())
       const live = await after.sessions.listAll({ limit: 1e6, archived: 'exclude' })

@@ -91,6 +91,7 @@ const totalCost = [
     mcp: { choices: ['agent', 'model', 'day'], required: true, help: 'break the total down by this' },
     ui: { name: 'by', choices: ['agent', 'model'], default: 'agent' },
   }),
+  archived,
   param('startOfWeek', kinds.choice(WEEKDAYS), 'with groupBy week: the first day of a week', {
     default: 'sunday',
     cli: { value: 'day', help: 'with --group-by week: the first day of a week' },
@@ -116,6 +117,7 @@ const usage = [
 const costReport = [
   ...usage,
   param('model', kinds.text({ max: 200 }), "only this model's usage", { cli: { value: 'id' } }),
+  archived,
   param('last', kinds.count({ min: 1 }), 'only the last n periods (1: this one), or the n sessions active last'),
   param('limit', kinds.count({ min: 1 }), 'at most this many sessions, the first in order'),
   param('startOfWeek', kinds.choice(WEEKDAYS), 'the first day of a week', { default: 'sunday', cli: { value: 'day' } }),

@@ -74,7 +74,7 @@ function render(report, keep, { paint, now, tty }) {
     report.skipped > 0
       ? paint('red', `${plural(report.skipped, 'source')} skipped: see above`)
       : keep.damaged?.length > 0
-        ? paint('red', `every store found was read, but ${plural(keep.damaged.length, 'kept file')} ${keep.damaged.length === 1 ? 'is' : 'are'} damaged: see above`)
+        ? paint('red', `every store found was read, but the kept store has ${plural(keep.damaged.length, 'fault')}: see above`)
         : paint('green', 'every store found was read'),
   )
   return out.join('\n')
@@ -97,7 +97,7 @@ function kept(keep, { paint, label, more, shown }) {
   if (keep.archived > 0) lines.push(`${more}${plural(keep.archived, 'archived session')}: the agent deleted the source, amux's copy answers`)
   if (!keep.on && atRisk(keep).length > 0) lines.push(`${more}${KEEP_HINT}`)
   const damaged = keep.damaged ?? []
-  if (damaged.length > 0) lines.push(`${more}${paint('red', `${plural(damaged.length, 'kept file')} damaged or missing, never served: ${damaged.slice(0, 3).map(shown).join(', ')}${damaged.length > 3 ? ', …' : ''}`)}`)
+  if (damaged.length > 0) lines.push(`${more}${paint('red', `${plural(damaged.length, 'fault')} in the kept store (a damaged or missing file, or archived sessions it cannot serve), never served: ${damaged.slice(0, 3).map(shown).join(', ')}${damaged.length > 3 ? ', …' : ''}`)}`)
   return lines
 }
 

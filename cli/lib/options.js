@@ -53,7 +53,7 @@ function valuesOf(call, parsed) {
  * `help`: this report's lines for some of them (what --last counts).
  */
 function costOptions(help, extra = []) {
-  const shared = [...calls.usage.map((p) => p.name), 'model', 'last', 'machine', 'user']
+  const shared = [...calls.usage.map((p) => p.name), 'model', 'archived', 'last', 'machine', 'user']
   return optionsOf(calls.costReport, { only: [...shared, ...extra], help })
 }
 

@@ -283,7 +283,7 @@ function keepStatus(status, { paint, tty }) {
   if (!status.on && atRisk(status).length > 0) out.push(`${more}${KEEP_HINT}`)
   const damaged = status.damaged ?? []
   damaged.forEach((path, i) => out.push(`${i === 0 ? label('damaged') : more}${paint('red', shown(path))}`))
-  if (damaged.length > 0) out.push(`${more}${paint('red', `${counted(damaged.length, 'kept file')} failed its checksum or is missing: never served`)}`)
+  if (damaged.length > 0) out.push(`${more}${paint('red', `${counted(damaged.length, 'fault')} in the kept store (a file that failed its checksum or is missing, or archived sessions it cannot serve): never served`)}`)
   return `${out.join('\n')}\n`
 }
 

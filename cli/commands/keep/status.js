@@ -18,7 +18,8 @@ module.exports = (command) =>
       '\nPiped, each fact is one line, its name then its value, separated by tabs: on, origin, dir,\n' +
         'settingFile, sessions, archived, bytes, and a line per agent whose retention deletes sessions:\n' +
         'retention, the agent, its days, the sessions not kept that it will delete; and a line per\n' +
-        'kept file found damaged (never served): damaged, its path.\n' +
+        'fault found in the kept store (never served): damaged, then the file and why, or the\n' +
+        'archived sessions it cannot serve.\n' +
         'Without --verify, the chunks of what is not archived are checked only to be there.\n',
     )
     .action(status)

@@ -252,6 +252,8 @@ pub struct ReportOptions {
     pub project: Option<crate::read::project::Wanted>,
     /// Only usage of this model.
     pub model: Option<String>,
+    /// Kept sessions whose source is gone: with the others, alone, or left out.
+    pub archived: Archived,
     /// Row order: periods by date (ascending unless asked), sessions by cost (descending).
     pub order: Option<Direction>,
     /// Only the most recent N periods (1: today, this week, this month), or the N sessions
@@ -275,6 +277,7 @@ impl ReportOptions {
             timezone: None,
             project: None,
             model: None,
+            archived: Archived::Include,
             order: None,
             last: None,
             limit: None,

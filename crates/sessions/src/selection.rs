@@ -38,7 +38,12 @@ pub fn matches(s: &SessionSummary, f: &Filters) -> bool {
     {
         return false;
     }
-    match f.archived {
+    archived_matches(s, f.archived)
+}
+
+/// Whether `s` is among the sessions `which` takes by whether they are archived.
+pub fn archived_matches(s: &SessionSummary, which: Archived) -> bool {
+    match which {
         Archived::Include => true,
         Archived::Only => s.archived,
         Archived::Exclude => !s.archived,

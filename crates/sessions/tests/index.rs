@@ -755,7 +755,7 @@ fn the_stamps_are_read_from_their_own_index_which_an_older_file_gets() {
     for key in ["search_key", "list_key"] {
         let sql = format!(
             "EXPLAIN QUERY PLAN SELECT id, path, sessions, {key} FROM source \
-             WHERE agent = 'claude' ORDER BY path"
+             WHERE agent = 'claude' AND archived = 0 ORDER BY path"
         );
         let conn = db();
         let mut st = conn.prepare(&sql).unwrap();
@@ -766,7 +766,7 @@ fn the_stamps_are_read_from_their_own_index_which_an_older_file_gets() {
             .collect();
         assert_eq!(
             plan,
-            ["SEARCH source USING COVERING INDEX source_fresh (agent=?)"],
+            ["SEARCH source USING COVERING INDEX source_fresh (agent=? AND archived=?)"],
             "{key}"
         );
     }

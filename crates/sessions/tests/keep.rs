@@ -3,6 +3,7 @@
 //! once, and a full disk; sessions kept before any of these are still served whole.
 mod common;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -497,4 +498,410 @@ fn forget_before_deletes_the_copies_and_live_sources_are_kept_again_while_on() {
     let st = client.keep_status(h.env(), false);
     assert_eq!(st.sessions, kept - 1, "{st:?}");
     assert_eq!(st.archived, 0);
+}
+
+/// A home written by scripts/gen_home.py (every agent, its databases included): a few MB,
+/// the same at every run for a seed.
+fn generated_home(out: &Path, seed: u32) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let status = Command::new("python3")
+        .arg(root.join("scripts/gen_home.py"))
+        .args(["--out", out.to_str().unwrap(), "--sessions", "150"])
+        .args(["--seed", &seed.to_string(), "--scale", "2"])
+        .stdout(Stdio::null())
+        .status()
+        .expect("python3 runs scripts/gen_home.py (a prerequisite, see the README)");
+    assert!(status.success(), "scripts/gen_home.py failed: {status}");
+}
+
+/// A generated home, with the data, config and cache directories beside it.
+struct BenchHome {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    data: PathBuf,
+    config: PathBuf,
+    cache: PathBuf,
+}
+
+impl BenchHome {
+    fn new(seed: u32) -> BenchHome {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        generated_home(&home, seed);
+        BenchHome {
+            home,
+            data: dir.path().join("data"),
+            config: dir.path().join("config"),
+            cache: dir.path().join("cache"),
+            _dir: dir,
+        }
+    }
+
+    fn env(&self) -> Env {
+        Env::from_pairs([
+            ("HOME", self.home.to_str().unwrap()),
+            ("AGENT_MUX_DATA_DIR", self.data.to_str().unwrap()),
+            ("AGENT_MUX_CONFIG_DIR", self.config.to_str().unwrap()),
+            ("TZ", "UTC"),
+        ])
+    }
+
+    /// A client with the index in the cache directory, written before each call answers.
+    fn client(&self, keep: bool) -> Client {
+        Client::new(ClientOptions {
+            keep: Some(keep),
+            cache: agent_mux_sessions::context::CacheSetting::Dir(self.cache.clone()),
+            index_updates: agent_mux_sessions::context::IndexUpdates::Wait,
+            ..Default::default()
+        })
+    }
+
+    /// Every session file of the agents that keep one session per file (a Cursor chat's
+    /// database included), sorted.
+    fn session_files(&self) -> Vec<PathBuf> {
+        fn walk_all(dir: &Path, out: &mut Vec<PathBuf>) {
+            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    walk_all(&p, out);
+                } else if p.extension().is_some_and(|x| x == "jsonl")
+                    || p.file_name().is_some_and(|n| n == "store.db")
+                {
+                    out.push(p);
+                }
+            }
+        }
+        let mut v = Vec::new();
+        walk_all(&self.home, &mut v);
+        v.sort();
+        v
+    }
+
+    /// Delete the sessions `pick` chooses (by id) from the OpenCode and Hermes databases, as
+    /// their agents delete them: the session's rows in every table; their ids.
+    fn delete_db_sessions(&self, pick: &dyn Fn(usize, &str, i64) -> bool) -> Vec<String> {
+        let mut gone = Vec::new();
+        let opencode = self.home.join(".local/share/opencode/opencode.db");
+        let c = rusqlite::Connection::open(&opencode).unwrap();
+        let rows: Vec<(String, i64)> = (c
+            .prepare("SELECT id, time_updated FROM session ORDER BY id"))
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+        for (i, (id, updated_ms)) in rows.iter().enumerate() {
+            if pick(i, id, *updated_ms) {
+                for t in ["part", "message"] {
+                    c.execute(&format!("DELETE FROM {t} WHERE session_id = ?1"), [id])
+                        .unwrap();
+                }
+                c.execute("DELETE FROM session WHERE id = ?1", [id])
+                    .unwrap();
+                gone.push(format!("opencode:{id}"));
+            }
+        }
+        let hermes = self.home.join(".hermes/state.db");
+        let h = rusqlite::Connection::open(&hermes).unwrap();
+        let rows: Vec<(String, f64)> = (h
+            .prepare("SELECT id, started_at FROM sessions ORDER BY id"))
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+        for (i, (id, started)) in rows.iter().enumerate() {
+            if pick(i, id, (*started * 1000.0) as i64) {
+                for t in ["messages", "session_model_usage"] {
+                    h.execute(&format!("DELETE FROM {t} WHERE session_id = ?1"), [id])
+                        .unwrap();
+                }
+                h.execute("DELETE FROM sessions WHERE id = ?1", [id])
+                    .unwrap();
+                gone.push(format!("hermes:{id}"));
+            }
+        }
+        gone
+    }
+}
+
+/// Every answer about a home: each summary (without `archived`), `get` and the three exports
+/// of each session, the total cost alone and by day, the daily report, and searches in rank
+/// order with their scores.
+#[derive(Debug, PartialEq)]
+struct Answers {
+    sessions: BTreeMap<String, [String; 5]>,
+    total: serde_json::Value,
+    by_day: serde_json::Value,
+    daily: serde_json::Value,
+    searches: Vec<Vec<Hit>>,
+}
+
+/// A search result: its id, with its score, whether Hermes found it, whether it is archived.
+#[derive(Debug, PartialEq)]
+struct Hit {
+    id: String,
+    scored: String,
+    hermes: bool,
+    archived: bool,
+}
+
+/// The searches answer as before: in rank order with scores. Hermes scores its sessions with
+/// SQLite's FTS5, whose scores move when a session is deleted from its database: its live
+/// sessions are held to being found, its archived ones (searched by FTS5 in their kept copy) to
+/// their score too.
+fn same_searches(before: &[Vec<Hit>], after: &[Vec<Hit>], step: &str) {
+    assert_eq!(before.len(), after.len());
+    let mut archived_hermes = 0;
+    for (b, a) in before.iter().zip(after) {
+        let others = |v: &[Hit]| -> Vec<String> {
+            (v.iter().filter(|h| !h.hermes))
+                .map(|h| h.scored.clone())
+                .collect()
+        };
+        assert_eq!(others(a), others(b), "{step}: searches");
+        let hermes = |v: &[Hit]| -> std::collections::BTreeSet<String> {
+            (v.iter().filter(|h| h.hermes))
+                .map(|h| h.id.clone())
+                .collect()
+        };
+        assert_eq!(hermes(a), hermes(b), "{step}: Hermes' hits");
+        for h in a.iter().filter(|h| h.hermes && h.archived) {
+            let was = b.iter().find(|x| x.id == h.id).unwrap();
+            assert_eq!(
+                h.scored, was.scored,
+                "{step}: an archived Hermes session's score"
+            );
+            archived_hermes += 1;
+        }
+    }
+    assert!(
+        archived_hermes > 0,
+        "{step}: an archived Hermes session is found"
+    );
+}
+
+const SEARCHES: &[&str] = &["test", "kubernetes", "docker compose", "error NOT timeout"];
+
+fn answers(client: &Client, env: &Env) -> (Answers, Vec<SessionSummary>) {
+    use agent_mux_sessions::options::ExportFormat;
+    use agent_mux_wire::{cost_options, report_options, search_query};
+    use serde_json::json;
+    let all = list(client, env.clone(), Archived::Include);
+    let mut sessions = BTreeMap::new();
+    for s in &all {
+        let mut plain = s.clone();
+        plain.archived = false;
+        let export = |f| client.export(env.clone(), &s.agent, &s.session_id, f, None);
+        let got = client.get(env.clone(), &s.agent, &s.session_id).unwrap();
+        sessions.insert(
+            s.unified_id.clone(),
+            [
+                serde_json::to_string(&plain).unwrap(),
+                serde_json::to_string(&got).unwrap(),
+                export(ExportFormat::Json).unwrap(),
+                export(ExportFormat::Jsonl).unwrap(),
+                export(ExportFormat::Markdown).unwrap(),
+            ],
+        );
+    }
+    let cost = |v: serde_json::Value| {
+        let total = client.total_cost(env.clone(), &cost_options(&v).unwrap());
+        serde_json::to_value(total.unwrap()).unwrap()
+    };
+    let daily = client
+        .cost_report(
+            env.clone(),
+            &report_options(&json!("daily"), &json!({})).unwrap(),
+        )
+        .unwrap();
+    let searches = (SEARCHES.iter())
+        .map(|q| {
+            let q = search_query(&json!({ "text": q, "limit": 1000 })).unwrap();
+            (client.search(env.clone(), &q).unwrap().into_iter())
+                .map(|s| Hit {
+                    scored: format!("{} {:.6}", s.unified_id, s.relevance_score.unwrap()),
+                    id: s.unified_id,
+                    hermes: s.agent == "hermes",
+                    archived: s.archived,
+                })
+                .collect()
+        })
+        .collect();
+    let a = Answers {
+        sessions,
+        total: cost(json!({})),
+        by_day: cost(json!({ "groupBy": "day" })),
+        daily: rounded(serde_json::to_value(daily).unwrap()),
+        searches,
+    };
+    (a, all)
+}
+
+/// `v` with every number to 12 significant digits: a report adds its sessions' costs in the
+/// order they are read, which the index's history changes.
+fn rounded(v: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            let x: f64 = format!("{:.11e}", n.as_f64().unwrap()).parse().unwrap();
+            serde_json::json!(x)
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(rounded).collect()),
+        Value::Object(o) => Value::Object(o.into_iter().map(|(k, x)| (k, rounded(x))).collect()),
+        other => other,
+    }
+}
+
+/// The ids of the sessions the agents' stores hold now, read without what was kept.
+fn live_ids(h: &BenchHome) -> std::collections::BTreeSet<String> {
+    let c = Client::new(ClientOptions {
+        keep: Some(false),
+        cache: agent_mux_sessions::context::CacheSetting::Off,
+        ..Default::default()
+    });
+    let mut env = h.env();
+    env.set(
+        "AGENT_MUX_DATA_DIR",
+        h.home.join("no-data").to_str().unwrap(),
+    );
+    ids(&list(&c, env, Archived::Include)).into_iter().collect()
+}
+
+#[test]
+fn on_a_generated_home_a_third_deleted_answers_as_before_from_the_index() {
+    use serde_json::json;
+    let h = BenchHome::new(11);
+    let env = h.env();
+    let client = h.client(true);
+    client.index_update(env.clone(), false).unwrap();
+    let (before, all) = answers(&client, &env);
+    let indexed = client.index_status(env.clone()).sessions;
+    assert!(all.len() >= 100, "{} sessions", all.len());
+    assert!(all.iter().all(|s| !s.archived));
+    // A third of the sources: whole files, and sessions inside the databases.
+    let files = h.session_files();
+    let gone_files: Vec<&PathBuf> = files.iter().step_by(3).collect();
+    for f in &gone_files {
+        std::fs::remove_file(f).unwrap();
+    }
+    let gone_rows = h.delete_db_sessions(&|i, _, _| i % 3 == 0);
+    let live = live_ids(&h);
+    let deleted: Vec<String> = (all.iter())
+        .map(|s| s.unified_id.clone())
+        .filter(|id| !live.contains(id))
+        .collect();
+    assert!(
+        deleted.len() * 4 >= all.len(),
+        "{} of {}",
+        deleted.len(),
+        all.len()
+    );
+    for id in &gone_rows {
+        assert!(deleted.contains(id), "{id}");
+    }
+    // A new client (a new process), then again once the index is cleared (it is made again
+    // from the kept copies), then with the index rebuilt.
+    for step in ["new client", "index cleared", "index rebuilt"] {
+        let client = h.client(true);
+        match step {
+            "index cleared" => assert!(client.index_clear(env.clone()).unwrap()),
+            "index rebuilt" => {
+                client.index_rebuild(env.clone()).unwrap();
+            }
+            _ => {}
+        }
+        let (after, listed) = answers(&client, &env);
+        let archived: Vec<String> = (listed.iter())
+            .filter(|s| s.archived)
+            .map(|s| s.unified_id.clone())
+            .collect();
+        assert_eq!(
+            archived, deleted,
+            "{step}: each deleted session is archived"
+        );
+        assert_eq!(after.total, before.total, "{step}: totalCost");
+        assert_eq!(after.by_day, before.by_day, "{step}: cost by day");
+        assert_eq!(after.daily, before.daily, "{step}: the daily report");
+        for (id, b) in &before.sessions {
+            assert_eq!(after.sessions.get(id), Some(b), "{step}: {id}");
+        }
+        same_searches(&before.searches, &after.searches, step);
+        let only = list(&client, env.clone(), Archived::Only);
+        assert_eq!(ids(&only), deleted, "{step}");
+        // The cost reports take the archived sessions alone, or leave them out.
+        let report_cost = |which: &str| {
+            use agent_mux_wire::report_options;
+            let opts = json!({ "archived": which });
+            let r = (client.cost_report(
+                env.clone(),
+                &report_options(&json!("daily"), &opts).unwrap(),
+            ))
+            .unwrap();
+            r.totals.total_cost
+        };
+        let (all_cost, only_cost) = (report_cost("include"), report_cost("only"));
+        assert!(only_cost > 0.0, "{step}: archived sessions cost something");
+        let sum = only_cost + report_cost("exclude");
+        assert!(
+            (sum - all_cost).abs() <= 1e-9 * all_cost,
+            "{step}: {sum} != {all_cost}"
+        );
+        // The archived sessions are in the index (read once from their kept copies): it holds
+        // as many searchable sessions as before the deletion.
+        let status = client.index_status(env.clone());
+        assert_eq!(status.sessions, indexed, "{step}: {status:?}");
+    }
+}
+
+#[test]
+fn on_a_generated_home_a_30_day_sweep_leaves_cost_by_day_as_it_was() {
+    use agent_mux_wire::{cost_options, report_options};
+    use serde_json::json;
+    let h = BenchHome::new(12);
+    let env = h.env();
+    let client = h.client(true);
+    let all = list(&client, env.clone(), Archived::Include);
+    let by_day = |c: &Client| {
+        let opts = cost_options(&json!({ "groupBy": "day" })).unwrap();
+        serde_json::to_value(c.total_cost(env.clone(), &opts).unwrap()).unwrap()
+    };
+    let daily = |c: &Client| {
+        let opts = report_options(&json!("daily"), &json!({})).unwrap();
+        rounded(serde_json::to_value(c.cost_report(env.clone(), &opts).unwrap()).unwrap())
+    };
+    let (before, before_daily) = (by_day(&client), daily(&client));
+    // The agents' clean-up: every session last updated over 30 days before the newest.
+    let newest = all.iter().map(|s| s.updated_at).max().unwrap();
+    let cut = newest - chrono::Duration::days(30);
+    let old: Vec<&SessionSummary> = all.iter().filter(|s| s.updated_at < cut).collect();
+    let files = h.session_files();
+    let swept: Vec<&PathBuf> = (files.iter())
+        .filter(|f| {
+            let path = f.to_string_lossy();
+            old.iter().any(|s| path.contains(s.session_id.as_str()))
+        })
+        .collect();
+    for f in &swept {
+        std::fs::remove_file(f).unwrap();
+    }
+    let cut_ms = cut.timestamp_millis();
+    let rows = h.delete_db_sessions(&|_, id, _| {
+        old.iter()
+            .any(|s| s.session_id == id && s.updated_at.timestamp_millis() < cut_ms)
+    });
+    assert!(swept.len() >= 10, "{} files swept", swept.len());
+    assert!(!rows.is_empty());
+    let live = live_ids(&h);
+    let gone: Vec<String> = (all.iter())
+        .map(|s| s.unified_id.clone())
+        .filter(|id| !live.contains(id))
+        .collect();
+    assert!(gone.len() >= swept.len() + rows.len(), "{gone:?}");
+    // A new client (a new process) whose first call is a cost: the sessions the databases lost
+    // since they were last kept are kept as archived before it adds them up.
+    let after = h.client(true);
+    assert_eq!(by_day(&after), before);
+    assert_eq!(daily(&after), before_daily);
+    assert_eq!(ids(&list(&after, env.clone(), Archived::Only)), gone);
 }

@@ -18,8 +18,8 @@ use agent_mux_sessions::error::{Error, Result, SPEC_ERROR_CODES};
 use agent_mux_sessions::ids::is_built_in;
 use agent_mux_sessions::model::Timestamp;
 use agent_mux_sessions::options::{
-    parse_date, weekday, BlocksOptions, Bound, CostOptions, Direction, ExportFormat, Grouping,
-    ListOptions, Period, ReportOptions, SearchQuery, TokenLimit, TouchedOptions, MAX_LIMIT,
+    parse_date, weekday, Archived, BlocksOptions, Bound, CostOptions, Direction, ExportFormat,
+    Grouping, ListOptions, Period, ReportOptions, SearchQuery, TokenLimit, TouchedOptions, MAX_LIMIT,
 };
 use agent_mux_sessions::read::project::Wanted;
 use agent_mux_sessions::tsv::Cell;
@@ -254,6 +254,16 @@ fn order(m: &Map<String, Value>) -> Result<Option<Direction>> {
     }
 }
 
+/// Which sessions a report takes by whether they are archived (as list's `archived`).
+fn archived(m: &Map<String, Value>) -> Result<Archived> {
+    let choices = [
+        ("include", Archived::Include),
+        ("only", Archived::Only),
+        ("exclude", Archived::Exclude),
+    ];
+    choice(m, "archived", &choices, Archived::Include)
+}
+
 /// The options of `cost.daily|weekly|monthly|sessions`; `report` is that name.
 pub fn report_options(report: &Value, v: &Value) -> Result<ReportOptions> {
     let grouping = match report.as_str() {
@@ -280,6 +290,7 @@ pub fn report_options(report: &Value, v: &Value) -> Result<ReportOptions> {
     o.timezone = opt_string(m, "timezone")?;
     o.project = opt_project(m)?;
     o.model = opt_string(m, "model")?;
+    o.archived = archived(m)?;
     o.order = order(m)?;
     o.last = opt_uint(m, "last", "last", 1)?.map(|n| u32::try_from(n).unwrap_or(u32::MAX));
     o.limit = m

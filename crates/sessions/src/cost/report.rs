@@ -405,6 +405,7 @@ impl ReportBuilder {
         self.matched_runs.extend(self.pricer.runs_of(&s));
         if opts.agent.as_deref().is_some_and(|a| a != s.agent)
             || !project_matches(&s, opts.project.as_ref())
+            || !crate::selection::archived_matches(&s, opts.archived)
         {
             return;
         }

@@ -72,17 +72,23 @@ pub struct FoundDoc {
     /// Occurrences per leaf, per field, and side by side; `None` when a read must tell.
     pub counts: Option<Counts>,
     summary: Vec<u8>,
+    /// Served from a kept copy: its source is gone.
+    archived: bool,
 }
 
 impl FoundDoc {
     /// The session's summary as search reports it.
     pub fn summary(&self) -> Result<SessionSummary, Fault> {
-        decode_summary(&self.summary)
+        let mut s = decode_summary(&self.summary)?;
+        s.archived = self.archived;
+        Ok(s)
     }
 
     /// Its ids and dates only (`SessionSummary::new`), read without the rest.
     pub fn summary_head(&self) -> Result<SessionSummary, Fault> {
-        codec::decode_summary_head(&self.summary).map_err(|_| corrupt())
+        let mut s = codec::decode_summary_head(&self.summary).map_err(|_| corrupt())?;
+        s.archived = self.archived;
+        Ok(s)
     }
 }
 
@@ -92,6 +98,16 @@ pub struct ReadDoc {
     pub source: SourceId,
     pub session: Session,
 }
+
+/// What a snapshot searches: the live sources the index holds up to date, the restored kept
+/// copies it holds, the sources changed since (to be scanned), and how many it holds that are
+/// gone.
+pub(super) type Searchable = (
+    Vec<(&'static dyn Agent, Synced)>,
+    Vec<(&'static dyn Agent, Synced)>,
+    Vec<(&'static dyn Agent, Source)>,
+    usize,
+);
 
 /// A session to read again: its doc, its id, and how many sessions of that id come before it in
 /// its source (a store may hold one id twice).
@@ -109,6 +125,8 @@ pub struct Snapshot {
     sources: Vec<Searched>,
     /// The indexed sources searched: their agent and the source as listed now.
     in_scope: HashMap<SourceId, (&'static dyn Agent, Source)>,
+    /// Those of them that are restored kept copies (`super::archived`).
+    archived: HashSet<SourceId>,
     /// The keys of `in_scope` alone, looked up for every document found: small enough to stay
     /// in the cache, where a map of whole sources misses it at each lookup.
     searched: HashSet<SourceId>,
@@ -166,10 +184,9 @@ impl Snapshot {
         dir: PathBuf,
         conn: Connection,
         postings: Postings,
-        synced: Vec<(&'static dyn Agent, Synced)>,
-        changed: Vec<(&'static dyn Agent, Source)>,
-        gone: usize,
+        found: Searchable,
     ) -> Result<Snapshot, Fault> {
+        let (mut synced, archived, changed, gone) = found;
         let (searcher, generation) = postings.searcher()?;
         let recorded: i64 = conn.query_row("SELECT generation FROM postings", [], |r| r.get(0))?;
         if recorded as u64 != generation {
@@ -178,6 +195,8 @@ impl Snapshot {
             )));
         }
         let left_changes = !changed.is_empty() || gone > 0;
+        let archived_ids = archived.iter().map(|(_, s)| s.id).collect();
+        synced.extend(archived);
         let sources = scan_order(&synced, changed);
         let searched = synced.iter().map(|(_, s)| s.id).collect();
         let in_scope = synced
@@ -192,6 +211,7 @@ impl Snapshot {
             ctx: ctx.clone(),
             sources,
             in_scope,
+            archived: archived_ids,
             searched,
             left_changes,
         })
@@ -272,6 +292,7 @@ impl Snapshot {
             lengths: codec::decode_lengths(lengths).map_err(|_| corrupt())?,
             counts: f.counts,
             summary: r.get_ref(at + 2)?.as_blob()?.to_vec(),
+            archived: self.archived.contains(&source),
         }))
     }
 
@@ -300,12 +321,18 @@ impl Snapshot {
                 .iter()
                 .map(|(source, docs)| Ok((*source, self.session_ids(*source, docs)?)))
                 .collect::<Result<_, Fault>>()?;
-            let (ctx, in_scope) = (&self.ctx, &self.in_scope);
+            let (ctx, in_scope, kept) = (&self.ctx, &self.in_scope, &self.archived);
             wanted
                 .par_iter()
                 .map(|(source, wanted)| match in_scope.get(source) {
                     Some((agent, src)) => {
-                        read_source(ctx, *agent, src, *source, wanted, needle_free)
+                        let mut read = read_source(ctx, *agent, src, *source, wanted, needle_free);
+                        if let Ok(v) = &mut read {
+                            let archived = kept.contains(source);
+                            v.iter_mut()
+                                .for_each(|d| d.session.summary.archived = archived);
+                        }
+                        read
                     }
                     None => Ok(Vec::new()),
                 })

@@ -25,6 +25,7 @@ use crate::agents::{Agent, Source};
 use crate::context::Context;
 use crate::model::SessionSummary;
 
+pub mod archived;
 pub mod codec;
 pub mod dir;
 pub mod listed;
@@ -86,12 +87,15 @@ fn with_index<T>(
 /// cannot be used. With `write`, the sources changed since the index was written are written
 /// first; without it, or while another process writes the index, the snapshot holds what was
 /// committed and the changed sources are left to be scanned (`Snapshot::left_changes`).
+/// The restored copies `kept` are written first either way (they change only when a session is
+/// archived): returned are those another process writing the index kept out, to be scanned.
 pub fn snapshot(
     ctx: &Context,
     agents: &[&'static dyn Agent],
     write: bool,
     watch: &Watch,
-) -> Option<Snapshot> {
+    kept: &[archived::KeptSource],
+) -> Option<(Snapshot, Vec<archived::KeptSource>)> {
     let (dir, conn) = open(ctx)?;
     let snapshot = (|| {
         // Every agent's sources listed at once (stat calls, mostly waiting), then compared.
@@ -113,12 +117,17 @@ pub fn snapshot(
                 Err(e) => return Err(e),
             }
         }
+        let (archived, left) = match kept.is_empty() {
+            true => (Vec::new(), Vec::new()),
+            false => archived::for_search(&conn, &dir, ctx, kept)?,
+        };
         store::to_wal(&conn);
         let postings = Postings::open(&postings::path_in(&dir, store::FORMAT))?;
         same_generation(&conn, &postings)?;
         // One snapshot for every lookup of the search, whatever other processes write.
         conn.execute_batch("BEGIN")?;
-        Snapshot::new(ctx, dir.clone(), conn, postings, synced, changed, gone)
+        let found = (synced, archived, changed, gone);
+        Snapshot::new(ctx, dir.clone(), conn, postings, found).map(|s| (s, left))
     })();
     usable(&dir, snapshot)
 }
@@ -307,6 +316,14 @@ pub fn summaries(
             summaries: out,
             skipped,
         })
+    })
+}
+
+/// Bring the summaries of `agent`'s sources up to date in the index (what the keep store then
+/// records of each source without reading it again); `None` when the index is off or unusable.
+pub fn sync_summaries(ctx: &Context, agent: &dyn Agent) -> Option<()> {
+    with_index(ctx, |dir, conn| {
+        sync::sync(conn, dir, ctx, agent, Part::Summaries).map(|_| ())
     })
 }
 

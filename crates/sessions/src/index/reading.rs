@@ -43,6 +43,7 @@ pub fn path_bytes(p: &std::path::Path) -> &[u8] {
 /// One session ready to store, made where it is read (on every core) rather than by the one
 /// thread that writes: its summary, exact field lengths and searchable texts.
 pub(super) struct Doc {
+    pub(super) session_id: String,
     pub(super) summary: Vec<u8>,
     pub(super) lengths: Vec<u8>,
     pub(super) texts: Texts,
@@ -54,6 +55,24 @@ pub(super) struct Doc {
 pub(super) struct SourceRead {
     pub(super) content: Content,
     pub(super) prints: Option<Vec<(String, Fingerprint)>>,
+}
+
+impl SourceRead {
+    /// Only the sessions `ids` of what was read (a kept copy's archived sessions).
+    pub(super) fn only(mut self, ids: &std::collections::HashSet<String>) -> SourceRead {
+        match &mut self.content {
+            Content::Summaries(Ok(v)) => v.retain(|s| ids.contains(&s.session_id)),
+            Content::Summaries(Err(_)) => {}
+            Content::Documents { docs, kept } => {
+                if let Some(docs) = docs {
+                    docs.retain(|d| ids.contains(&d.session_id));
+                }
+                kept.retain(|id| ids.contains(id));
+            }
+        }
+        self.prints = None;
+        self
+    }
 }
 
 /// The part of a source that was read.
@@ -247,6 +266,7 @@ fn docs(sessions: &[Session], tools: FileTools) -> Vec<Doc> {
                 projects.fill([summary.to_mut()]);
             }
             Doc {
+                session_id: s.summary.session_id.clone(),
                 summary: codec::summary(&summary),
                 lengths: codec::lengths(&texts.lengths),
                 texts,

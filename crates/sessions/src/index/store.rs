@@ -7,7 +7,7 @@ use std::time::Duration;
 
 /// Bumped whenever what is stored changes meaning; an index of another format is rebuilt. The
 /// file name carries it too, so two versions of agent-mux on one machine keep their own files.
-pub const FORMAT: i64 = 10;
+pub const FORMAT: i64 = 11;
 
 /// How long a call waits for another process's write before reading the stores instead.
 pub const BUSY: Duration = Duration::from_millis(1500);
@@ -69,11 +69,14 @@ CREATE TABLE IF NOT EXISTS source(
     search_prints BLOB,
     -- sessions the source holds for search (0: unreadable)
     sessions INTEGER NOT NULL DEFAULT 0,
+    -- 1: a restored kept copy, holding only the archived sessions it serves (index::archived)
+    archived INTEGER NOT NULL DEFAULT 0,
     UNIQUE(agent, path)
 );
 -- what every call reads of every source to tell whether it changed (sync::compare), without
 -- reading the rows themselves
-CREATE INDEX IF NOT EXISTS source_fresh ON source(agent, path, sessions, search_key, list_key);
+CREATE INDEX IF NOT EXISTS source_fresh
+    ON source(agent, archived, path, sessions, search_key, list_key);
 -- one searchable session: its summary as search reports it and its exact field lengths; its
 -- terms are in the postings (`postings`), under this id
 CREATE TABLE IF NOT EXISTS doc(

@@ -45,14 +45,40 @@ const BATCH: usize = 128;
 /// How many sources of `a` a call needing `part` would read (changed, new or gone).
 pub fn stale(conn: &Connection, ctx: &Context, a: &dyn Agent, part: Part) -> Result<u64, Fault> {
     let sources = a.sources(ctx);
-    let c = compare(conn, a, &sources, part)?;
+    let c = compare(conn, a, &sources, part, None)?;
     Ok((c.stale.len() + c.gone.len()) as u64)
 }
 
+/// The sessions a restored kept copy serves (the archived ones: those its agent's store no
+/// longer holds), and the key they add to its stamps': a copy read for other sessions is read
+/// again.
+pub struct Served {
+    pub ids: std::collections::HashSet<String>,
+    key: [u8; 16],
+}
+
+impl Served {
+    pub fn new(ids: std::collections::HashSet<String>) -> Served {
+        let mut sorted: Vec<&str> = ids.iter().map(String::as_str).collect();
+        sorted.sort_unstable();
+        let key = xxhash_rust::xxh3::xxh3_128(sorted.join("\0").as_bytes()).to_le_bytes();
+        Served { ids, key }
+    }
+}
+
+/// `key` of a source, with the sessions it serves when it is a kept copy.
+fn key_of(src: &Source, served: Option<&Served>) -> Vec<u8> {
+    let mut k = key(src);
+    if let Some(s) = served {
+        k.extend_from_slice(&s.key);
+    }
+    k
+}
+
 /// Where each source stands against what the index recorded.
-struct Compared {
+pub(super) struct Compared {
     /// Per source, in the caller's order: the index's id and session count when up to date.
-    fresh: Vec<Option<(i64, usize)>>,
+    pub(super) fresh: Vec<Option<(i64, usize)>>,
     /// The sources to read.
     stale: Vec<Stale>,
     /// Ids of recorded sources that are gone from the store.
@@ -75,12 +101,15 @@ impl Stale {
 
 /// Walk the sources in path order beside the index's rows of the agent, which come in path
 /// order (index `source_fresh`, which holds every column read here): no row is copied, and a
-/// store of tens of thousands of files is compared in a few milliseconds.
-fn compare(
+/// store of tens of thousands of files is compared in a few milliseconds. `served`: the sources
+/// are restored kept copies (`super::archived`), with the sessions each serves, compared with
+/// the archived rows only; else the live rows only.
+pub(super) fn compare(
     conn: &Connection,
     a: &dyn Agent,
     sources: &[Source],
     part: Part,
+    served: Option<&[Served]>,
 ) -> Result<Compared, Fault> {
     let mut order: Vec<usize> = (0..sources.len()).collect();
     order.sort_unstable_by(|&x, &y| path_bytes(&sources[x].path).cmp(path_bytes(&sources[y].path)));
@@ -90,11 +119,13 @@ fn compare(
         gone: Vec::new(),
     };
     let sql = format!(
-        "SELECT id, path, sessions, {} FROM source WHERE agent = ?1 ORDER BY path",
+        "SELECT id, path, sessions, {} FROM source WHERE agent = ?1 AND archived = ?2
+         ORDER BY path",
         part.key_column()
     );
     let mut st = conn.prepare_cached(&sql)?;
-    let mut rows = st.query([a.name()])?;
+    let mut rows = st.query(params![a.name(), served.is_some()])?;
+    let key = |i: usize| key_of(&sources[i], served.map(|s| &s[i]));
     let mut next = order.into_iter().peekable();
     let mut now = Vec::new();
     while let Some(r) = rows.next()? {
@@ -104,10 +135,13 @@ fn compare(
             let src = &sources[i];
             match path_bytes(&src.path).cmp(path) {
                 // Not recorded: new.
-                std::cmp::Ordering::Less => out.stale.push(Stale::new(i, key(src), false)),
+                std::cmp::Ordering::Less => out.stale.push(Stale::new(i, key(i), false)),
                 std::cmp::Ordering::Equal => {
                     found = true;
                     key_into(src, &mut now);
+                    if let Some(s) = served {
+                        now.extend_from_slice(&s[i].key);
+                    }
                     match r.get_ref(3)?.as_blob_or_null()? {
                         Some(have) if have == now.as_slice() => {
                             out.fresh[i] = Some((r.get(0)?, r.get::<_, i64>(2)? as usize));
@@ -125,8 +159,7 @@ fn compare(
             out.gone.push(r.get(0)?);
         }
     }
-    out.stale
-        .extend(next.map(|i| Stale::new(i, key(&sources[i]), false)));
+    out.stale.extend(next.map(|i| Stale::new(i, key(i), false)));
     Ok(out)
 }
 
@@ -159,11 +192,24 @@ pub fn sync_sources(
     sources: Vec<Source>,
     part: Part,
 ) -> Result<Vec<Synced>, Fault> {
+    sync_of(conn, dir, ctx, a, sources, part, None)
+}
+
+/// `sync_sources`, of live sources or (`served`) of restored kept copies.
+pub(super) fn sync_of(
+    conn: &Connection,
+    dir: &Path,
+    ctx: &Context,
+    a: &dyn Agent,
+    sources: Vec<Source>,
+    part: Part,
+    served: Option<&[Served]>,
+) -> Result<Vec<Synced>, Fault> {
     let Compared {
         mut fresh,
         stale,
         gone,
-    } = compare(conn, a, &sources, part)?;
+    } = compare(conn, a, &sources, part, served)?;
     // One transaction for every batch; none when nothing changed: an up-to-date call takes no
     // write lock.
     if !gone.is_empty() || !stale.is_empty() {
@@ -174,6 +220,7 @@ pub fn sync_sources(
             stale: &stale,
             gone: &gone,
             part,
+            served,
         };
         let writer = immediate(conn, |tx| write_changes(tx, dir, &change, &mut fresh))?;
         if let Some(w) = writer {
@@ -207,7 +254,7 @@ pub struct Unsynced {
 
 /// `Unsynced` of `sources`.
 pub fn unsynced(conn: &Connection, a: &dyn Agent, sources: Vec<Source>) -> Result<Unsynced, Fault> {
-    let c = compare(conn, a, &sources, Part::Documents)?;
+    let c = compare(conn, a, &sources, Part::Documents, None)?;
     let mut out = Unsynced {
         fresh: Vec::new(),
         changed: Vec::new(),
@@ -234,6 +281,8 @@ struct Change<'a> {
     stale: &'a [Stale],
     gone: &'a [i64],
     part: Part,
+    /// Restored kept copies, with the sessions each serves: only those are stored.
+    served: Option<&'a [Served]>,
 }
 
 /// The postings of the index in `dir`, opened for writing by the holder of the SQLite file's
@@ -327,6 +376,7 @@ fn write_stale(
         sources,
         stale,
         part,
+        served,
         ..
     } = *c;
     let total = stale.len() as u64;
@@ -334,7 +384,8 @@ fn write_stale(
     // What the index kept of its earlier reads of the stale sources read session by session.
     let mut earlier = Vec::with_capacity(stale.len());
     for st in stale {
-        let many = st.recorded && a.many_sessions().is_some();
+        // A kept copy is read whole: only the sessions it serves are kept of it.
+        let many = st.recorded && a.many_sessions().is_some() && served.is_none();
         earlier.push(match many {
             true => earlier_read(tx, a, &sources[st.at], part)?,
             false => None,
@@ -352,7 +403,13 @@ fn write_stale(
                     batch
                         .par_iter()
                         .zip(earlier)
-                        .map(|(st, e)| read_source(ctx, a, &sources[st.at], part, e.as_ref()))
+                        .map(|(st, e)| {
+                            let read = read_source(ctx, a, &sources[st.at], part, e.as_ref());
+                            match served {
+                                Some(s) => read.only(&s[st.at].ids),
+                                None => read,
+                            }
+                        })
                         .collect()
                 });
                 // The writer stopped (an error): read no more.
@@ -366,7 +423,16 @@ fn write_stale(
         for (batch, reads) in stale.chunks(BATCH).zip(batches) {
             for (st, r) in batch.iter().zip(reads) {
                 let src = &sources[st.at];
-                fresh[st.at] = Some(write(tx, postings.as_ref(), a.name(), src, &st.key, r)?);
+                let archived = served.is_some();
+                fresh[st.at] = Some(write(
+                    tx,
+                    postings.as_ref(),
+                    a.name(),
+                    archived,
+                    src,
+                    &st.key,
+                    r,
+                )?);
             }
             done += batch.len() as u64;
             if since.elapsed() >= every && done < total {
@@ -405,7 +471,7 @@ pub fn immediate<T, E: From<rusqlite::Error>>(
     }
 }
 
-fn source_id(tx: &Connection, agent: &str, src: &Source) -> rusqlite::Result<i64> {
+fn source_id(tx: &Connection, agent: &str, archived: bool, src: &Source) -> rusqlite::Result<i64> {
     let path = path_bytes(&src.path);
     let found: Option<i64> = tx
         .query_row(
@@ -418,8 +484,8 @@ fn source_id(tx: &Connection, agent: &str, src: &Source) -> rusqlite::Result<i64
         Some(id) => Ok(id),
         None => {
             tx.execute(
-                "INSERT INTO source(agent, path) VALUES (?1, ?2)",
-                params![agent, path],
+                "INSERT INTO source(agent, path, archived) VALUES (?1, ?2, ?3)",
+                params![agent, path, archived],
             )?;
             Ok(tx.last_insert_rowid())
         }
@@ -457,11 +523,12 @@ fn write(
     tx: &Connection,
     postings: Option<&PostingsWriter>,
     agent: &str,
+    archived: bool,
     src: &Source,
     k: &[u8],
     r: SourceRead,
 ) -> Result<(i64, usize), Fault> {
-    let id = source_id(tx, agent, src)?;
+    let id = source_id(tx, agent, archived, src)?;
     let prints = r.prints.as_deref().map(codec::fingerprints);
     match r.content {
         Content::Summaries(res) => {

@@ -74,22 +74,25 @@ pub fn run(
     }
     let (native, documented): (Vec<&'static dyn Agent>, Vec<&'static dyn Agent>) =
         targets.iter().partition(|a| a.native_search().is_some());
-    // Kept sessions whose source is gone, read from their restored copies beside the others.
-    let kept: Vec<scan::Kept> = (targets.iter())
+    storage.keep_changed(ctx, targets);
+    // Kept sessions whose source is gone, read from their restored copies beside the others
+    // (those of an agent with a search engine of its own are searched by it: `run_on`).
+    let kept: Vec<scan::Kept> = (documented.iter())
         .flat_map(|&a| {
             (storage.archived_sources(ctx, a).into_iter()).map(move |(src, ids)| (a, src, ids))
         })
         .collect();
     // The storage layer's documents, best first: a fault in the index sends the search on to
     // the agents' own.
-    for documents in storage.documents(ctx, &documented) {
+    for documents in storage.documents(ctx, &documented, &kept) {
         let indexed;
         let hits: &dyn HitSource = match &documents {
-            Documents::Indexed(lookup) => {
+            // The index holds the kept copies of the agents it serves; the rest are read.
+            Documents::Indexed(lookup, unindexed) => {
                 indexed = indexed::Indexed {
                     ctx,
                     lookup: lookup.as_ref(),
-                    kept: &kept,
+                    kept: unindexed,
                 };
                 &indexed
             }
@@ -135,6 +138,20 @@ fn run_on(
         if let Ok(hits) = engine.search(ctx, query) {
             // A native engine reports no coverage: its hits count as holding every term.
             let summaries_of = |ids: &HashSet<&str>| storage.summaries_with_ids(ctx, a, ids);
+            found.extend(join_native(a, hits, &summaries_of, early, terms));
+        }
+        // Its archived sessions, by the same engine over their restored copies: scored as they
+        // were while their source held them.
+        for (kept, ids) in storage.archived_contexts(ctx, a) {
+            let Ok(mut hits) = engine.search(&kept, query) else {
+                continue;
+            };
+            hits.retain(|h| h.session_ids.iter().any(|id| ids.contains(id)));
+            let summaries_of = |want: &HashSet<&str>| {
+                let mut v = storage.archived_with_ids(ctx, a, want);
+                v.retain(|s| ids.contains(&s.session_id));
+                v
+            };
             found.extend(join_native(a, hits, &summaries_of, early, terms));
         }
     }

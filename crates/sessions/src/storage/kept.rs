@@ -166,8 +166,9 @@ fn gone(ctx: &Context, state: &KeptState, agent: &str, just_kept: bool) -> Optio
     Some((kept, plan))
 }
 
-/// Summaries (with their requests) of the kept sessions of `agent` whose source is gone, marked
-/// archived; none of `live`.
+/// Summaries of the kept sessions of `agent` whose source is gone, marked archived, with their
+/// requests when asked; none of `live`. As the index holds them (it reads each restored copy
+/// once), else read from the copies.
 pub fn archived(
     state: &KeptState,
     cache: &SummaryCache,
@@ -175,13 +176,34 @@ pub fn archived(
     agent: &dyn Agent,
     live: &dyn Fn(&str) -> bool,
     just_kept: bool,
+    requests: bool,
+) -> Vec<SessionSummary> {
+    let gone = sources_of_gone(state, ctx, agent, just_kept);
+    if gone.is_empty() {
+        return Vec::new();
+    }
+    let mut out = match index::archived::summaries(ctx, agent, &gone, requests) {
+        Some(v) => v,
+        None => read_archived(state, cache, ctx, agent, gone),
+    };
+    out.retain(|s| !live(&s.session_id));
+    out
+}
+
+/// The summaries (with their requests) of the archived sessions each copy serves, read from it.
+fn read_archived(
+    state: &KeptState,
+    cache: &SummaryCache,
+    ctx: &Context,
+    agent: &dyn Agent,
+    gone: Vec<(Source, HashSet<String>)>,
 ) -> Vec<SessionSummary> {
     let mut out = Vec::new();
-    for (src, ids) in sources_of_gone(state, ctx, agent, just_kept) {
+    for (src, ids) in gone {
         match cache.of_source(ctx, agent, &src) {
             Ok(v) => out.extend(
                 v.iter()
-                    .filter(|s| ids.contains(&s.session_id) && !live(&s.session_id))
+                    .filter(|s| ids.contains(&s.session_id))
                     .cloned()
                     .map(|mut s| {
                         s.archived = true;
@@ -209,6 +231,32 @@ fn sources_of_gone(
     agent: &dyn Agent,
     just_kept: bool,
 ) -> Vec<(Source, HashSet<String>)> {
+    (restored_of_gone(state, ctx, agent, just_kept).into_iter())
+        .map(|(_, src, ids)| (src, ids))
+        .collect()
+}
+
+/// The restored copies of `agent`'s archived sessions as contexts whose stores are the copies
+/// (an agent's own search engine searches them as it searched the source), each with the ids
+/// it serves.
+pub fn archived_contexts(
+    state: &KeptState,
+    ctx: &Context,
+    agent: &dyn Agent,
+) -> Vec<(Context, HashSet<String>)> {
+    (restored_of_gone(state, ctx, agent, false).into_iter())
+        .map(|(root, _, ids)| (keep::restore::context_under(ctx, &root), ids))
+        .collect()
+}
+
+/// Each kept version that serves archived sessions of `agent`, restored: its root, its source
+/// and the ids it serves.
+fn restored_of_gone(
+    state: &KeptState,
+    ctx: &Context,
+    agent: &dyn Agent,
+    just_kept: bool,
+) -> Vec<(PathBuf, Source, HashSet<String>)> {
     let Some((kept, plan)) = gone(ctx, state, agent.name(), just_kept) else {
         return Vec::new();
     };
@@ -216,7 +264,7 @@ fn sources_of_gone(
     let mut out = Vec::new();
     for ((name, v), ids) in plan {
         match kept.restore(&base, &name, v) {
-            Ok((_, _, src)) => out.push((src, ids)),
+            Ok((_, root, src)) => out.push((root, src, ids)),
             // Damaged: reported, never served.
             Err(e) => state.note(vec![e]),
         }
@@ -318,10 +366,11 @@ pub fn status(state: &KeptState, cache: &SummaryCache, ctx: &Context, verify: bo
             let planned: HashSet<String> = gone(ctx, state, name, false)
                 .map(|(_, plan)| plan.into_values().flatten().collect())
                 .unwrap_or_default();
-            let served: HashSet<String> = archived(state, cache, ctx, agent, &|_| false, false)
-                .into_iter()
-                .map(|s| s.session_id)
-                .collect();
+            let served: HashSet<String> =
+                archived(state, cache, ctx, agent, &|_| false, false, false)
+                    .into_iter()
+                    .map(|s| s.session_id)
+                    .collect();
             st.archived += served.len() as u64;
             let lost = planned.difference(&served).count();
             if lost > 0 {

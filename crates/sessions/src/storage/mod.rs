@@ -23,6 +23,7 @@ pub mod last_update;
 pub mod touched;
 pub mod updates;
 
+pub use crate::index::archived::KeptSource;
 pub use crate::index::lookup::{DocId, FoundDoc, ReadDoc, Searched, SourceId, TermLookup};
 pub use crate::index::store::Fault;
 pub use crate::index::{Status, WatchStatus};
@@ -32,8 +33,9 @@ use updates::Updates;
 /// Where a search finds the sessions of the agents without a search engine of their own.
 pub enum Documents<'a> {
     /// The index, brought up to date with the stores: the sessions that hold given terms are
-    /// looked up.
-    Indexed(Box<dyn TermLookup>),
+    /// looked up. With the restored kept copies it does not hold (those of agents it does not
+    /// serve, or that another process writing it kept out), which the search reads itself.
+    Indexed(Box<dyn TermLookup>, Vec<KeptSource>),
     /// The agents' own sources, to be read.
     Agents(&'a [&'static dyn Agent]),
 }
@@ -86,6 +88,7 @@ impl Storage {
             agent,
             &|id| live.contains(id),
             true,
+            false,
         );
         if !archived.is_empty() {
             v.extend(without_requests(archived));
@@ -116,11 +119,15 @@ impl Storage {
             projects.fill([&mut s]);
             f(pass, s)
         };
-        let archived = kept::archived(&self.kept, &self.cache, ctx, agent, &|_| false, false);
+        // Kept first (once the index holds what each changed source holds), so that a session a
+        // database lost since it was last kept is found archived below.
+        if crate::keep::place::is_on(ctx).0 {
+            let _ = index::sync_summaries(ctx, agent);
+            kept::keep_changed(&self.kept, &self.cache, ctx, agent);
+        }
+        let archived = kept::archived(&self.kept, &self.cache, ctx, agent, &|_| false, true, true);
         if archived.is_empty() {
             self.each_live_summary(ctx, agent, passes, f);
-            // After the reading: the index (or the cache) holds what each changed source holds.
-            kept::keep_changed(&self.kept, &self.cache, ctx, agent);
             return;
         }
         // The archived sessions join each pass before the next begins (a caller may need all of
@@ -138,7 +145,6 @@ impl Storage {
             archived.iter().for_each(|a| f(at, a.clone()));
             at += 1;
         }
-        kept::keep_changed(&self.kept, &self.cache, ctx, agent);
     }
 
     fn each_live_summary(
@@ -190,22 +196,27 @@ impl Storage {
     /// in the index (reported as it is met, a damaged index removed) sends it to the agents'.
     /// Unless the client's `IndexUpdates` says to wait, the index is not written first: the
     /// sources changed since are scanned by the search and written after it (`updates`).
+    /// `kept`: the restored copies of archived sessions (`archived_sources`), which the index
+    /// holds for the agents it serves.
     pub fn documents<'a>(
         &self,
         ctx: &Context,
         agents: &'a [&'static dyn Agent],
+        kept: &[KeptSource],
     ) -> impl Iterator<Item = Documents<'a>> {
-        for a in agents {
-            kept::keep_changed(&self.kept, &self.cache, ctx, *a);
-        }
         let write = ctx.options.index_updates == IndexUpdates::Wait;
+        let (indexable, mut others): (Vec<KeptSource>, Vec<KeptSource>) =
+            (kept.iter().cloned()).partition(|(a, ..)| agents.iter().any(|x| x.name() == a.name()));
         // No agent to read: the index is not even opened.
         let indexed = match agents.is_empty() {
             true => None,
-            false => index::snapshot(ctx, agents, write, &self.watch),
+            false => index::snapshot(ctx, agents, write, &self.watch, &indexable),
         };
         indexed
-            .map(|s| Documents::Indexed(self.updates.lookup(ctx, agents, s)))
+            .map(|(s, left)| {
+                others.extend(left);
+                Documents::Indexed(self.updates.lookup(ctx, agents, s), others)
+            })
             .into_iter()
             .chain(std::iter::once(Documents::Agents(agents)))
     }
@@ -250,6 +261,14 @@ impl Storage {
         }
     }
 
+    /// Keep the sources of `agents` that changed since they were kept, when keeping is on: before
+    /// a call asks which sessions are archived, so that one a database lost since is found.
+    pub fn keep_changed(&self, ctx: &Context, agents: &[&'static dyn Agent]) {
+        for a in agents {
+            kept::keep_changed(&self.kept, &self.cache, ctx, *a);
+        }
+    }
+
     /// The restored sources of the kept sessions of `agent` whose source is gone, each with the
     /// ids it serves (a search reads them beside the live documents).
     pub fn archived_sources(
@@ -258,6 +277,36 @@ impl Storage {
         agent: &dyn Agent,
     ) -> Vec<(agents::Source, HashSet<String>)> {
         kept::archived_sources(&self.kept, ctx, agent)
+    }
+
+    /// The restored copies of `agent`'s archived sessions as contexts whose stores are the
+    /// copies, each with the ids it serves (an agent's own search engine searches them).
+    pub fn archived_contexts(
+        &self,
+        ctx: &Context,
+        agent: &dyn Agent,
+    ) -> Vec<(Context, HashSet<String>)> {
+        kept::archived_contexts(&self.kept, ctx, agent)
+    }
+
+    /// The summaries of `agent`'s archived sessions whose id is in `ids`, marked archived.
+    pub fn archived_with_ids(
+        &self,
+        ctx: &Context,
+        agent: &dyn Agent,
+        ids: &HashSet<&str>,
+    ) -> Vec<SessionSummary> {
+        let not_asked = |id: &str| !ids.contains(id);
+        let v = kept::archived(
+            &self.kept,
+            &self.cache,
+            ctx,
+            agent,
+            &not_asked,
+            false,
+            false,
+        );
+        without_requests(v)
     }
 
     /// One session by id, from its source, else from its kept copy when the source no longer
@@ -271,6 +320,8 @@ impl Storage {
     ) -> Result<(crate::model::Session, bool)> {
         match agent.load(ctx, id, mode) {
             Err(e) if e.code == crate::error::ErrorCode::SessionNotFound => {
+                // A session a database lost since it was last kept is archived once it is kept.
+                kept::keep_changed(&self.kept, &self.cache, ctx, agent);
                 match kept::load(&self.kept, ctx, agent, id, mode) {
                     Err(k) if k.code == crate::error::ErrorCode::SessionNotFound => Err(e),
                     r => r.map(|s| (s, true)),
