@@ -31,7 +31,9 @@ fn at(env: Env, iso: &str) -> Env {
 #[test]
 fn the_demo_home_is_read_whole() {
     let home = demo_home();
-    let r = client().doctor(at(env(&home), "2026-12-01T00:00:00Z"));
+    let r = client()
+        .doctor(at(env(&home), "2026-12-01T00:00:00Z"))
+        .unwrap();
     let names: Vec<&str> = r.agents.iter().map(|a| a.agent).collect();
     assert_eq!(names, AGENT_NAMES);
     assert_eq!(r.skipped, 0, "{:#?}", r.agents);
@@ -97,7 +99,7 @@ fn an_override_variable_is_named_with_its_place() {
     let mut e = env(&home);
     e.set("CLAUDE_CONFIG_DIR", custom.to_str().unwrap());
     e.set("HERMES_HOME", tmp.path().join("nowhere").to_str().unwrap());
-    let r = client().doctor(at(e, "2026-12-01T00:00:00Z"));
+    let r = client().doctor(at(e, "2026-12-01T00:00:00Z")).unwrap();
     let claude = agent(&r, "claude");
     assert_eq!(claude.places[0].path, custom);
     assert_eq!(claude.places[0].chosen_by, Some("CLAUDE_CONFIG_DIR"));
@@ -187,7 +189,7 @@ fn assert_damage_reported(r: &Report, paths: &[PathBuf]) {
 fn what_was_passed_over_is_named_with_its_paths() {
     let tmp = tempfile::tempdir().unwrap();
     let (home, paths) = damaged_home(tmp.path());
-    let r = client().doctor(env(&home));
+    let r = client().doctor(env(&home)).unwrap();
     assert_damage_reported(&r, &paths);
 }
 
@@ -201,7 +203,7 @@ fn the_index_reports_the_same_and_its_last_update() {
         cache: CacheSetting::Dir(cache.clone()),
         ..Default::default()
     });
-    let before = client.doctor(env(&home));
+    let before = client.doctor(env(&home)).unwrap();
     assert_eq!(before.index.dir.as_deref(), Some(cache.as_path()));
     assert_eq!(before.index.last_update_ms, None);
     client.index_update(env(&home), false).unwrap();
@@ -210,7 +212,7 @@ fn the_index_reports_the_same_and_its_last_update() {
         cache: CacheSetting::Dir(cache.clone()),
         ..Default::default()
     });
-    let r = other.doctor(env(&home));
+    let r = other.doctor(env(&home)).unwrap();
     assert_damage_reported(&r, &paths);
     assert!(r.index.sources > 0 && r.index.bytes > 0);
     assert_eq!(r.index.stale, 0);

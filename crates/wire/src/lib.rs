@@ -19,7 +19,8 @@ use agent_mux_sessions::ids::is_built_in;
 use agent_mux_sessions::model::Timestamp;
 use agent_mux_sessions::options::{
     parse_date, weekday, Archived, BlocksOptions, Bound, CostOptions, Direction, ExportFormat,
-    Grouping, ListOptions, Period, ReportOptions, SearchQuery, TokenLimit, TouchedOptions, MAX_LIMIT,
+    Grouping, ListOptions, Period, ReportOptions, SearchQuery, TokenLimit, TouchedOptions,
+    MAX_LIMIT,
 };
 use agent_mux_sessions::read::project::Wanted;
 use agent_mux_sessions::tsv::Cell;

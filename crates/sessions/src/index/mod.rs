@@ -34,8 +34,8 @@ pub mod postings;
 mod reading;
 pub mod store;
 pub mod sync;
-pub mod watch;
 pub mod touches;
+pub mod watch;
 
 pub use listed::Listed;
 pub use lookup::Snapshot;
@@ -532,11 +532,12 @@ pub struct TouchedIn {
 pub fn touched(
     ctx: &Context,
     agents: &[&'static dyn Agent],
+    watch: &Watch,
     exact: Option<&str>,
     matches: &dyn Fn(&str) -> bool,
 ) -> Option<TouchedIn> {
     with_index(ctx, |dir, conn| {
-        let listed: Vec<Vec<Source>> = agents.par_iter().map(|a| a.sources(ctx)).collect();
+        let listed: Vec<Vec<Source>> = watch.sources_of(ctx, agents);
         let (mut fresh, mut changed) = (rustc_hash::FxHashSet::default(), Vec::new());
         for (a, listed) in agents.iter().zip(listed) {
             match sync::sync_sources(conn, dir, ctx, *a, listed.clone(), Part::Documents) {

@@ -26,7 +26,7 @@ impl Storage {
             .flat_map_iter(|&a| a.sources(ctx).into_iter().map(move |s| (a, s)))
             .collect();
         let mut out = Vec::new();
-        match index::touched(ctx, &indexed, exact, matches) {
+        match index::touched(ctx, &indexed, &self.watch, exact, matches) {
             Some(held) => {
                 out = held.found;
                 to_read.extend(held.changed);
