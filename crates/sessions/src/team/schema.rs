@@ -17,13 +17,18 @@ const MIGRATION_LOCK: i64 = 0x616d_7578;
 
 /// The version the database is at (0: no amux schema yet).
 pub fn version(db: &mut Client, target: &Target) -> Result<i32> {
-    let row = db
-        .query_one(
-            "SELECT CASE WHEN to_regclass('amux_schema') IS NULL THEN 0 \
-             ELSE (SELECT coalesce(max(version), 0) FROM amux_schema) END",
-            &[],
-        )
-        .map_err(|e| target.error(&e, "read the schema version of"))?;
+    at_version(db).map_err(|e| target.error(&e, "read the schema version of"))
+}
+
+/// The version, read in two steps: a query naming a table that does not exist fails to plan.
+fn at_version(db: &mut impl postgres::GenericClient) -> std::result::Result<i32, postgres::Error> {
+    let exists: bool = db
+        .query_one("SELECT to_regclass('amux_schema') IS NOT NULL", &[])?
+        .get(0);
+    if !exists {
+        return Ok(0);
+    }
+    let row = db.query_one("SELECT coalesce(max(version), 0) FROM amux_schema", &[])?;
     Ok(row.get(0))
 }
 
@@ -44,14 +49,7 @@ pub fn migrate_to(db: &mut Client, target: &Target, to: i32) -> Result<i32> {
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
         .map_err(err)?;
     // Read again under the lock: another sync may have upgraded it meanwhile.
-    let at: i32 = tx
-        .query_one(
-            "SELECT CASE WHEN to_regclass('amux_schema') IS NULL THEN 0 \
-             ELSE (SELECT coalesce(max(version), 0) FROM amux_schema) END",
-            &[],
-        )
-        .map_err(err)?
-        .get(0);
+    let at = at_version(&mut tx).map_err(err)?;
     for v in at + 1..=to {
         tx.batch_execute(MIGRATIONS[(v - 1) as usize])
             .map_err(err)?;
