@@ -25,6 +25,7 @@ await client.connect()
 await client.query('DROP TABLE IF EXISTS copy_node')
 await client.query(TABLE.replace('%s', 'copy_node'))
 const t = performance.now()
+const cpu0 = process.cpuUsage()
 await new Promise((resolve, reject) => {
   const stream = client.query(copyFrom('COPY copy_node FROM STDIN'))
   stream.on('error', reject)
@@ -39,6 +40,7 @@ await new Promise((resolve, reject) => {
   pump()
 })
 const nodeMs = performance.now() - t
+const nodeCpu = process.cpuUsage(cpu0)
 await client.end()
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -46,9 +48,10 @@ const rust = spawnSync(process.execPath, [join(root, 'scripts/cargo-test.mjs'), 
   encoding: 'utf8',
   env: { ...process.env, AGENT_MUX_TEST_PG: url, AGENT_MUX_COPY_ROWS: file },
 })
-const rustMs = Number(/copy_in: ([\d.]+) ms/.exec(rust.stdout)?.[1])
+const [, rustWall, rustCpu] = /copy_in: ([\d.]+) ms, client CPU (\d+) ms/.exec(rust.stdout) ?? []
+const rustMs = Number(rustWall)
 if (!rustMs) throw new Error(`the Rust run failed: ${rust.stdout}${rust.stderr}`)
 const mbps = (ms) => ((bytes / 2 ** 20) / (ms / 1000)).toFixed(0)
 console.log(`${lines.length} rows, ${(bytes / 2 ** 20).toFixed(0)} MB of COPY text`)
-console.log(`node-postgres + pg-copy-streams: ${(nodeMs / 1000).toFixed(2)} s (${mbps(nodeMs)} MB/s)`)
-console.log(`Rust postgres copy_in:           ${(rustMs / 1000).toFixed(2)} s (${mbps(rustMs)} MB/s)`)
+console.log(`node-postgres + pg-copy-streams: ${(nodeMs / 1000).toFixed(2)} s (${mbps(nodeMs)} MB/s), client CPU ${((nodeCpu.user + nodeCpu.system) / 1000).toFixed(0)} ms`)
+console.log(`Rust postgres copy_in:           ${(rustMs / 1000).toFixed(2)} s (${mbps(rustMs)} MB/s), client CPU ${rustCpu} ms`)

@@ -107,7 +107,7 @@ fn local_total(home: &Path) -> f64 {
 fn local_sessions(home: &Path) -> usize {
     let client = Client::new(ClientOptions::default());
     let opts = agent_mux_sessions::options::ListOptions {
-        limit: Some(100_000),
+        limit: 100_000,
         ..Default::default()
     };
     client.list_all(env(home), &opts).unwrap().len()
