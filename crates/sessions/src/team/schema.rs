@@ -21,9 +21,15 @@ pub fn version(db: &mut Client, target: &Target) -> Result<i32> {
 }
 
 /// The version, read in two steps: a query naming a table that does not exist fails to plan.
+/// Whether it exists is asked of pg_class with the statement's snapshot: `to_regclass` reads the
+/// catalog cache, which may not yet show a table another sync created while this one waited.
 fn at_version(db: &mut impl postgres::GenericClient) -> std::result::Result<i32, postgres::Error> {
     let exists: bool = db
-        .query_one("SELECT to_regclass('amux_schema') IS NOT NULL", &[])?
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n \
+             ON n.oid = c.relnamespace WHERE c.relname = 'amux_schema' AND n.nspname = current_schema())",
+            &[],
+        )?
         .get(0);
     if !exists {
         return Ok(0);
