@@ -81,6 +81,8 @@ export declare class NativeClient {
   search(args: string): Promise<string>
   /** `{options}` → JSON `CostSummary`. */
   totalCost(args: string): Promise<string>
+  /** `{url, options}` → JSON `SyncResult`: this machine's sessions pushed into the team database. */
+  sync(args: string): Promise<string>
   /** `{report, options}` → JSON report (`{daily|weekly|monthly|sessions, totals, …}`). */
   costReport(args: string): Promise<string>
   /** `{options}` → JSON `{blocks}`. */
