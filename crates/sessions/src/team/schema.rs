@@ -17,13 +17,24 @@ const MIGRATION_LOCK: i64 = 0x616d_7578;
 
 /// The version the database is at (0: no amux schema yet).
 pub fn version(db: &mut Client, target: &Target) -> Result<i32> {
-    let row = db
+    at_version(db).map_err(|e| target.error(&e, "read the schema version of"))
+}
+
+/// The version, read in two steps: a query naming a table that does not exist fails to plan.
+/// Whether it exists is asked of pg_class with the statement's snapshot: `to_regclass` reads the
+/// catalog cache, which may not yet show a table another sync created while this one waited.
+fn at_version(db: &mut impl postgres::GenericClient) -> std::result::Result<i32, postgres::Error> {
+    let exists: bool = db
         .query_one(
-            "SELECT CASE WHEN to_regclass('amux_schema') IS NULL THEN 0 \
-             ELSE (SELECT coalesce(max(version), 0) FROM amux_schema) END",
+            "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n \
+             ON n.oid = c.relnamespace WHERE c.relname = 'amux_schema' AND n.nspname = current_schema())",
             &[],
-        )
-        .map_err(|e| target.error(&e, "read the schema version of"))?;
+        )?
+        .get(0);
+    if !exists {
+        return Ok(0);
+    }
+    let row = db.query_one("SELECT coalesce(max(version), 0) FROM amux_schema", &[])?;
     Ok(row.get(0))
 }
 
@@ -44,14 +55,7 @@ pub fn migrate_to(db: &mut Client, target: &Target, to: i32) -> Result<i32> {
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
         .map_err(err)?;
     // Read again under the lock: another sync may have upgraded it meanwhile.
-    let at: i32 = tx
-        .query_one(
-            "SELECT CASE WHEN to_regclass('amux_schema') IS NULL THEN 0 \
-             ELSE (SELECT coalesce(max(version), 0) FROM amux_schema) END",
-            &[],
-        )
-        .map_err(err)?
-        .get(0);
+    let at = at_version(&mut tx).map_err(err)?;
     for v in at + 1..=to {
         tx.batch_execute(MIGRATIONS[(v - 1) as usize])
             .map_err(err)?;
