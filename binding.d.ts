@@ -79,6 +79,13 @@ export declare class NativeClient {
   get(args: string): Promise<object>
   /** `{query}` → JSON `SessionSummary[]` with `relevanceScore`. */
   search(args: string): Promise<string>
+  /** `{path, options}` → JSON `TouchedSession[]` (beyond the spec: `sessions.touched`). */
+  touched(args: string): Promise<string>
+  /**
+   * `{agent, sessionId, options: {redact}}` → JSON `FileTouch[]` of one session (beyond the
+   * spec: `sessions.touches`).
+   */
+  touches(args: string): Promise<string>
   /** `{options}` → JSON `CostSummary`. */
   totalCost(args: string): Promise<string>
   /** `{options}` → JSON `Recap`: what the agents did in a period, per project. */
