@@ -102,7 +102,7 @@ pub fn sync(ctx: &Context, url: &str, opts: &SyncOptions, local: Local<'_>) -> R
     let mut db = target.connect()?;
     let target = &target;
     let err = |doing: &'static str| move |e: postgres::Error| target.error(&e, doing);
-    let schema_from = schema::migrate_to(&mut db, &target, opts.schema_version)?;
+    let schema_from = schema::migrate_to(&mut db, target, opts.schema_version)?;
     // Losing the last commits in a crash of the server is harmless here (their stamps go with
     // them and the next sync pushes them again); waiting for each flush is not.
     db.batch_execute("SET synchronous_commit = off")
