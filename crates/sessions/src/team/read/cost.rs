@@ -163,18 +163,19 @@ pub fn report(team: &Team, ctx: &Context, opts: &ReportOptions, who: &Filters) -
     let mut builder = ReportBuilder::new(ctx, opts)?;
     let mut p = Params::default();
     let filter = sessions_where(who, opts.agent.as_deref(), &mut p);
-    let mut runs = vec!["u.unified_id LIKE 'run:%'".to_string()];
-    if let Some(a) = &opts.agent {
-        runs.push(format!("u.agent = {}", p.add(a.clone())));
-    }
-    if let Some(m) = &who.machine {
-        runs.push(format!("u.machine = {}", p.add(m.clone())));
-    }
-    if let Some(u) = &who.user {
-        runs.push(format!("u.os_user = {}", p.add(u.clone())));
-    }
     // Runs that match no session count in the periods they were spent in, as locally.
     let with_runs = matches!(opts.grouping, Grouping::Period(_));
+    let mut runs = vec!["u.unified_id LIKE 'run:%'".to_string()];
+    // Each condition's parameter only when the statement holds it.
+    if let (true, Some(a)) = (with_runs, &opts.agent) {
+        runs.push(format!("u.agent = {}", p.add(a.clone())));
+    }
+    if let (true, Some(m)) = (with_runs, &who.machine) {
+        runs.push(format!("u.machine = {}", p.add(m.clone())));
+    }
+    if let (true, Some(u)) = (with_runs, &who.user) {
+        runs.push(format!("u.os_user = {}", p.add(u.clone())));
+    }
     let usage = "u.model, (extract(epoch FROM u.at) * 1000)::float8, u.input_tokens, \
         u.output_tokens, u.thinking_tokens, u.cached_tokens, u.cache_write_tokens, u.cost_usd";
     let run_rows = if with_runs {
