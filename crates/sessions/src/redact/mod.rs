@@ -5,13 +5,18 @@
 //! The rules are gitleaks' (`gitleaks.toml`, MIT, vendored as data: `gitleaks.SOURCE` names its
 //! commit, `gitleaks.LICENSE` is its licence) and ours (`additions.toml`), built once per
 //! process (`rules.rs`). A text is scanned once for every rule's keywords; only the rules a
-//! keyword wakes run their regex, so a text without any keyword costs that one scan.
+//! keyword wakes run their regex, so a text without any keyword costs that one scan; and a rule
+//! whose every match holds one of its keywords runs only from just before each of them
+//! (`window.rs`), with what a run over the whole text would find.
 //! `apply.rs` walks the model: summaries, messages, tool calls, raw records.
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
+use regex_automata::util::captures::Captures;
+
 mod apply;
 mod rules;
+mod window;
 
 pub use apply::{message, raw, session, summary, value};
 pub use rules::{Rules, Skipped, Target};
@@ -90,52 +95,88 @@ impl Rules {
     /// The secrets in `text`, sorted, none overlapping (of two that overlap, the one that starts
     /// first, the longer on a tie, is kept, grown to cover both).
     pub fn find(&self, text: &str) -> Vec<Span> {
-        let mut wake = vec![false; self.rules.len()];
-        let mut any = false;
-        for r in &self.always {
-            wake[*r] = true;
-            any = true;
-        }
-        for m in self.keywords.find_overlapping_iter(text) {
-            for &r in &self.keyword_rules[m.pattern().as_usize()] {
-                wake[r] = true;
-                any = true;
-            }
-        }
-        if !any {
+        self.find_in(text, true)
+    }
+
+    /// `find`, each rule run over the whole text: what `find` must equal.
+    #[cfg(test)]
+    pub(crate) fn find_whole(&self, text: &str) -> Vec<Span> {
+        self.find_in(text, false)
+    }
+
+    fn find_in(&self, text: &str, windows: bool) -> Vec<Span> {
+        // Most text holds no keyword: the search that stops at the first one is quicker than
+        // the one that lists them all, which then runs only on the text that holds one.
+        if !self.wakes(text) {
             return Vec::new();
         }
+        // (rule, start) of every keyword's every occurrence, sorted: each woken rule's places.
+        let mut hits: Vec<(usize, usize)> = self.always.iter().map(|&r| (r, 0)).collect();
+        for m in self.keywords.find_overlapping_iter(text) {
+            for &r in &self.keyword_rules[m.pattern().as_usize()] {
+                hits.push((r, m.start()));
+            }
+        }
+        if hits.is_empty() {
+            return Vec::new();
+        }
+        hits.sort_unstable();
         let mut found = Vec::new();
-        for (r, rule) in self.rules.iter().enumerate().filter(|(r, _)| wake[*r]) {
-            for caps in rule.regex.captures_iter(text.as_bytes()) {
-                let whole = caps.get(0).expect("group 0 is the match");
-                let group = match rule.secret_group {
-                    Some(g) => caps.get(g),
-                    None => caps.iter().skip(1).flatten().find(|m| !m.is_empty()),
-                };
-                let secret = group.unwrap_or(whole);
-                if secret.is_empty() {
-                    continue;
+        // Rule by rule, in the rules' order: of two rules that find the same secret, the first
+        // names it.
+        for one_rule in hits.chunk_by(|a, b| a.0 == b.0) {
+            let r = one_rule[0].0;
+            let rule = &self.rules[r];
+            let mut each = |caps: &Captures| {
+                if let Some(span) = self.finding(r, text, caps) {
+                    found.push(span);
                 }
-                let w = chars_around(text, whole.start(), whole.end());
-                let s = chars_around(text, secret.start(), secret.end());
-                if rule
-                    .entropy
-                    .is_some_and(|min| entropy(&text[s.0..s.1]) <= min)
-                {
-                    continue;
+            };
+            match &rule.window {
+                Some(w) if windows => {
+                    let places: Vec<usize> = one_rule.iter().map(|h| h.1).collect();
+                    w.each_match(&rule.regex, text.as_bytes(), &places, each);
                 }
-                if self.allowed(r, text, w, s) {
-                    continue;
+                _ => {
+                    for caps in rule.regex.captures_iter(text.as_bytes()) {
+                        each(&caps);
+                    }
                 }
-                found.push(Span {
-                    start: s.0,
-                    end: s.1,
-                    rule: r,
-                });
             }
         }
         self.merge(found)
+    }
+
+    /// The secret a match of rule `r` found, unless it is too plain or allowed.
+    fn finding(&self, r: usize, text: &str, caps: &Captures) -> Option<Span> {
+        let rule = &self.rules[r];
+        let whole = caps.get_match()?.span();
+        let group = match rule.secret_group {
+            Some(g) => caps.get_group(g),
+            None => (1..caps.group_len())
+                .filter_map(|g| caps.get_group(g))
+                .find(|m| !m.is_empty()),
+        };
+        let secret = group.unwrap_or(whole);
+        if secret.is_empty() {
+            return None;
+        }
+        let w = chars_around(text, whole.start, whole.end);
+        let s = chars_around(text, secret.start, secret.end);
+        if rule
+            .entropy
+            .is_some_and(|min| entropy(&text[s.0..s.1]) <= min)
+        {
+            return None;
+        }
+        if self.allowed(r, text, w, s) {
+            return None;
+        }
+        Some(Span {
+            start: s.0,
+            end: s.1,
+            rule: r,
+        })
     }
 
     /// Sorted, overlaps joined; on equal ranges a named rule beats a generic one.

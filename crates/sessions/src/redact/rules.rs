@@ -8,8 +8,12 @@
 //! or the line, `stopwords` in the secret, `condition` OR/AND). A session's text has no file
 //! path: rules that need one (`path`) are left out, and so are allowlist checks on paths.
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
-use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use regex::bytes::{RegexSet, RegexSetBuilder};
+use regex_automata::meta::{self, Regex};
+use regex_automata::util::syntax;
 use serde::Deserialize;
+
+use super::window::{self, Window};
 
 const GITLEAKS: &str = include_str!("gitleaks.toml");
 const ADDITIONS: &str = include_str!("additions.toml");
@@ -96,6 +100,9 @@ impl Allowlist {
 pub struct Rule {
     pub id: String,
     pub regex: Regex,
+    /// Where the rule's matches can start, given its keywords' places (`window.rs`); `None`: it
+    /// runs over the whole text.
+    pub window: Option<Window>,
     pub entropy: Option<f64>,
     pub secret_group: Option<usize>,
     pub allowlists: Vec<Allowlist>,
@@ -174,13 +181,40 @@ fn is_repetition(s: &str) -> bool {
 
 /// A rule's regex as RE2 reads it: `\\w`, `\\d`, `\\s` and `(?i)` are ASCII, which is also what
 /// keeps 200 regexes quick to build (Unicode classes under counted repetitions grow large).
-/// It runs on a text's bytes; `find` widens a match to whole characters.
-fn regex(pattern: &str) -> Result<Regex, regex::Error> {
-    RegexBuilder::new(&from_re2(pattern))
-        .unicode(false)
-        .size_limit(SIZE_LIMIT)
-        .dfa_size_limit(SIZE_LIMIT)
-        .build()
+/// It runs on a text's bytes; `find` widens a match to whole characters. These are the
+/// settings `regex::bytes::RegexBuilder` gives, with `regex-automata`'s interface, which can
+/// search part of a text while its look-arounds see the rest.
+fn regex_builder() -> meta::Builder {
+    let mut b = meta::Builder::new();
+    b.configure(
+        meta::Config::new()
+            .match_kind(regex_automata::MatchKind::LeftmostFirst)
+            .utf8_empty(false)
+            .nfa_size_limit(Some(SIZE_LIMIT))
+            .hybrid_cache_capacity(SIZE_LIMIT),
+    )
+    .syntax(syntax_config());
+    b
+}
+
+fn syntax_config() -> syntax::Config {
+    syntax::Config::new().unicode(false).utf8(false)
+}
+
+/// A rule's regex, and its window when its keywords bound where it matches.
+fn regex(
+    pattern: &str,
+    keywords: &[String],
+    builder: &meta::Builder,
+) -> Result<(Regex, Option<Window>), String> {
+    let pattern = from_re2(pattern);
+    let hir = syntax::parse_with(&pattern, &syntax_config()).map_err(|e| e.to_string())?;
+    let compiled = builder.build_from_hir(&hir).map_err(|e| e.to_string())?;
+    let window = match window::reach(&hir, keywords) {
+        Some(reach) => Some(Window::new(reach, &pattern, builder).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    Ok((compiled, window))
 }
 
 fn allowlist(c: AllowlistConfig) -> Result<Allowlist, String> {
@@ -252,6 +286,7 @@ impl Rules {
         let mut keyword_ids: Vec<String> = Vec::new();
         let mut keyword_rules: Vec<Vec<usize>> = Vec::new();
         let mut always = Vec::new();
+        let builder = regex_builder();
         for r in gitleaks.rules.into_iter().chain(ours.rules) {
             let skip = |why: String| Skipped {
                 id: r.id.clone(),
@@ -265,8 +300,9 @@ impl Rules {
                 skipped.push(skip("holds only for some file paths".into()));
                 continue;
             }
-            let compiled = match regex(pattern) {
-                Ok(re) => re,
+            let lowered: Vec<String> = r.keywords.iter().map(|k| k.to_lowercase()).collect();
+            let (compiled, window) = match regex(pattern, &lowered, &builder) {
+                Ok(built) => built,
                 Err(e) => {
                     skipped.push(skip(format!("regex: {e}")));
                     continue;
@@ -291,8 +327,7 @@ impl Rules {
             if r.keywords.is_empty() {
                 always.push(index);
             }
-            for k in &r.keywords {
-                let k = k.to_lowercase();
+            for k in lowered {
                 match keyword_ids.iter().position(|x| *x == k) {
                     Some(p) => keyword_rules[p].push(index),
                     None => {
@@ -304,6 +339,7 @@ impl Rules {
             rules.push(Rule {
                 id: r.id,
                 regex: compiled,
+                window,
                 entropy: r.entropy.filter(|e| *e > 0.0),
                 secret_group: r.secret_group.filter(|g| *g > 0),
                 allowlists,

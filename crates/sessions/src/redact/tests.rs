@@ -309,3 +309,262 @@ fn re2_braces_that_repeat_nothing_are_literal() {
     assert_eq!(from_re2(r"^{{ a }}$"), r"^\{\{ a }}$");
     assert_eq!(from_re2(r"\{\d{0,2}}"), r"\{\d{0,2}}");
 }
+
+#[test]
+fn a_rules_keywords_bound_where_it_matches() {
+    use super::window::reach;
+    let parse = |p: &str| {
+        regex_automata::util::syntax::parse_with(
+            p,
+            &regex_automata::util::syntax::Config::new()
+                .unicode(false)
+                .utf8(false),
+        )
+        .unwrap()
+    };
+    let kw = |ks: &[&str]| ks.iter().map(|k| k.to_string()).collect::<Vec<_>>();
+    // The generic rule's shape: up to 50 bytes, then a keyword spelt in any case.
+    assert_eq!(
+        reach(
+            &parse(r"(?i)[\w.-]{0,50}?(?:key|(?-i:[Aa]pi|API)|token)[ \t]{0,3}=(\w{10,})"),
+            &kw(&["key", "api", "token"])
+        ),
+        Some(50)
+    );
+    // A keyword spelt across an optional part.
+    assert_eq!(
+        reach(
+            &parse(r"x{0,3}(?i:passw(?:or)?d)=\w+"),
+            &kw(&["passwd", "password"])
+        ),
+        Some(3)
+    );
+    assert_eq!(
+        reach(&parse(r"\b(ey[a-z]{17,})\.ey"), &kw(&["ey"])),
+        Some(0)
+    );
+    assert_eq!(reach(&parse(r"SK[0-9a-f]{32}"), &kw(&["sk"])), Some(0));
+    assert_eq!(
+        reach(&parse(r"(?:hvs\.\w{90}|s\.\w{24})"), &kw(&["hvs.", "s."])),
+        Some(0)
+    );
+    // A branch without a keyword, an unbounded run before it, a keyword only in part of an
+    // optional piece, no keyword at all: the whole text is searched.
+    assert_eq!(reach(&parse(r"(?:abc|xyz)\d+"), &kw(&["abc"])), None);
+    assert_eq!(reach(&parse(r"[a-z]+key=\d+"), &kw(&["key"])), None);
+    assert_eq!(reach(&parse(r"(?:pass)?word"), &kw(&["pass"])), None);
+    assert_eq!(reach(&parse(r"key=\d+"), &[]), None);
+}
+
+#[test]
+fn the_rules_woken_most_run_in_windows() {
+    let r = rules();
+    for id in [
+        "generic-api-key",
+        "jwt",
+        "twilio-api-key",
+        "vault-service-token",
+        "secret-assignment",
+        "github-token",
+        "anthropic-key",
+    ] {
+        let rule = r.rules.iter().find(|x| x.id == id).expect(id);
+        assert!(rule.window.is_some(), "{id} runs over the whole text");
+    }
+    let windowed = r.rules.iter().filter(|x| x.window.is_some()).count();
+    assert!(
+        windowed * 10 >= r.rules.len() * 9,
+        "{windowed} of {}",
+        r.rules.len()
+    );
+}
+
+/// Every keyword of every rule, as the vendored files spell them.
+fn all_keywords() -> Vec<String> {
+    let mut out = Vec::new();
+    for file in [
+        include_str!("gitleaks.toml"),
+        include_str!("additions.toml"),
+    ] {
+        let v: toml::Value = toml::from_str(file).unwrap();
+        for rule in v["rules"].as_array().unwrap() {
+            for k in rule
+                .get("keywords")
+                .and_then(|k| k.as_array())
+                .into_iter()
+                .flatten()
+            {
+                out.push(k.as_str().unwrap().to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Texts made of keywords (in any case), secrets of many kinds, long runs of key characters,
+/// JSON and code punctuation, escapes and words, in random order and length.
+fn generated_texts(n: usize) -> Vec<String> {
+    let keywords = all_keywords();
+    let mut x: u64 = 0x9e3779b97f4a7c15;
+    let mut next = move |m: usize| {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((x >> 33) as usize) % m
+    };
+    let b64 = format!("{ALNUM}+/");
+    let marks = [
+        " ", "=", ":", "\"", "'", "\n", "\\n", ",", ";", "`", "=>", ":=", "||", "?=", "(", ")",
+        "-", "_", ".", "\t", "  ", "{\"", "\":\"", "é", "—", "= '", "\": ",
+    ];
+    let words = [
+        "the",
+        "input_tokens",
+        "api_key",
+        "password",
+        "secret",
+        "client_secret",
+        "Bearer",
+        "Authorization:",
+        "export",
+        "const",
+        "let",
+        "AWS_SECRET_ACCESS_KEY",
+        "DB_PASSWORD",
+        "token",
+        "-----BEGIN RSA PRIVATE KEY-----",
+        "eyJ",
+        "MII",
+        "sk-",
+        "ghp_",
+        "xoxb-",
+    ];
+    (0..n)
+        .map(|i| {
+            let mut t = String::new();
+            for _ in 0..1 + next(120) {
+                let seed = next(1 << 30) as u64;
+                match next(9) {
+                    0 | 1 => {
+                        let k = &keywords[next(keywords.len())];
+                        if next(2) == 0 {
+                            t.push_str(&k.to_uppercase());
+                        } else {
+                            t.push_str(k);
+                        }
+                    }
+                    2 | 3 => t.push_str(marks[next(marks.len())]),
+                    4 => t.push_str(words[next(words.len())]),
+                    5 => t.push_str(&chars(ALNUM, 1 + next(60), seed)),
+                    // Long runs: the unbounded tails of some rules run to their end.
+                    6 => t.push_str(&chars(&b64, 1 + next(400), seed)),
+                    7 => t.push_str(&chars("0123456789abcdef", 8 + next(40), seed)),
+                    _ => t.push_str(&match next(8) {
+                        0 => format!("ghp_{}", chars(ALNUM, 36, seed)),
+                        1 => format!("sk-ant-api03-{}AA", chars(ALNUM, 93, seed)),
+                        2 => format!(
+                            "AKIA{}",
+                            chars("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16, seed)
+                        ),
+                        3 => format!(
+                            "eyJhbGciOiJIUzI1NiIsInR5cCI6{}.eyJzdWIiOiIx{}.{}",
+                            chars(ALNUM, 6, seed),
+                            chars(ALNUM, 30, seed + 1),
+                            chars(ALNUM, 43, seed + 2)
+                        ),
+                        4 => format!("SK{}", chars("0123456789abcdef", 32, seed)),
+                        5 => format!("s.{}", chars(ALNUM, 24, seed)),
+                        6 => format!(
+                            "xoxb-{}-{}-{}",
+                            chars("0123456789", 11, seed),
+                            chars("0123456789", 13, seed + 1),
+                            chars(ALNUM, 24, seed + 2)
+                        ),
+                        _ => format!("sk_live_{}", chars(ALNUM, 24, seed)),
+                    }),
+                }
+            }
+            if i % 7 == 0 {
+                // The same text twice over: matches near the join.
+                t = format!("{t}{t}");
+            }
+            t
+        })
+        .collect()
+}
+
+/// `find` (rules run near their keywords) equals every rule run over the whole text; how many
+/// secrets were found, so a caller can tell the texts held some.
+fn assert_windows_change_nothing(texts: &[String], from: &str) -> usize {
+    let r = rules();
+    let mut n = 0;
+    for t in texts {
+        let windowed = r.find(t);
+        assert_eq!(windowed, r.find_whole(t), "{from}: {t:?}");
+        n += windowed.len();
+    }
+    n
+}
+
+#[test]
+fn windows_find_what_the_whole_text_run_finds_in_generated_text() {
+    let texts = generated_texts(3000);
+    let found = assert_windows_change_nothing(&texts, "generated");
+    assert!(found > 3000, "only {found} secrets in the generated texts");
+}
+
+/// Every file under `dir` as text, and every string (and key) of its JSON lines and documents.
+fn texts_under(dir: &std::path::Path, out: &mut Vec<String>) {
+    fn strings(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::String(s) => out.push(s.clone()),
+            serde_json::Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    out.push(k.clone());
+                    strings(x, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            texts_under(&path, out);
+            continue;
+        }
+        let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
+            strings(&v, out);
+        }
+        for line in text.lines() {
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(line) {
+                strings(&v, out);
+            }
+        }
+        out.push(text);
+    }
+}
+
+#[test]
+fn windows_find_what_the_whole_text_run_finds_in_the_demo_home() {
+    let mut texts = Vec::new();
+    texts_under(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo-home"),
+        &mut texts,
+    );
+    assert!(texts.len() > 1000, "{} texts", texts.len());
+    assert_windows_change_nothing(&texts, "demo home");
+}
+
+#[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
+fn windows_find_what_the_whole_text_run_finds_in_the_real_captures() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/real");
+    let mut texts = Vec::new();
+    texts_under(&dir, &mut texts);
+    assert!(texts.len() > 1000, "{} texts", texts.len());
+    assert_windows_change_nothing(&texts, "real captures");
+}
