@@ -24,12 +24,12 @@ type Expected = (
     Option<u64>,
 );
 
+/// One touch as a capture's expected list names it.
+type Seen = (String, FileAction, String, Option<u64>, Option<u64>);
+
 /// The touches of every session of one capture file, as `(path, action, call id, added,
 /// removed)`, each checked against the message it names.
-fn touches_of(
-    agent: &str,
-    path: &Path,
-) -> Vec<(String, FileAction, String, Option<u64>, Option<u64>)> {
+fn touches_of(agent: &str, path: &Path) -> Vec<Seen> {
     let a = agents::find(agent).unwrap();
     let home = tempfile::tempdir().unwrap();
     let ctx = common::ctx(home.path());

@@ -479,6 +479,27 @@ pub fn find_file(
     by_header.or_else(|| named.into_iter().find(|p| header_id(p).is_none()))
 }
 
+/// The tools of Pi and omp that touch files (`Agent::file_tools`).
+pub const FILE_TOOLS: FileTools = &[
+    ("read", ToolKind::Read),
+    ("write", ToolKind::Write),
+    ("edit", ToolKind::Edit),
+    ("bash", ToolKind::Shell),
+];
+
+/// OpenClaw's: Pi's, its `exec` and `apply_patch`, and the names its schema fixtures carry.
+pub const OPENCLAW_FILE_TOOLS: FileTools = &[
+    ("read", ToolKind::Read),
+    ("write", ToolKind::Write),
+    ("edit", ToolKind::Edit),
+    ("edit_file", ToolKind::Edit),
+    ("apply_patch", ToolKind::Patch),
+    ("bash", ToolKind::Shell),
+    ("exec", ToolKind::Shell),
+    ("shell_exec", ToolKind::Shell),
+    ("run_terminal", ToolKind::Shell),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -535,24 +556,3 @@ mod tests {
         );
     }
 }
-
-/// The tools of Pi and omp that touch files (`Agent::file_tools`).
-pub const FILE_TOOLS: FileTools = &[
-    ("read", ToolKind::Read),
-    ("write", ToolKind::Write),
-    ("edit", ToolKind::Edit),
-    ("bash", ToolKind::Shell),
-];
-
-/// OpenClaw's: Pi's, its `exec` and `apply_patch`, and the names its schema fixtures carry.
-pub const OPENCLAW_FILE_TOOLS: FileTools = &[
-    ("read", ToolKind::Read),
-    ("write", ToolKind::Write),
-    ("edit", ToolKind::Edit),
-    ("edit_file", ToolKind::Edit),
-    ("apply_patch", ToolKind::Patch),
-    ("bash", ToolKind::Shell),
-    ("exec", ToolKind::Shell),
-    ("shell_exec", ToolKind::Shell),
-    ("run_terminal", ToolKind::Shell),
-];

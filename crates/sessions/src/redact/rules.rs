@@ -211,7 +211,7 @@ fn regex(
     let hir = syntax::parse_with(&pattern, &syntax_config()).map_err(|e| e.to_string())?;
     let compiled = builder.build_from_hir(&hir).map_err(|e| e.to_string())?;
     let window = match window::reach(&hir, keywords) {
-        Some(reach) => Some(Window::new(reach, &pattern, builder).map_err(|e| e.to_string())?),
+        Some(reach) => Some(Window::new(reach, &pattern, builder)?),
         None => None,
     };
     Ok((compiled, window))

@@ -169,12 +169,10 @@ pub struct Window {
 
 impl Window {
     /// `pattern` is the rule's regex as the `regex` crate reads it, built with `builder`.
-    pub fn new(
-        reach: usize,
-        pattern: &str,
-        builder: &meta::Builder,
-    ) -> Result<Window, meta::BuildError> {
-        let regex = builder.build(&format!("(?s-u:.){{0,{reach}}}?()(?:{pattern})"))?;
+    pub fn new(reach: usize, pattern: &str, builder: &meta::Builder) -> Result<Window, String> {
+        let regex = builder
+            .build(&format!("(?s-u:.){{0,{reach}}}?()(?:{pattern})"))
+            .map_err(|e| e.to_string())?;
         Ok(Window { reach, regex })
     }
 
@@ -191,8 +189,7 @@ impl Window {
         let mut found = self.regex.create_captures();
         let mut caps = rule.create_captures();
         let mut from = 0;
-        let mut next = hits.iter().copied().peekable();
-        while let Some(hit) = next.next() {
+        for hit in hits.iter().copied() {
             if hit < from {
                 continue;
             }
