@@ -91,7 +91,8 @@ const totalCost = [
     mcp: { choices: ['agent', 'model', 'day'], required: true, help: 'break the total down by this' },
     ui: { name: 'by', choices: ['agent', 'model'], default: 'agent' },
   }),
-  archived,
+  // The page's cost chart is of every session: it offers no such choice.
+  withOptions(archived, { frontEnds: { ui: false } }),
   param('startOfWeek', kinds.choice(WEEKDAYS), 'with groupBy week: the first day of a week', {
     default: 'sunday',
     cli: { value: 'day', help: 'with --group-by week: the first day of a week' },
