@@ -44,16 +44,21 @@ function repoHome() {
   w('code/wt/.git', `gitdir: ${join(app, '.git', 'worktrees', 'wt')}\n`)
   mkdirSync(join(app, 'web'), { recursive: true })
   mkdirSync(join(root, 'loose'), { recursive: true })
-  const session = (n, cwd, day) => {
+  const session = (n, cwd, day, edit) => {
     const sid = `22222222-2222-4222-8222-00000000000${n}`
     const line = { type: 'user', uuid: `u${n}`, parentUuid: null, timestamp: `${day}T10:00:00.000Z`, cwd, sessionId: sid, version: '2.1.197', message: { role: 'user', content: `refactor the parser, part ${n}` } }
-    w(`home/.claude/projects/-p/${sid}.jsonl`, `${JSON.stringify(line)}\n`)
+    const lines = [line]
+    if (edit) {
+      const content = [{ type: 'tool_use', id: `tu${n}`, name: 'Edit', input: { file_path: edit, old_string: 'a', new_string: 'a\nb\nc' } }]
+      lines.push({ type: 'assistant', uuid: `a${n}`, parentUuid: `u${n}`, timestamp: `${day}T10:01:00.000Z`, cwd, sessionId: sid, version: '2.1.197', message: { id: `m${n}`, role: 'assistant', model: 'claude-sonnet-4-5-20250929', content } })
+    }
+    w(`home/.claude/projects/-p/${sid}.jsonl`, lines.map((l) => `${JSON.stringify(l)}\n`).join(''))
     return `claude:${sid}`
   }
   const ids = {
     root: session(1, app, '2026-03-01'),
     web: session(2, join(app, 'web'), '2026-03-02'),
-    worktree: session(3, join(root, 'code', 'wt'), '2026-03-03'),
+    worktree: session(3, join(root, 'code', 'wt'), '2026-03-03', join(root, 'code', 'wt', 'parse.ts')),
     loose: session(4, join(root, 'loose'), '2026-03-04'),
   }
   return { root, app, home: join(root, 'home'), ids }
@@ -106,6 +111,10 @@ describe('projects', () => {
     // The root's session was last active before the period.
     expect(app.sessions.map((s) => s.unifiedId)).toEqual([t.ids.worktree, t.ids.web])
     expect(recap.sessionCount).toBe(3)
+    // The worktree's session edited one file, adding lines to it.
+    expect(app.files).toEqual([expect.objectContaining({ path: join(t.root, 'code', 'wt', 'parse.ts'), edits: 1, sessions: [t.ids.worktree] })])
+    expect(app.files[0].added).toBeGreaterThan(0)
+    expect([app.linesAdded, app.linesRemoved]).toEqual([app.files[0].added, app.files[0].removed])
     const lib = await withHome(t.home, () => createClient({ cacheDir: false }).sessions.recap({ since: new Date('2026-03-02'), project: 'app' }))
     expect(lib.projects.map((p) => p.project)).toEqual([t.app])
     expect(lib.since).toBeInstanceOf(Date)
@@ -116,12 +125,14 @@ describe('projects', () => {
     expect(text).toMatch(/^2 sessions in 1 project since /)
     expect(text).toContain('refactor the parser, part 3')
     expect(text).toContain(t.app)
+    expect(text).toContain(`1 file edited (+${lib.projects[0].files[0].added}`)
     expect(rows(lib).map((r) => r.slice(0, 3))).toEqual([
       [t.app, 'session', t.ids.worktree],
       [t.app, 'session', t.ids.web],
+      [t.app, 'file', join(t.root, 'code', 'wt', 'parse.ts')],
     ])
     const piped = amux(t.home, ['recap', '--since', '2026-03-02'])
-    expect(piped.stdout.split('\n').filter(Boolean)).toHaveLength(3)
+    expect(piped.stdout.split('\n').filter(Boolean)).toHaveLength(4)
     const none = amux(t.home, ['recap', '--since', '2030-01-01', '--json'])
     expect(JSON.parse(none.stdout).projects).toEqual([])
   })
