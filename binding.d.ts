@@ -88,10 +88,10 @@ export declare class NativeClient {
   touches(args: string): Promise<string>
   /** `{options}` → JSON `CostSummary`. */
   totalCost(args: string): Promise<string>
-  /** `{options}` → JSON `Recap`: what the agents did in a period, per project. */
-  recap(args: string): Promise<string>
   /** `{url, options}` → JSON `SyncResult`: this machine's sessions pushed into the team database. */
   sync(args: string): Promise<string>
+  /** `{options}` → JSON `Recap`: what the agents did in a period, per project. */
+  recap(args: string): Promise<string>
   /** `{report, options}` → JSON report (`{daily|weekly|monthly|sessions, totals, …}`). */
   costReport(args: string): Promise<string>
   /** `{options}` → JSON `{blocks}`. */
