@@ -69,7 +69,7 @@ describe('ids', () => {
 describe('the public surface', () => {
   it('is the spec plus documented additions: no text namespaces, amux reaches its own apart', async () => {
     const client = createClient()
-    expect(Object.keys(client).sort()).toEqual(['close', 'cost', 'doctor', 'index', 'keep', 'messages', 'sessions'])
+    expect(Object.keys(client).sort()).toEqual(['close', 'cost', 'doctor', 'index', 'keep', 'messages', 'sessions', 'sync'])
     // The CLI's lines and JSON text: not an export a library user sees (nor in index.d.ts).
     expect(Object.keys(cjs)).not.toContain('textOutput')
     const { tsv, json } = cjs.textOutput(client)

@@ -116,7 +116,7 @@ describe('bad requests', () => {
     ['/api/search?q=a&limit=ten', 400, /limit/],
     ['/api/search?q=a&sort=score', 400, /sort must be one of/],
     ['/api/search?q=a&agent=vim', 400, /^unknown agent 'vim' \(agents: claude, /],
-    ['/api/sessions?since=yesterday', 400, /^since must be a date, .*, not 'yesterday'$/],
+    ['/api/sessions?since=someday', 400, /^since must be a date, .*, not 'someday'$/],
     ['/api/sessions?until=2026-02-31', 400, /^until must be a date/],
     ['/api/sessions?cwd=relative/dir', 400, /^cwd must be an absolute path, not 'relative\/dir'$/],
     ['/api/sessions?limit=5&limt=5', 400, /^unknown parameter 'limt' \(did you mean 'limit'\?\)$/],

@@ -138,8 +138,10 @@ let words = process.argv.slice(2)
 try {
   const taken = takeDb(words)
   words = taken.words
-  // `amux sync` pushes this machine's sessions: it never reads them from a team database.
-  if (words[0] !== 'sync') require('./lib/api.js').useSource(taken.db ?? process.env.AGENT_MUX_DB)
+  // `amux sync` pushes this machine's sessions: it never reads them from a team database. The
+  // API is loaded only when a database is named: a start pays for what it uses.
+  const db = taken.db ?? process.env.AGENT_MUX_DB
+  if (db && words[0] !== 'sync') require('./lib/api.js').useSource(db)
   program.parseAsync(words).catch((error) => fail(error, wantsJson(program, words)))
 } catch (error) {
   fail(error, false)

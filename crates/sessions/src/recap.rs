@@ -260,7 +260,8 @@ mod tests {
         assert_eq!(api.files.len(), 1);
         let f = &api.files[0];
         assert_eq!((f.edits, f.added, f.removed), (2, 5, 1));
-        assert_eq!(f.sessions, ["claude:a", "codex:b"]);
+        // The sessions that edited it, newest first like the project's.
+        assert_eq!(f.sessions, ["codex:b", "claude:a"]);
         assert_eq!((api.lines_added, api.lines_removed), (5, 1));
         assert_eq!(r.session_count, 3);
     }

@@ -98,6 +98,32 @@ fn split_ours(conn: &str) -> (String, Vec<(String, String)>) {
     }
 }
 
+/// `url` with `:port` after each of its hosts that names none (libpq's PGPORT); other text as is.
+fn with_port(url: &str, port: &str) -> String {
+    let Some((scheme, after)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let end = after.find(['/', '?']).unwrap_or(after.len());
+    let (authority, path) = after.split_at(end);
+    let (user, hosts) = match authority.rfind('@') {
+        Some(at) => authority.split_at(at + 1),
+        None => ("", authority),
+    };
+    let hosts: Vec<String> = (hosts.split(','))
+        .map(|h| {
+            let named = match h.rfind(']') {
+                Some(close) => h[close..].contains(':'),
+                None => h.contains(':'),
+            };
+            match named || h.is_empty() {
+                true => h.to_string(),
+                false => format!("{h}:{port}"),
+            }
+        })
+        .collect();
+    format!("{scheme}://{user}{}{path}", hosts.join(","))
+}
+
 fn percent_decode(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
@@ -123,6 +149,11 @@ impl Target {
     /// may hold a password).
     pub fn parse(conn: &str, env: &Env) -> Result<Target> {
         let (rest, ours) = split_ours(conn.trim());
+        // A URL without a port reads as port 5432, which would hide PGPORT: it is written in.
+        let rest = match env.var("PGPORT") {
+            Some(port) => with_port(&rest, port),
+            None => rest,
+        };
         let mut config = if rest.is_empty() {
             Config::new()
         } else {
@@ -550,6 +581,27 @@ mod tests {
 
     fn env(pairs: &[(&str, &str)]) -> Env {
         Env::from_pairs(pairs.iter().copied())
+    }
+
+    #[test]
+    fn pgport_fills_the_hosts_that_name_no_port() {
+        assert_eq!(
+            with_port("postgres://u:p@h/db?x=1", "6543"),
+            "postgres://u:p@h:6543/db?x=1"
+        );
+        assert_eq!(
+            with_port("postgres://h1:5000,h2/db", "6543"),
+            "postgres://h1:5000,h2:6543/db"
+        );
+        assert_eq!(
+            with_port("postgresql://[::1]/db", "7"),
+            "postgresql://[::1]:7/db"
+        );
+        assert_eq!(
+            with_port("postgres://[::1]:9/db", "7"),
+            "postgres://[::1]:9/db"
+        );
+        assert_eq!(with_port("host=h dbname=d", "7"), "host=h dbname=d");
     }
 
     #[test]
