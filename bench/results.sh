@@ -136,6 +136,15 @@ EOF
   echo "## Keep (bench/keep.mjs)"
   echo
   if [ -f bench/keep.md ]; then cat bench/keep.md; else echo "Not measured yet: \`node bench/keep.mjs <home>\`."; fi
+  # Measured apart too, each on a home of its own (their pages say how).
+  for part in "files:Files touched, projects and the recap (bench/files.mjs)" \
+    "team:The team database (bench/team.mjs, bench/team-read.mjs, bench/team-driver.mjs)" \
+    "watch:A client that lives, with file events (bench/watch.mjs)"; do
+    echo
+    echo "## ${part#*:}"
+    echo
+    if [ -f "bench/${part%%:*}.md" ]; then sed -e 1d -e "s/^## /### /" "bench/${part%%:*}.md"; else echo "Not measured yet."; fi
+  done
 } >"$OUT"
 echo "bench/results.sh: wrote $OUT" >&2
 exit $FAILED
