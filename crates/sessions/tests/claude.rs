@@ -373,7 +373,17 @@ fn fixture_home_layouts_and_subagents() {
     let h = home.path();
     let before = snapshot(h);
     let client = common::client();
-    let list = list_all(&client, "claude", Env::with_home(h));
+    // By default a list folds the older layout's sidechain file under the session it names.
+    let folded = list_all(&client, "claude", Env::with_home(h));
+    let mut ids: Vec<&str> = folded.iter().map(|s| s.session_id.as_str()).collect();
+    ids.sort();
+    assert_eq!(ids, [S1, S2, S3]);
+    let every = ListOptions {
+        limit: 1000,
+        subagents: true,
+        ..Default::default()
+    };
+    let list = client.list(Env::with_home(h), "claude", &every).unwrap();
     let mut ids: Vec<&str> = list.iter().map(|s| s.session_id.as_str()).collect();
     ids.sort();
     assert_eq!(ids, [S1, S2, S3, "agent-32335b9b"]);
@@ -430,7 +440,7 @@ fn fixture_home_layouts_and_subagents() {
             &format!("{}/projects, /nonexistent", other.path().display()),
         ),
     ]);
-    let mut ids: Vec<String> = list_all(&client, "claude", env.clone())
+    let mut ids: Vec<String> = (client.list(env.clone(), "claude", &every).unwrap())
         .into_iter()
         .map(|s| s.session_id)
         .collect();
@@ -731,8 +741,10 @@ fn list_sees_claudes_fields_and_subagent_files() {
             .collect()
     };
     let ms = |s: &str| agent_mux_sessions::model::parse_time_str(s).unwrap();
+    // Every session, the sidechain file too (a default list folds it under its parent).
     let base = ListOptions {
         limit: 100,
+        subagents: true,
         ..Default::default()
     };
 

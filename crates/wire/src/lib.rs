@@ -791,7 +791,7 @@ mod tests {
         assert_eq!(list(json!([])), "options must be an object");
         assert_eq!(
             cost(json!({"groupBy": "year"})),
-            "groupBy must be one of 'agent', 'model', 'day', 'tag', 'week', 'month', 'session', 'project'"
+            "groupBy must be one of 'agent', 'model', 'day', 'tag', 'week', 'month', 'session', 'project', 'machine', 'user'"
         );
         assert_eq!(
             cost(json!({"startOfWeek": "someday"})),

@@ -361,7 +361,10 @@ fn classify(e: &postgres::Error) -> (ErrorCode, String) {
         return (ErrorCode::Internal, what);
     }
     let text = full_text(e);
-    if e.is_closed() || text.contains("connection closed") || text.contains("unexpected EOF") {
+    // An I/O error on an open connection (reset by the server, a broken pipe) loses it too.
+    let io = std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>());
+    if e.is_closed() || io || text.contains("connection closed") || text.contains("unexpected EOF")
+    {
         return (
             ErrorCode::Timeout,
             format!("the connection was lost ({text})"),
