@@ -29,6 +29,8 @@ if (!env.AGENT_MUX_TEST_PG && (named.length === 0 || named.some((t) => t.startsW
     env.AGENT_MUX_TEST_PG = cluster.url
   }
 }
+// The build marks the team tests ignored unless a server is there (crates/sessions/build.rs).
+if (env.AGENT_MUX_TEST_PG) env.AGENT_MUX_PG_TESTS = '1'
 const run = spawnSync('cargo', ['test', '--target', target, ...args], { stdio: 'inherit', env })
 if (cluster) (await import('./pg.mjs')).stopCluster(cluster.dir)
 if (run.error) throw run.error

@@ -6,11 +6,21 @@
 use std::path::Path;
 
 const REQUIRE: &str = "AGENT_MUX_REQUIRE_FIXTURES";
+/// Set by `scripts/cargo-test.mjs` when it has a PostgreSQL for the team tests (its URL, which
+/// changes at each run, is read by the tests at run time and so never rebuilds the crate).
+const PG: &str = "AGENT_MUX_PG_TESTS";
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(no_shared)");
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-env-changed={REQUIRE}");
+    println!("cargo::rustc-check-cfg=cfg(no_pg)");
+    println!("cargo::rerun-if-env-changed={PG}");
+    // Without a server the team tests are ignored, unless CI requires every test to run.
+    let require = std::env::var(REQUIRE).as_deref() == Ok("1");
+    if std::env::var(PG).as_deref() != Ok("1") && !require {
+        println!("cargo::rustc-cfg=no_pg");
+    }
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
     let needed = ["fixtures/real", "research", "spec"].map(|d| shared.join(d));
     let present = needed.iter().all(|p| p.is_dir());

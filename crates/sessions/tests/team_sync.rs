@@ -15,18 +15,11 @@ use agent_mux_sessions::team::schema;
 use agent_mux_sessions::{Client, ClientOptions, Env};
 
 /// The server's URL, or `None` (the test is skipped) when there is none.
-fn server() -> Option<String> {
-    match std::env::var("AGENT_MUX_TEST_PG") {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            assert!(
-                std::env::var("AGENT_MUX_REQUIRE_FIXTURES").as_deref() != Ok("1"),
-                "AGENT_MUX_TEST_PG is not set and AGENT_MUX_REQUIRE_FIXTURES=1"
-            );
-            eprintln!("skipped: no PostgreSQL (AGENT_MUX_TEST_PG)");
-            None
-        }
-    }
+fn server() -> String {
+    std::env::var("AGENT_MUX_TEST_PG")
+        .ok()
+        .filter(|url| !url.is_empty())
+        .expect("no PostgreSQL: AGENT_MUX_TEST_PG names none (scripts/cargo-test.mjs starts one where initdb is found)")
 }
 
 /// `url` with its database replaced by `db`.
@@ -143,8 +136,12 @@ fn assert_consistent(db: &mut postgres::Client) {
 const APPENDED: &str = r#"{"parentUuid":"e647cb8f-74e6-4a5d-8dd2-7a65bd628881","isSidechain":false,"userType":"external","cwd":"/home/dev/src/api","sessionId":"90c192cf-d3ac-44af-8f21-ddb66cad4a26","version":"2.1.197","gitBranch":"main","type":"user","uuid":"0b9d7f7e-0000-4000-8000-000000000001","timestamp":"2026-10-07T00:20:00.000Z","message":{"role":"user","content":"zanzibar quokka appended later, with key AKIAQWERTYUIOPASDFGH"}}"#;
 
 #[test]
+#[cfg_attr(
+    no_pg,
+    ignore = "no PostgreSQL: run through scripts/cargo-test.mjs, which starts one where initdb is found"
+)]
 fn two_machines_add_up_to_their_local_totals_and_an_append_arrives_next_time() {
-    let Some(server) = server() else { return };
+    let server = server();
     let url = fresh_db(&server, "two");
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (machine_home(dir.path(), "a"), machine_home(dir.path(), "b"));
@@ -238,8 +235,12 @@ fn two_machines_add_up_to_their_local_totals_and_an_append_arrives_next_time() {
 }
 
 #[test]
+#[cfg_attr(
+    no_pg,
+    ignore = "no PostgreSQL: run through scripts/cargo-test.mjs, which starts one where initdb is found"
+)]
 fn an_upgrade_from_v1_keeps_the_data_and_the_stamps() {
-    let Some(server) = server() else { return };
+    let server = server();
     let url = fresh_db(&server, "upgrade");
     let dir = tempfile::tempdir().unwrap();
     let a = machine_home(dir.path(), "a");
@@ -301,8 +302,12 @@ fn an_upgrade_from_v1_keeps_the_data_and_the_stamps() {
 }
 
 #[test]
+#[cfg_attr(
+    no_pg,
+    ignore = "no PostgreSQL: run through scripts/cargo-test.mjs, which starts one where initdb is found"
+)]
 fn a_newer_schema_is_refused() {
-    let Some(server) = server() else { return };
+    let server = server();
     let url = fresh_db(&server, "newer");
     let dir = tempfile::tempdir().unwrap();
     let a = machine_home(dir.path(), "a");
@@ -318,8 +323,12 @@ fn a_newer_schema_is_refused() {
 }
 
 #[test]
+#[cfg_attr(
+    no_pg,
+    ignore = "no PostgreSQL: run through scripts/cargo-test.mjs, which starts one where initdb is found"
+)]
 fn machines_syncing_at_once_and_one_machine_twice() {
-    let Some(server) = server() else { return };
+    let server = server();
     let url = fresh_db(&server, "together");
     let dir = tempfile::tempdir().unwrap();
     let homes: Vec<PathBuf> = (0..3)
@@ -345,8 +354,12 @@ fn machines_syncing_at_once_and_one_machine_twice() {
 }
 
 #[test]
+#[cfg_attr(
+    no_pg,
+    ignore = "no PostgreSQL: run through scripts/cargo-test.mjs, which starts one where initdb is found"
+)]
 fn refused_credentials_and_a_server_gone_are_typed_and_never_show_the_password() {
-    let Some(server) = server() else { return };
+    let server = server();
     let dir = tempfile::tempdir().unwrap();
     let a = machine_home(dir.path(), "a");
     let before = common::snapshot(&a);
@@ -379,8 +392,12 @@ fn refused_credentials_and_a_server_gone_are_typed_and_never_show_the_password()
 }
 
 #[test]
+#[cfg_attr(
+    no_pg,
+    ignore = "no PostgreSQL: run through scripts/cargo-test.mjs, which starts one where initdb is found"
+)]
 fn a_connection_dropped_mid_sync_leaves_whole_sessions_and_the_next_sync_completes() {
-    let Some(server) = server() else { return };
+    let server = server();
     let url = fresh_db(&server, "dropped");
     let dir = tempfile::tempdir().unwrap();
     // A home large enough that the sync is still writing when its connection is cut.
