@@ -124,17 +124,23 @@ pub fn run(
 
 /// The touches of one session, each with its request's line.
 pub fn with_requests(t: &SessionTouches) -> Vec<TouchedFile> {
-    let requests: HashMap<u64, &String> = t.requests.iter().map(|(i, r)| (*i, r)).collect();
-    t.touches
-        .iter()
-        .map(|x| TouchedFile {
-            request: x
-                .request_index
-                .and_then(|i| requests.get(&i))
-                .map(|r| r.to_string()),
-            touch: x.clone(),
-        })
-        .collect()
+    let requests = request_lines(t);
+    t.touches.iter().map(|x| file(x, &requests)).collect()
+}
+
+/// A session's request lines by their index.
+fn request_lines(t: &SessionTouches) -> HashMap<u64, &String> {
+    t.requests.iter().map(|(i, r)| (*i, r)).collect()
+}
+
+/// A touch with the line of the request that led to it.
+fn file(x: &Touch, requests: &HashMap<u64, &String>) -> TouchedFile {
+    TouchedFile {
+        request: (x.request_index)
+            .and_then(|i| requests.get(&i))
+            .map(|r| r.to_string()),
+        touch: x.clone(),
+    }
 }
 
 /// One result per session (a session found in two sources gives its touches once), its
@@ -143,21 +149,14 @@ fn sessions(found: Vec<Touched>, opts: &TouchedOptions) -> Vec<TouchedSession> {
     let mut by_id: HashMap<String, TouchedSession> = HashMap::new();
     for t in found {
         let s = &t.summary;
-        let requests: HashMap<u64, &String> =
-            t.touches.requests.iter().map(|(i, r)| (*i, r)).collect();
+        let requests = request_lines(&t.touches);
         let kept: Vec<TouchedFile> = (t.touches.touches.iter())
             .filter(|x| opts.action.is_none_or(|a| a == x.action))
             .filter(|x| {
                 opts.since
                     .is_none_or(|since| x.at.unwrap_or(s.updated_at) >= since)
             })
-            .map(|x| TouchedFile {
-                request: x
-                    .request_index
-                    .and_then(|i| requests.get(&i))
-                    .map(|r| r.to_string()),
-                touch: x.clone(),
-            })
+            .map(|x| file(x, &requests))
             .collect();
         if kept.is_empty() {
             continue;
