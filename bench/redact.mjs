@@ -83,35 +83,54 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
 async function timing(home, runs) {
   process.env.HOME = home
-  const client = createClient({ cacheDir: false })
-  const sessions = await client.sessions.listAll({ limit: 1e9 })
+  // A client each way, as the MCP server makes one (`createClient({ redact })`); the index off, so
+  // every call reads the session as the first call of a new process does.
+  const clients = { false: createClient({ cacheDir: false }), true: createClient({ cacheDir: false, redact: true }) }
+  const sessions = await clients.false.sessions.listAll({ limit: 1e9 })
   // The largest session: the one with the most messages.
   const big = sessions.reduce((a, b) => (b.messageCount > a.messageCount ? b : a))
   console.log(`${home}: ${big.agent}:${big.sessionId}, ${big.messageCount} messages`)
+  const readSession = require('../mcp/tools/read-session.js')
+  const read = (redact, extra) =>
+    readSession
+      .run(
+        { id: `${big.agent}:${big.sessionId}`, context: 2, offset: 0, maxChars: 16000, includeOwnSession: true, ...extra },
+        { client: clients[redact], own: { is: () => false } },
+      )
+      .then((r) => r.text)
   const calls = {
-    get: (redact) => client.sessions.get(big.agent, big.sessionId, { redact }),
-    'export json': (redact) => client.sessions.export(big.agent, big.sessionId, 'json', { redact }),
-    'export markdown': (redact) => client.sessions.export(big.agent, big.sessionId, 'markdown', { redact }),
+    get: (redact) => clients[redact].sessions.get(big.agent, big.sessionId),
+    'export json': (redact) => clients[redact].sessions.export(big.agent, big.sessionId, 'json'),
+    'export jsonl': (redact) => clients[redact].sessions.export(big.agent, big.sessionId, 'jsonl'),
+    'export markdown': (redact) => clients[redact].sessions.export(big.agent, big.sessionId, 'markdown'),
+    'mcp read_session': (redact) => read(redact, {}),
+    'read_session around': (redact) => read(redact, { around: 'kubernetes' }),
   }
   for (const [name, call] of Object.entries(calls)) {
     const times = { false: [], true: [] }
+    const cpu = { false: [], true: [] }
     let size = 0
-    // Alternated, so both ways see the same page cache and the same machine load.
+    // Alternated, so both ways see the same page cache and the same machine load. CPU time (every
+    // thread of the process) beside wall time: on a busy machine it moves far less.
     for (let i = 0; i < runs; i++) {
       for (const redact of [false, true]) {
+        const c0 = process.cpuUsage()
         const t0 = performance.now()
         let out = await call(redact)
         times[redact].push(performance.now() - t0)
+        const c = process.cpuUsage(c0)
+        cpu[redact].push((c.user + c.system) / 1000)
         if (typeof out === 'string') size = out.length
         out = null
         global.gc?.()
       }
     }
-    const off = median(times.false)
-    const on = median(times.true)
+    const [off, on, cpuOff, cpuOn] = [times.false, times.true, cpu.false, cpu.true].map(median)
+    const pct = (a, b) => `+${(((b - a) / a) * 100).toFixed(1)}%`
     console.log(
-      `  ${name.padEnd(16)} off ${off.toFixed(0).padStart(6)} ms   on ${on.toFixed(0).padStart(6)} ms   +${(((on - off) / off) * 100).toFixed(1)}%` +
-        (size ? `   (${(size / 1e6).toFixed(0)} MB of text)` : ''),
+      `  ${name.padEnd(20)} wall off ${off.toFixed(0).padStart(6)} ms  on ${on.toFixed(0).padStart(6)} ms  ${pct(off, on).padStart(7)}` +
+        `   cpu off ${cpuOff.toFixed(0).padStart(6)} ms  on ${cpuOn.toFixed(0).padStart(6)} ms  ${pct(cpuOff, cpuOn).padStart(7)}` +
+        (size ? `   (${(size / 1e6).toFixed(size > 1e6 ? 0 : 2)} MB of text)` : ''),
     )
   }
 }
