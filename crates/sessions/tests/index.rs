@@ -825,7 +825,7 @@ fn an_upgrade_removes_older_formats_files_and_keeps_the_others() {
     ];
     let kept = [
         "index-v99.sqlite",
-        "index-v12.sqlite-shm",
+        "index-v13.sqlite-shm",
         "notes.txt",
         "index-v3.sqlite.bak",
     ];

@@ -471,6 +471,8 @@ pub struct Status {
     /// Bytes of the index files (database, its WAL, the postings).
     pub bytes: u64,
     pub sources: u64,
+    /// Sessions held for search (those of an agent searched by its own engine are held for
+    /// their touches only, and not counted).
     pub sessions: u64,
     /// Sources whose searchable documents are not up to date with the store (read at the next
     /// search), and sources of the stores not indexed yet.
@@ -513,9 +515,14 @@ pub fn status(ctx: &Context, agents: &[&'static dyn Agent]) -> Status {
     let counted = with_index(ctx, |_, conn| {
         // One snapshot for the counts and the freshness, whatever another process commits.
         conn.execute_batch("BEGIN")?;
+        // The sessions of `agents` only: an agent searched by its own engine has its sessions
+        // in the index for their touches, not for search.
+        let names: Vec<&str> = agents.iter().map(|a| a.name()).collect();
         let (sources, sessions): (i64, i64) = conn.query_row(
-            "SELECT count(*), coalesce(sum(sessions), 0) FROM source",
-            [],
+            "SELECT count(*), coalesce(sum(CASE WHEN agent IN (SELECT value FROM json_each(?1))
+                                           THEN sessions END), 0)
+             FROM source",
+            [serde_json::to_string(&names).unwrap_or_default()],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )?;
         let mut stale = 0;
