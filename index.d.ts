@@ -443,6 +443,8 @@ export interface TouchedOptions {
   since?: Date
   /** Also the same path relative to its git repository in any other checkout (worktree or clone). */
   anyCheckout?: boolean
+  /** Only sessions of this project: a directory (its git repository's, worktrees and subdirectories included) or a project directory's name. */
+  project?: string
   /** At most this many sessions (default 100). */
   limit?: number
   /** Redact secrets in titles and requests; default: as the client does. */

@@ -128,6 +128,25 @@ describe('sessions.touched and sessions.touches', () => {
     })
   })
 
+  it('keeps the sessions of one project with project, in the library and the CLI', async () => {
+    let shop
+    await withHome(home, async () => {
+      for (const cacheDir of [false, join(home, '.project-cache')]) {
+        const client = createClient({ cacheDir })
+        const all = await client.sessions.touched('/home/dev/src/**', { limit: 1000 })
+        shop = await client.sessions.touched('/home/dev/src/**', { limit: 1000, project: '/home/dev/src/shop' })
+        expect(shop.length).toBeGreaterThan(0)
+        expect(shop.length).toBeLessThan(all.length)
+        expect(shop).toEqual(all.filter((s) => s.cwd === '/home/dev/src/shop'))
+        expect(await client.sessions.touched('/home/dev/src/**', { project: 'shop', limit: 1000 })).toEqual(shop)
+        await client.close()
+      }
+    })
+    const cli = amux(['sessions', 'touched', '/home/dev/src/**', '--project', '/home/dev/src/shop', '--limit', '1000', '--json'])
+    expect(cli.status).toBe(0)
+    expect(JSON.parse(cli.stdout).map((s) => s.unifiedId)).toEqual(shop.map((s) => s.unifiedId))
+  })
+
   it('keeps a search to the sessions that touched a file with file:', async () => {
     await withHome(home, async () => {
       const client = createClient({ cacheDir: false })

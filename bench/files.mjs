@@ -3,7 +3,9 @@
 // <home>: a generated tool-heavy home (gen_home.py --file-edits). With the index in a fresh cache
 // directory: the index is built once (its size with and without the files' tables: the growth),
 // then, warm, each case's median over --runs: `sessions.touched(<one file>)` against `rg -l
-// <its basename>` over the agents' stores, and `file:<glob> <word>` against `rg -l <word>`.
+// <its basename>` over the agents' stores, `file:<glob> <word>` (and the word alone) against `rg
+// -l <word>`, and `sessions.recap` of the last 7 days of the home (those before its newest
+// session). A home without --file-edits is measured on the files its commands named.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -45,8 +47,11 @@ function size(p) {
 }
 
 const t0 = process.hrtime.bigint()
-const every = await client.sessions.touched('**', { action: 'edit', limit: 100000 })
+let every = await client.sessions.touched('**', { action: 'edit', limit: 100000 })
 const build = Number(process.hrtime.bigint() - t0) / 1e9
+// A home generated without --file-edits: the files its commands named.
+const edits = every.length > 0
+if (!edits) every = await client.sessions.touched('**', { limit: 100000 })
 const files = [...new Set(every.flatMap((s) => s.touches.map((t) => t.path)))].sort()
 await client.close()
 
@@ -56,7 +61,9 @@ const postings = readdirSync(cache).find((f) => f.endsWith('.postings'))
 const whole = size(join(cache, sqlite)) + size(join(cache, postings))
 const copy = join(cache, 'without.sqlite')
 copyFileSync(join(cache, sqlite), copy)
-execFileSync('python3', ['-c', `import sqlite3; c = sqlite3.connect(${JSON.stringify(copy)}); [c.execute(f"DROP TABLE {t}") for t in ("touch", "touch_path", "touch_request")]; c.commit(); c.execute("VACUUM"); c.close()`])
+// Every table of touches (whatever the format names them), and the documents held for their
+// touches only (Hermes', searched by its own engine).
+execFileSync('python3', ['-c', `import sqlite3; c = sqlite3.connect(${JSON.stringify(copy)}); [c.execute(f"DROP TABLE {t}") for (t,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'touch%'").fetchall()]; c.execute("DELETE FROM doc WHERE agent = 'hermes'"); c.commit(); c.execute("VACUUM"); c.close()`])
 const vacuumed = join(cache, 'vacuumed.sqlite')
 copyFileSync(join(cache, sqlite), vacuumed)
 execFileSync('python3', ['-c', `import sqlite3; c = sqlite3.connect(${JSON.stringify(vacuumed)}); c.execute("VACUUM"); c.close()`])
@@ -75,18 +82,26 @@ for (const f of picks) {
 }
 const dir = picks[0].slice(0, picks[0].lastIndexOf('/'))
 for (const word of ['kubernetes', 'cache']) {
-  const text = `file:${dir}/* ${word}`
-  const found = await warm.sessions.search({ text, limit: 50 })
-  const ms = await timed(() => warm.sessions.search({ text, limit: 50 }))
   const base = await rg(word)
-  rows.push({ case: `search '${text}'`, sessions: found.length, ms, rg: base })
+  // The word alone, then within the files' sessions.
+  for (const text of [word, `file:${dir}/* ${word}`]) {
+    const found = await warm.sessions.search({ text, limit: 50 })
+    const ms = await timed(() => warm.sessions.search({ text, limit: 50 }))
+    rows.push({ case: `search '${text}'`, sessions: found.length, ms, rg: base })
+  }
 }
+// The recap of the last 7 days of the home (its newest session's), warm.
+const [newest] = await warm.sessions.listAll({ limit: 1 })
+const since = new Date(newest.updatedAt.getTime() - 7 * 864e5)
+const recap = await warm.sessions.recap({ since })
+const recapMs = await timed(() => warm.sessions.recap({ since }))
 await warm.close()
 
 const mb = (n) => (n / 1e6).toFixed(1)
-console.log(`home ${home}: ${mb(size(home))} MB in the stores, ${every.length} sessions with an edit, ${files.length} files edited`)
+console.log(`home ${home}: ${mb(size(home))} MB in the stores, ${every.length} sessions with ${edits ? 'an edit' : 'a touch'}, ${files.length} files ${edits ? 'edited' : 'touched'}`)
 console.log(`index built in ${build.toFixed(1)} s: ${mb(withTables)} MB (vacuumed), ${mb(without)} MB without the files' tables: +${((withTables / without - 1) * 100).toFixed(1)}%`)
 console.log('| case | sessions | amux ms | rg -l ms | ratio |')
 console.log('|---|---|---|---|---|')
 for (const r of rows) console.log(`| ${r.case} | ${r.sessions} | ${r.ms.toFixed(1)} | ${r.rg.toFixed(1)} | ${(r.ms / r.rg).toFixed(3)} |`)
+console.log(`recap since ${since.toISOString()}: ${recap.sessionCount} sessions in ${recap.projects.length} projects, ${recap.projects.reduce((n, p) => n + p.files.length, 0)} files: ${recapMs.toFixed(1)} ms warm (median of ${runs})`)
 rmSync(cache, { recursive: true, force: true })

@@ -201,6 +201,7 @@ const touched = [
   withOptions(agent, { help: 'only this agent' }),
   param('since', kinds.date(), 'only touches made at or after this date (ISO 8601, local time unless an offset is given; or an age: 7d, 12h)'),
   param('anyCheckout', kinds.flag(), 'also the same path relative to its git repository in any other checkout (worktree or clone)'),
+  project,
   limit(100, { mcp: { default: 20, max: 200 }, ui: { max: 500 } }),
 ]
 

@@ -180,7 +180,7 @@ impl Client {
             recap::default_since(ctx.env.now().unwrap_or_else(chrono::Utc::now))
         });
         let mut v: Vec<SessionSummary> = (targets.iter())
-            .flat_map(|a| self.storage.summaries(&ctx, *a))
+            .flat_map(|a| self.storage.summaries_since(&ctx, *a, since))
             .filter(|s| recap::selected(s, opts, since))
             .collect();
         let mut children = list::take_children(&mut v);

@@ -184,6 +184,10 @@ pub struct TouchedOptions {
     /// The same path relative to its repository, in any other checkout of a repository.
     #[serde(deserialize_with = "from_js::bool")]
     pub any_checkout: bool,
+    /// Only sessions of this project (`SessionSummary::project`): a directory (taken to its
+    /// project) or a project directory's name.
+    #[serde(deserialize_with = "from_js::project")]
+    pub project: Option<crate::read::project::Wanted>,
     #[serde(deserialize_with = "from_js::limit")]
     pub limit: usize,
     #[serde(deserialize_with = "from_js::opt_bool")]
@@ -197,6 +201,7 @@ impl Default for TouchedOptions {
             agent: None,
             since: None,
             any_checkout: false,
+            project: None,
             limit: 100,
             redact: None,
         }

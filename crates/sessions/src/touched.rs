@@ -12,6 +12,7 @@ use crate::model::SessionSummary;
 use crate::model::{Timestamp, Touch};
 use crate::options::{SearchQuery, TouchedOptions};
 use crate::query::files::FilePattern;
+use crate::read::project::Projects;
 use crate::storage::touched::{SessionTouches, Touched};
 use crate::storage::Storage;
 
@@ -116,7 +117,11 @@ pub fn run(
 ) -> Result<Vec<TouchedSession>> {
     let m = FileMatch::new(path, ctx.env.cwd(), opts.any_checkout)?;
     let matches = |p: &str| m.matches(p);
-    let found = storage.touched(ctx, targets, m.exact(), &matches);
+    let mut found = storage.touched(ctx, targets, m.exact(), &matches);
+    if opts.project.is_some() {
+        // Sessions read from their stores come without the project the index stores.
+        Projects::default().fill(found.iter_mut().map(|t| &mut t.summary));
+    }
     let mut out = sessions(found, opts);
     out.truncate(opts.limit);
     Ok(out)
@@ -149,6 +154,9 @@ fn sessions(found: Vec<Touched>, opts: &TouchedOptions) -> Vec<TouchedSession> {
     let mut by_id: HashMap<String, TouchedSession> = HashMap::new();
     for t in found {
         let s = &t.summary;
+        if !(opts.project.as_ref()).is_none_or(|p| p.matches(s.project.as_deref())) {
+            continue;
+        }
         let requests = request_lines(&t.touches);
         let kept: Vec<TouchedFile> = (t.touches.touches.iter())
             .filter(|x| opts.action.is_none_or(|a| a == x.action))

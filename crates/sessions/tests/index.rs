@@ -250,7 +250,12 @@ fn stored_postings(cache: &Path) -> (BTreeSet<Posting>, usize) {
     use tantivy::postings::Postings as _;
     use tantivy::{DocSet, TERMINATED};
     let db = rusqlite::Connection::open(store::path_in(cache)).unwrap();
-    let mut st = db.prepare("SELECT id, agent, summary FROM doc").unwrap();
+    // Hermes' sessions are held for their touches only, without postings (`TOUCHES_ONLY`).
+    let mut st = db
+        .prepare(&format!(
+            "SELECT id, agent, summary FROM doc WHERE agent <> '{TOUCHES_ONLY}'"
+        ))
+        .unwrap();
     let mut rows: std::collections::BTreeMap<u64, (String, String)> = st
         .query_map([], |r| {
             let summary: Vec<u8> = r.get(2)?;
@@ -306,6 +311,10 @@ fn stored_postings(cache: &Path) -> (BTreeSet<Posting>, usize) {
     (out, orphans)
 }
 
+/// The agent searched by its own engine, whose sessions the index holds for their touches
+/// only (written by `index update`, not by a search).
+const TOUCHES_ONLY: &str = "hermes";
+
 /// A stored session: agent, id, field lengths.
 type StoredDoc = (String, String, Vec<u8>);
 
@@ -313,7 +322,9 @@ fn stored_docs(cache: &Path) -> BTreeSet<StoredDoc> {
     use agent_mux_sessions::index::codec;
     let db = rusqlite::Connection::open(agent_mux_sessions::index::store::path_in(cache)).unwrap();
     let mut st = db
-        .prepare("SELECT d.agent, d.summary, d.lengths FROM doc d")
+        .prepare(&format!(
+            "SELECT d.agent, d.summary, d.lengths FROM doc d WHERE agent <> '{TOUCHES_ONLY}'"
+        ))
         .unwrap();
     let rows = st
         .query_map([], |r| {
@@ -825,7 +836,7 @@ fn an_upgrade_removes_older_formats_files_and_keeps_the_others() {
     ];
     let kept = [
         "index-v99.sqlite",
-        "index-v12.sqlite-shm",
+        "index-v13.sqlite-shm",
         "notes.txt",
         "index-v3.sqlite.bak",
     ];

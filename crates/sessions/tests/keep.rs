@@ -155,6 +155,34 @@ fn deleted_sessions_are_archived_and_answer_as_before() {
     assert!(h.kept().join("catalog.json").is_file());
 }
 
+/// `touched` finds the touches of an archived session in its restored copy, through the index
+/// (which indexes the copy as a search does) and without it, as they were before its file was
+/// deleted.
+#[test]
+fn touched_finds_the_touches_of_an_archived_session() {
+    let h = Home::new();
+    let cache = tempfile::tempdir().unwrap();
+    let opts = agent_mux_sessions::options::TouchedOptions {
+        agent: Some("claude".into()),
+        limit: 1000,
+        ..Default::default()
+    };
+    list(&keeping(), h.env(), Archived::Include);
+    let before = keeping().touched(h.env(), "**", &opts).unwrap();
+    let files = h.claude_files();
+    let gone = stem(&files[0]);
+    assert!(before.iter().any(|s| s.session_id == gone), "{before:?}");
+    std::fs::remove_file(&files[0]).unwrap();
+    let indexed = Client::new(ClientOptions {
+        keep: Some(true),
+        cache: agent_mux_sessions::context::CacheSetting::Dir(cache.path().to_path_buf()),
+        ..Default::default()
+    });
+    for c in [keeping(), indexed] {
+        assert_eq!(c.touched(h.env(), "**", &opts).unwrap(), before);
+    }
+}
+
 #[test]
 fn a_damaged_chunk_or_manifest_is_reported_and_the_others_still_served() {
     let h = Home::new();

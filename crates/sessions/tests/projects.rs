@@ -437,6 +437,58 @@ fn the_recap_groups_the_period_by_project() {
     );
 }
 
+/// From the index, the recap reads only the sources active in its period: the stored summaries
+/// of a source whose sessions are all older are damaged here (a whole listing would find them
+/// broken and remove the index), and the recap is still the one a read of the stores gives,
+/// the index left in place.
+#[test]
+fn the_recap_from_the_index_reads_only_the_sources_of_its_period() {
+    let root = tempfile::tempdir().unwrap();
+    let h = home(root.path());
+    let cache = tempfile::tempdir().unwrap();
+    let since = chrono::DateTime::parse_from_rfc3339("2026-03-02T00:00:00Z")
+        .unwrap()
+        .to_utc();
+    let opts = RecapOptions {
+        since: Some(since),
+        ..RecapOptions::default()
+    };
+    let scanned = scanning().recap(Env::with_home(&h), &opts).unwrap();
+    assert_eq!(
+        indexed(cache.path())
+            .recap(Env::with_home(&h), &opts)
+            .unwrap(),
+        scanned
+    );
+    let file = agent_mux_sessions::index::store::path_in(cache.path());
+    let damaged = || {
+        let conn = rusqlite::Connection::open(&file).unwrap();
+        conn.query_row(
+            "SELECT count(*) FROM source WHERE summaries = x'ff'",
+            [],
+            |r| r.get::<_, i64>(0),
+        )
+        .unwrap()
+    };
+    let conn = rusqlite::Connection::open(&file).unwrap();
+    let older = conn
+        .execute(
+            "UPDATE source SET summaries = x'ff' WHERE active < ?1",
+            [since.timestamp_millis()],
+        )
+        .unwrap();
+    drop(conn);
+    // The root's session, of the 1st.
+    assert_eq!(older, 1);
+    assert_eq!(
+        indexed(cache.path())
+            .recap(Env::with_home(&h), &opts)
+            .unwrap(),
+        scanned
+    );
+    assert_eq!(damaged(), 1, "the index was not read whole, nor removed");
+}
+
 /// The real Claude capture whose session started a subagent: the parent counts it as a child.
 #[test]
 #[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]

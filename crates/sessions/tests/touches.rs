@@ -488,3 +488,89 @@ fn the_index_and_the_stores_give_the_same_touches() {
     let files = std::fs::read_dir(cache.path()).unwrap().count();
     assert!(files > 0, "the index was written");
 }
+
+fn client_in(cache: Option<&Path>) -> Client {
+    Client::new(ClientOptions {
+        cache: match cache {
+            Some(dir) => CacheSetting::Dir(dir.to_path_buf()),
+            None => CacheSetting::Off,
+        },
+        ..Default::default()
+    })
+}
+
+/// Hermes is searched by its own engine, yet its sessions' touches are in the index: once it is
+/// built, `touched` answers without reading Hermes' database. Here the database's bytes are
+/// replaced by zeros of the same size, in the same file, at the same time (the stamps the index
+/// compares hold): read, it holds no session at all.
+#[test]
+fn hermes_touches_are_answered_from_the_index_without_reading_its_database() {
+    let home = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    common::copy_dir(
+        &common::demo_home().join(".hermes"),
+        &home.path().join(".hermes"),
+    );
+    let env = Env::with_home(home.path());
+    let opts = every("hermes");
+    let built = client_in(Some(cache.path()))
+        .touched(env.clone(), "**", &opts)
+        .unwrap();
+    let paths: HashSet<&str> = (built.iter())
+        .flat_map(|s| s.touches.iter().map(|t| t.touch.path.as_str()))
+        .collect();
+    assert!(
+        paths.contains("/home/dev/src/api/src/styles/dashboard.css"),
+        "{paths:?}"
+    );
+    assert_eq!(
+        built,
+        client_in(None).touched(env.clone(), "**", &opts).unwrap()
+    );
+
+    let db = home.path().join(".hermes/state.db");
+    let meta = std::fs::metadata(&db).unwrap();
+    let f = std::fs::OpenOptions::new().write(true).open(&db).unwrap();
+    std::io::Write::write_all(&mut &f, &vec![0u8; meta.len() as usize]).unwrap();
+    f.set_modified(meta.modified().unwrap()).unwrap();
+    drop(f);
+    // The store itself now gives nothing.
+    assert!(client_in(None)
+        .touched(env.clone(), "**", &opts)
+        .unwrap()
+        .is_empty());
+    // A new client on the same index, as a new process: the same sessions and touches.
+    let warm = client_in(Some(cache.path()));
+    assert_eq!(warm.touched(env.clone(), "**", &opts).unwrap(), built);
+    let one = warm
+        .touched(env, "/home/dev/src/api/src/styles/dashboard.css", &opts)
+        .unwrap();
+    assert_eq!(one.len(), 1);
+    assert_eq!(one[0].agent, "hermes");
+}
+
+/// `project` keeps the sessions of one project, named by its directory or its directory's
+/// name, from the index and from the stores alike (the demo home's directories do not exist
+/// here: each session's project is its cwd).
+#[test]
+fn touched_keeps_the_sessions_of_the_project_asked_for() {
+    let cache = tempfile::tempdir().unwrap();
+    let env = Env::with_home(&common::demo_home());
+    for c in [client_in(None), client_in(Some(cache.path()))] {
+        let agents = |project: Option<&str>| {
+            let opts = TouchedOptions {
+                project: project.and_then(agent_mux_sessions::read::project::Wanted::parse),
+                limit: 1000,
+                ..TouchedOptions::default()
+            };
+            let v = c.touched(env.clone(), "**/dashboard.css", &opts).unwrap();
+            let mut a: Vec<String> = v.into_iter().map(|s| s.agent).collect();
+            a.sort();
+            a
+        };
+        assert_eq!(agents(None), ["gemini", "hermes", "opencode"]);
+        assert_eq!(agents(Some("docs")), ["opencode"]);
+        assert_eq!(agents(Some("/home/dev/src/api")), ["hermes"]);
+        assert!(agents(Some("shop")).is_empty());
+    }
+}

@@ -6,7 +6,8 @@ use chrono::DateTime;
 
 use crate::agents::Fingerprint;
 use crate::model::{
-    CostRecord, ModelUsage, Request, SessionSummary, Timestamp, Tokens, UsageSlice,
+    CostRecord, FileAction, ModelUsage, Request, SessionSummary, Timestamp, Tokens, Touch,
+    UsageSlice,
 };
 use crate::query::fields::FIELDS;
 
@@ -420,6 +421,85 @@ pub fn decode_lengths(b: &[u8]) -> R<[u64; FIELDS]> {
         *n = r.u64()?;
     }
     Ok(out)
+}
+
+/// A session's touches (each path by its id in `touch_path`) and the lines of the requests
+/// that led to them, packed: numbers as varints, times and message indexes as differences from
+/// the touch before, times to the millisecond.
+pub fn touches(v: &[(i64, &Touch)], requests: &[(u64, String)]) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.u64(v.len() as u64);
+    let (mut last_ms, mut last_message) = (0i64, 0i64);
+    for (path, t) in v {
+        w.u64(*path as u64);
+        w.0.push(t.action.code());
+        let ms = t.at.map(|t| t.timestamp_millis());
+        w.opt(ms, |w, ms| {
+            w.i64(ms - last_ms);
+            last_ms = ms;
+        });
+        w.i64(t.message_index as i64 - last_message);
+        last_message = t.message_index as i64;
+        // 0 for none, else the value plus one.
+        for n in [t.added, t.removed] {
+            w.u64(n.map_or(0, |n| n + 1));
+        }
+        // The request as how many messages before this one it is.
+        w.u64(
+            t.request_index
+                .map_or(0, |r| t.message_index.wrapping_sub(r).wrapping_add(1)),
+        );
+    }
+    w.u64(requests.len() as u64);
+    let mut last = 0u64;
+    for (i, text) in requests {
+        w.u64(i.wrapping_sub(last));
+        last = *i;
+        w.str(text);
+    }
+    w.0
+}
+
+/// What `touches` packed: each touch with its path's id (its `path` left empty), and the
+/// requests' lines.
+pub type PackedTouches = (Vec<(i64, Touch)>, Vec<(u64, String)>);
+
+pub fn decode_touches(b: &[u8]) -> R<PackedTouches> {
+    let mut r = Reader::new(b);
+    let (mut last_ms, mut last_message) = (0i64, 0i64);
+    let v = r.many(|r| {
+        let path = r.u64()? as i64;
+        let action = FileAction::from_code(r.byte()? as i64).ok_or(Corrupt)?;
+        let at = r.opt(|r| {
+            last_ms = last_ms.checked_add(r.i64()?).ok_or(Corrupt)?;
+            DateTime::from_timestamp_millis(last_ms).ok_or(Corrupt)
+        })?;
+        last_message = last_message.checked_add(r.i64()?).ok_or(Corrupt)?;
+        let message_index = u64::try_from(last_message).map_err(|_| Corrupt)?;
+        let mut n = || r.u64().map(|n| n.checked_sub(1));
+        let (added, removed) = (n()?, n()?);
+        let request_index = match r.u64()? {
+            0 => None,
+            back => Some(message_index.wrapping_add(1).wrapping_sub(back)),
+        };
+        let touch = Touch {
+            path: String::new(),
+            action,
+            at,
+            message_index,
+            added,
+            removed,
+            request_index,
+        };
+        Ok((path, touch))
+    })?;
+    let mut last = 0u64;
+    let requests = r.many(|r| {
+        last = last.wrapping_add(r.u64()?);
+        Ok((last, r.str()?))
+    })?;
+    r.done()?;
+    Ok((v, requests))
 }
 
 #[cfg(test)]

@@ -319,6 +319,41 @@ pub fn summaries(
     })
 }
 
+/// The `Listing` of the sessions of `agent` last active at or after `since` (a recap's): only
+/// the sources whose latest session is that recent are read from the file, found through
+/// `source_active`; `None` when the index is off or unusable.
+pub fn summaries_since(
+    ctx: &Context,
+    agent: &dyn Agent,
+    since: crate::model::Timestamp,
+    watch: &Watch,
+) -> Option<Listing> {
+    with_index(ctx, |dir, conn| {
+        let now = watch.sources(ctx, agent);
+        let sources = sync::sync_sources(conn, dir, ctx, agent, now, Part::Summaries)?;
+        let mut st = conn.prepare_cached(
+            "SELECT id, summaries, list_error FROM source
+             WHERE agent = ?1 AND list_key IS NOT NULL
+               AND (active >= ?2 OR list_error IS NOT NULL)",
+        )?;
+        let mut stored = HashMap::default();
+        let mut rows = st.query(rusqlite::params![agent.name(), since.timestamp_millis()])?;
+        while let Some(r) = rows.next()? {
+            stored.insert(r.get::<_, i64>(0)?, stored_summaries(r, false)?);
+        }
+        // In the agent's order of sources, as a whole listing gives them.
+        let (mut summaries, mut skipped) = (Vec::new(), Vec::new());
+        for s in sources {
+            match stored.remove(&s.id) {
+                Some(Ok(v)) => summaries.extend(v.into_iter().filter(|x| x.updated_at >= since)),
+                Some(Err(why)) => skipped.push((s.source.path, why)),
+                None => {}
+            }
+        }
+        Ok(Listing { summaries, skipped })
+    })
+}
+
 /// Bring the summaries of `agent`'s sources up to date in the index (what the keep store then
 /// records of each source without reading it again); `None` when the index is off or unusable.
 pub fn sync_summaries(ctx: &Context, agent: &dyn Agent) -> Option<()> {
@@ -436,6 +471,8 @@ pub struct Status {
     /// Bytes of the index files (database, its WAL, the postings).
     pub bytes: u64,
     pub sources: u64,
+    /// Sessions held for search (those of an agent searched by its own engine are held for
+    /// their touches only, and not counted).
     pub sessions: u64,
     /// Sources whose searchable documents are not up to date with the store (read at the next
     /// search), and sources of the stores not indexed yet.
@@ -478,9 +515,14 @@ pub fn status(ctx: &Context, agents: &[&'static dyn Agent]) -> Status {
     let counted = with_index(ctx, |_, conn| {
         // One snapshot for the counts and the freshness, whatever another process commits.
         conn.execute_batch("BEGIN")?;
+        // The sessions of `agents` only: an agent searched by its own engine has its sessions
+        // in the index for their touches, not for search.
+        let names: Vec<&str> = agents.iter().map(|a| a.name()).collect();
         let (sources, sessions): (i64, i64) = conn.query_row(
-            "SELECT count(*), coalesce(sum(sessions), 0) FROM source",
-            [],
+            "SELECT count(*), coalesce(sum(CASE WHEN agent IN (SELECT value FROM json_each(?1))
+                                           THEN sessions END), 0)
+             FROM source",
+            [serde_json::to_string(&names).unwrap_or_default()],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )?;
         let mut stale = 0;
@@ -521,18 +563,22 @@ pub fn rebuild(
 
 /// What the index answers of the files touched: the sessions it holds that touched a matching
 /// file, and the sources it does not hold as they are now (another process is writing it),
-/// which the caller reads itself.
+/// which the caller reads itself: live sources, and restored kept copies with the archived
+/// sessions each serves.
 pub struct TouchedIn {
     pub found: Vec<touches::Touched>,
     pub changed: Vec<(&'static dyn Agent, Source)>,
+    pub kept: Vec<archived::KeptSource>,
 }
 
 /// The sessions of `agents` that touched a file `matches` accepts (`exact`: the one path asked
-/// for), from the index brought up to date first; `None` when it is off or unusable.
+/// for), from the index brought up to date first, the archived sessions of the restored copies
+/// `kept` included; `None` when it is off or unusable.
 pub fn touched(
     ctx: &Context,
     agents: &[&'static dyn Agent],
     watch: &Watch,
+    kept: &[archived::KeptSource],
     exact: Option<&str>,
     matches: &dyn Fn(&str) -> bool,
 ) -> Option<TouchedIn> {
@@ -550,6 +596,11 @@ pub fn touched(
                 Err(e) => return Err(e),
             }
         }
+        let (archived, left) = match kept.is_empty() {
+            true => (Vec::new(), Vec::new()),
+            false => archived::for_search(conn, dir, ctx, kept)?,
+        };
+        fresh.extend(archived.into_iter().map(|(_, s)| s.id));
         let names: Vec<&str> = agents.iter().map(|a| a.name()).collect();
         conn.execute_batch("BEGIN")?;
         let found = touches::lookup(conn, &names, &fresh, exact, matches);
@@ -557,6 +608,7 @@ pub fn touched(
         Ok(TouchedIn {
             found: found?,
             changed,
+            kept: left,
         })
     })
 }

@@ -6,9 +6,10 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::codec;
 use super::postings::document::Texts;
-use crate::agents::{Agent, FileTools, Fingerprint, ManySessions, Source};
+use crate::agents::{Agent, Fingerprint, ManySessions, Source};
 use crate::context::Context;
 use crate::model::{Session, SessionSummary};
+use crate::query::fields::FIELDS;
 use crate::read::project::Projects;
 
 /// Which part of a source a call needs up to date.
@@ -46,7 +47,9 @@ pub(super) struct Doc {
     pub(super) session_id: String,
     pub(super) summary: Vec<u8>,
     pub(super) lengths: Vec<u8>,
-    pub(super) texts: Texts,
+    /// `None` for an agent searched by its own engine (`Agent::native_search`): the index
+    /// holds its sessions for their touches only.
+    pub(super) texts: Option<Texts>,
     pub(super) touches: super::touches::SessionTouches,
 }
 
@@ -164,7 +167,7 @@ pub(super) fn read_source(
     };
     let content = match (&prints, earlier) {
         (Some(p), Some(e)) if p.iter().any(|(id, f)| e.unchanged(id, *f)) => {
-            read_changed(ctx, m, a.file_tools(), src, part, p, e)
+            read_changed(ctx, m, a, src, part, p, e)
         }
         _ => read_whole(ctx, a, src, part),
     };
@@ -189,7 +192,7 @@ fn read_whole(ctx: &Context, a: &dyn Agent, src: &Source, part: Part) -> Content
             Content::Summaries((a.summaries(ctx, src).map(with_projects)).map_err(|e| e.message))
         }
         Part::Documents => Content::Documents {
-            docs: (a.load_source(ctx, src).ok()).map(|sessions| docs(&sessions, a.file_tools())),
+            docs: (a.load_source(ctx, src).ok()).map(|sessions| docs(&sessions, a)),
             kept: Vec::new(),
         },
     }
@@ -200,7 +203,7 @@ fn read_whole(ctx: &Context, a: &dyn Agent, src: &Source, part: Part) -> Content
 fn read_changed(
     ctx: &Context,
     m: &dyn ManySessions,
-    tools: FileTools,
+    a: &dyn Agent,
     src: &Source,
     part: Part,
     prints: &[(String, Fingerprint)],
@@ -232,7 +235,7 @@ fn read_changed(
         ),
         Part::Documents => match m.sessions_of(ctx, src, changed) {
             Ok(sessions) => Content::Documents {
-                docs: Some(docs(&sessions, tools)),
+                docs: Some(docs(&sessions, a)),
                 kept: prints
                     .iter()
                     .filter(|(id, f)| earlier.unchanged(id, *f))
@@ -254,13 +257,16 @@ fn with_projects(mut v: Vec<SessionSummary>) -> Vec<SessionSummary> {
     v
 }
 
-/// Sessions ready for the writer; `tools`: their agent's tools that touch files.
-fn docs(sessions: &[Session], tools: FileTools) -> Vec<Doc> {
+/// Sessions of `a` ready for the writer: searchable texts unless `a` has a search engine of its
+/// own, and the files they touched.
+fn docs(sessions: &[Session], a: &dyn Agent) -> Vec<Doc> {
+    let (tools, searched) = (a.file_tools(), a.native_search().is_none());
     let mut projects = Projects::default();
     sessions
         .iter()
         .map(|s| {
-            let texts = Texts::of(s);
+            let texts = searched.then(|| Texts::of(s));
+            let lengths = texts.as_ref().map_or([0; FIELDS], |t| t.lengths);
             let mut summary = std::borrow::Cow::Borrowed(&s.summary);
             if summary.project.is_none() && summary.cwd.is_some() {
                 projects.fill([summary.to_mut()]);
@@ -268,7 +274,7 @@ fn docs(sessions: &[Session], tools: FileTools) -> Vec<Doc> {
             Doc {
                 session_id: s.summary.session_id.clone(),
                 summary: codec::summary(&summary),
-                lengths: codec::lengths(&texts.lengths),
+                lengths: codec::lengths(&lengths),
                 texts,
                 touches: super::touches::SessionTouches::of(tools, s),
             }

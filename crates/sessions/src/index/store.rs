@@ -7,7 +7,7 @@ use std::time::Duration;
 
 /// Bumped whenever what is stored changes meaning; an index of another format is rebuilt. The
 /// file name carries it too, so two versions of agent-mux on one machine keep their own files.
-pub const FORMAT: i64 = 11;
+pub const FORMAT: i64 = 12;
 
 /// How long a call waits for another process's write before reading the stores instead.
 pub const BUSY: Duration = Duration::from_millis(1500);
@@ -60,6 +60,9 @@ CREATE TABLE IF NOT EXISTS source(
     list_key BLOB,
     summaries BLOB,
     list_error TEXT,
+    -- when its latest session was last active (epoch ms), of the summaries read: a period's
+    -- sessions are found without decoding the others' (index source_active)
+    active INTEGER,
     -- the fingerprints of the sessions the summaries were read from (a database of many
     -- sessions: agents::ManySessions), NULL for other sources
     list_prints BLOB,
@@ -77,6 +80,7 @@ CREATE TABLE IF NOT EXISTS source(
 -- reading the rows themselves
 CREATE INDEX IF NOT EXISTS source_fresh
     ON source(agent, archived, path, sessions, search_key, list_key);
+CREATE INDEX IF NOT EXISTS source_active ON source(agent, active);
 -- one searchable session: its summary as search reports it and its exact field lengths; its
 -- terms are in the postings (`postings`), under this id
 CREATE TABLE IF NOT EXISTS doc(

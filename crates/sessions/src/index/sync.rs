@@ -532,14 +532,17 @@ fn write(
     let prints = r.prints.as_deref().map(codec::fingerprints);
     match r.content {
         Content::Summaries(res) => {
-            let (blob, err) = match res {
-                Ok(v) => (Some(codec::summaries(&v)), None),
-                Err(e) => (None, Some(e)),
+            let (blob, err, active) = match res {
+                Ok(v) => {
+                    let active = v.iter().map(|s| s.updated_at.timestamp_millis()).max();
+                    (Some(codec::summaries(&v)), None, active)
+                }
+                Err(e) => (None, Some(e), None),
             };
             tx.execute(
-                "UPDATE source SET list_key = ?2, summaries = ?3, list_error = ?4, list_prints = ?5
-                 WHERE id = ?1",
-                params![id, k, blob, err, prints],
+                "UPDATE source SET list_key = ?2, summaries = ?3, list_error = ?4, list_prints = ?5,
+                 active = ?6 WHERE id = ?1",
+                params![id, k, blob, err, prints, active],
             )?;
             Ok((id, 0))
         }
@@ -568,8 +571,11 @@ fn write(
                 for d in docs {
                     insert.execute(params![id, agent, d.summary, d.lengths])?;
                     let doc = tx.last_insert_rowid();
-                    super::touches::insert(tx, doc, &d.touches)?;
-                    postings.add(d.texts.document(&postings.fields, doc))?;
+                    super::touches::insert(tx, doc, &d.session_id, &d.touches)?;
+                    // An agent searched by its own engine has no terms here, only its touches.
+                    if let Some(texts) = d.texts {
+                        postings.add(texts.document(&postings.fields, doc))?;
+                    }
                 }
             }
             tx.execute(

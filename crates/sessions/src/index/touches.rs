@@ -1,39 +1,33 @@
 //! The files each indexed session touched (`agents::touches`), stored beside its document when
-//! the document is written: each distinct path once (`touch_path`), each touch as a row of small
-//! numbers keyed by path and by document, and the one line of each user request that led to a
-//! touch (`touch_request`), so a lookup reads no store. A path is found through its unique
-//! index; a glob is matched against the distinct paths, far fewer than the touches.
+//! the document is written: each distinct path once (`touch_path`), which documents touched a
+//! path (`touch_file`, one row per path and document), and each document's touches with the one
+//! line of each user request that led to them, packed in one value (`touch_set`,
+//! `codec::touches`), so a lookup reads no store. A path is found through its unique index; a
+//! glob is matched against the distinct paths, far fewer than the touches. A session is found by
+//! its id through a hash of it (the recap's files).
 use rusqlite::{params, Connection, OptionalExtension};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::codec;
 use super::store::Fault;
-use crate::model::{FileAction, Session, SessionSummary, Touch};
+use crate::model::{Session, SessionSummary, Touch};
 
 /// The tables, created with the rest of the schema (`store::open`).
 pub const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS touch_path(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE);
--- one file a session's tool call touched: `doc` is the session's row in `doc`, `action` a
--- model::FileAction code, `at` epoch milliseconds, `message` and `request` message indexes
-CREATE TABLE IF NOT EXISTS touch(
+-- the documents (rows of `doc`) that touched a path
+CREATE TABLE IF NOT EXISTS touch_file(
     path INTEGER NOT NULL,
     doc INTEGER NOT NULL,
-    action INTEGER NOT NULL,
-    at INTEGER,
-    message INTEGER NOT NULL,
-    added INTEGER,
-    removed INTEGER,
-    request INTEGER
-);
-CREATE INDEX IF NOT EXISTS touch_by_path ON touch(path, doc);
-CREATE INDEX IF NOT EXISTS touch_by_doc ON touch(doc);
--- the first line of a user's request that led to a touch
-CREATE TABLE IF NOT EXISTS touch_request(
-    doc INTEGER NOT NULL,
-    message INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    PRIMARY KEY(doc, message)
+    PRIMARY KEY(path, doc)
 ) WITHOUT ROWID;
+-- a document's touches and request lines (codec::touches); `session`: a hash of its session id
+CREATE TABLE IF NOT EXISTS touch_set(
+    doc INTEGER PRIMARY KEY,
+    session INTEGER NOT NULL,
+    touches BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS touch_set_by_session ON touch_set(session);
 ";
 
 /// How long a request's line is kept.
@@ -74,18 +68,25 @@ pub fn request_line(text: &str) -> String {
     crate::model::truncate_title(first, REQUEST_CHARS)
 }
 
-/// Store the touches of the document `doc`.
-pub fn insert(tx: &Connection, doc: i64, t: &SessionTouches) -> Result<(), Fault> {
+/// The key `touch_set` finds a session by.
+fn session_key(session_id: &str) -> i64 {
+    xxhash_rust::xxh3::xxh3_64(session_id.as_bytes()) as i64
+}
+
+/// Store the touches of the document `doc`, whose session is `session_id`.
+pub fn insert(
+    tx: &Connection,
+    doc: i64,
+    session_id: &str,
+    t: &SessionTouches,
+) -> Result<(), Fault> {
     if t.touches.is_empty() {
         return Ok(());
     }
     let mut find = tx.prepare_cached("SELECT id FROM touch_path WHERE path = ?1")?;
     let mut add_path = tx.prepare_cached("INSERT INTO touch_path(path) VALUES (?1)")?;
-    let mut add = tx.prepare_cached(
-        "INSERT INTO touch(path, doc, action, at, message, added, removed, request)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-    )?;
     let mut ids: HashMap<&str, i64> = HashMap::default();
+    let mut packed = Vec::with_capacity(t.touches.len());
     for touch in &t.touches {
         let path = match ids.get(touch.path.as_str()) {
             Some(&id) => id,
@@ -104,30 +105,48 @@ pub fn insert(tx: &Connection, doc: i64, t: &SessionTouches) -> Result<(), Fault
                 id
             }
         };
-        add.execute(params![
-            path,
+        packed.push((path, touch));
+    }
+    let mut file =
+        tx.prepare_cached("INSERT OR IGNORE INTO touch_file(path, doc) VALUES (?1, ?2)")?;
+    for id in ids.values() {
+        file.execute(params![id, doc])?;
+    }
+    tx.prepare_cached("INSERT INTO touch_set(doc, session, touches) VALUES (?1, ?2, ?3)")?
+        .execute(params![
             doc,
-            touch.action.code(),
-            touch.at.map(|t| t.timestamp_millis()),
-            touch.message_index as i64,
-            touch.added.map(|n| n as i64),
-            touch.removed.map(|n| n as i64),
-            touch.request_index.map(|n| n as i64),
+            session_key(session_id),
+            codec::touches(&packed, &t.requests)
         ])?;
-    }
-    let mut req = tx.prepare_cached(
-        "INSERT OR REPLACE INTO touch_request(doc, message, text) VALUES (?1, ?2, ?3)",
-    )?;
-    for (i, text) in &t.requests {
-        req.execute(params![doc, *i as i64, text])?;
-    }
     Ok(())
+}
+
+/// The touches of the document `doc` as stored, `None` when it has none.
+fn packed_of(conn: &Connection, doc: i64) -> Result<Option<codec::PackedTouches>, Fault> {
+    let mut st = conn.prepare_cached("SELECT touches FROM touch_set WHERE doc = ?1")?;
+    let mut rows = st.query([doc])?;
+    let Some(r) = rows.next()? else {
+        return Ok(None);
+    };
+    let packed = codec::decode_touches(r.get_ref(0)?.as_blob()?).map_err(|_| broken())?;
+    Ok(Some(packed))
+}
+
+fn broken() -> Fault {
+    Fault::Broken("stored touches do not decode".into())
 }
 
 /// Forget the touches of the document `doc` (its paths stay: another session may name them).
 pub fn delete(tx: &Connection, doc: i64) -> Result<(), Fault> {
-    tx.execute("DELETE FROM touch WHERE doc = ?1", [doc])?;
-    tx.execute("DELETE FROM touch_request WHERE doc = ?1", [doc])?;
+    let Some((touches, _)) = packed_of(tx, doc)? else {
+        return Ok(());
+    };
+    let mut file = tx.prepare_cached("DELETE FROM touch_file WHERE path = ?1 AND doc = ?2")?;
+    let paths: HashSet<i64> = touches.iter().map(|(p, _)| *p).collect();
+    for p in paths {
+        file.execute(params![p, doc])?;
+    }
+    tx.execute("DELETE FROM touch_set WHERE doc = ?1", [doc])?;
     Ok(())
 }
 
@@ -140,6 +159,43 @@ pub struct Touched {
     pub touches: SessionTouches,
 }
 
+/// The touches of `doc` whose path `paths` names (all when `paths` is `None`, each path then
+/// read from `touch_path`), with the requests that led to them.
+fn touches_of_doc(
+    conn: &Connection,
+    doc: i64,
+    paths: Option<&HashMap<i64, String>>,
+) -> Result<SessionTouches, Fault> {
+    let Some((packed, requests)) = packed_of(conn, doc)? else {
+        return Ok(SessionTouches::default());
+    };
+    let mut path_of = conn.prepare_cached("SELECT path FROM touch_path WHERE id = ?1")?;
+    let mut read: HashMap<i64, String> = HashMap::default();
+    let mut touches = Vec::with_capacity(packed.len());
+    for (id, mut t) in packed {
+        t.path = match paths {
+            Some(wanted) => match wanted.get(&id) {
+                Some(p) => p.clone(),
+                None => continue,
+            },
+            None => match read.get(&id) {
+                Some(p) => p.clone(),
+                None => {
+                    let p: String = path_of.query_row([id], |r| r.get(0))?;
+                    read.insert(id, p.clone());
+                    p
+                }
+            },
+        };
+        touches.push(t);
+    }
+    let wanted: HashSet<u64> = touches.iter().filter_map(|t| t.request_index).collect();
+    let requests = (requests.into_iter())
+        .filter(|(i, _)| wanted.contains(i))
+        .collect();
+    Ok(SessionTouches { touches, requests })
+}
+
 /// The sessions of `agents` (by name) among the sources `sources` (ids) that touched a path
 /// `matches` accepts; `exact`: the one path asked for, looked up directly.
 pub fn lookup(
@@ -149,7 +205,7 @@ pub fn lookup(
     exact: Option<&str>,
     matches: &dyn Fn(&str) -> bool,
 ) -> Result<Vec<Touched>, Fault> {
-    let mut paths: Vec<(i64, String)> = Vec::new();
+    let mut paths: HashMap<i64, String> = HashMap::default();
     match exact {
         Some(p) => {
             let id = conn
@@ -165,126 +221,82 @@ pub fn lookup(
             while let Some(r) = rows.next()? {
                 let path = r.get_ref(1)?.as_str()?;
                 if matches(path) {
-                    paths.push((r.get(0)?, path.to_string()));
+                    paths.insert(r.get(0)?, path.to_string());
                 }
             }
         }
     }
-    let mut by_doc: HashMap<i64, Vec<Touch>> = HashMap::default();
-    let mut st = conn.prepare_cached(
-        "SELECT doc, action, at, message, added, removed, request FROM touch WHERE path = ?1",
-    )?;
-    for (id, path) in &paths {
+    let mut docs: Vec<i64> = Vec::new();
+    let mut st = conn.prepare_cached("SELECT doc FROM touch_file WHERE path = ?1")?;
+    for id in paths.keys() {
         let mut rows = st.query([id])?;
         while let Some(r) = rows.next()? {
-            let action = FileAction::from_code(r.get(1)?)
-                .ok_or_else(|| Fault::Broken("a stored touch has no action".into()))?;
-            let at: Option<i64> = r.get(2)?;
-            let n = |i: usize| r.get::<_, Option<i64>>(i).map(|v| v.map(|v| v as u64));
-            by_doc.entry(r.get(0)?).or_default().push(Touch {
-                path: path.clone(),
-                action,
-                at: at.and_then(chrono::DateTime::from_timestamp_millis),
-                message_index: r.get::<_, i64>(3)? as u64,
-                added: n(4)?,
-                removed: n(5)?,
-                request_index: n(6)?,
-            });
+            docs.push(r.get(0)?);
         }
     }
+    docs.sort_unstable();
+    docs.dedup();
     let mut doc = conn.prepare_cached("SELECT source, agent, summary FROM doc WHERE id = ?1")?;
-    let mut req =
-        conn.prepare_cached("SELECT text FROM touch_request WHERE doc = ?1 AND message = ?2")?;
-    let mut out = Vec::with_capacity(by_doc.len());
-    for (id, mut touches) in by_doc {
-        let row = doc
-            .query_row([id], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, Vec<u8>>(2)?,
-                ))
-            })
-            .optional()?;
-        let Some((source, agent, blob)) = row else {
+    let mut out = Vec::with_capacity(docs.len());
+    for id in docs {
+        let mut rows = doc.query([id])?;
+        let Some(r) = rows.next()? else {
             continue;
         };
-        if !sources.contains(&source) || !agents.contains(&agent.as_str()) {
+        let agent = r.get_ref(1)?.as_str()?;
+        if !sources.contains(&r.get::<_, i64>(0)?) || !agents.contains(&agent) {
             continue;
         }
-        let summary = codec::decode_summary(&blob)
+        let agent = agent.to_string();
+        let summary = codec::decode_summary(r.get_ref(2)?.as_blob()?)
             .map_err(|_| Fault::Broken("a stored summary does not decode".into()))?;
-        touches.sort_by_key(|t| (t.message_index, t.path.clone()));
-        let mut wanted: Vec<u64> = touches.iter().filter_map(|t| t.request_index).collect();
-        wanted.sort_unstable();
-        wanted.dedup();
-        let mut requests = Vec::with_capacity(wanted.len());
-        for i in wanted {
-            let text: Option<String> = req
-                .query_row(params![id, i as i64], |r| r.get(0))
-                .optional()?;
-            requests.extend(text.map(|t| (i, t)));
-        }
+        let mut touches = touches_of_doc(conn, id, Some(&paths))?;
+        touches
+            .touches
+            .sort_by(|a, b| (a.message_index, &a.path).cmp(&(b.message_index, &b.path)));
         out.push(Touched {
             agent,
             summary,
-            touches: SessionTouches { touches, requests },
+            touches,
         });
     }
     Ok(out)
 }
 
-/// Every touch of the documents of `agent` whose session id is in `ids` (the recap's files).
+/// Every touch of the documents of `agent` whose session id is in `ids` (the recap's files),
+/// found by the hash of each id.
 pub fn of_sessions(
     conn: &Connection,
     agent: &str,
     ids: &std::collections::HashSet<&str>,
 ) -> Result<Vec<Touched>, Fault> {
-    let mut docs = conn.prepare_cached("SELECT id, summary FROM doc WHERE agent = ?1")?;
-    let mut rows = docs.query([agent])?;
-    let mut wanted = Vec::new();
-    while let Some(r) = rows.next()? {
-        let blob = r.get_ref(1)?.as_blob()?;
-        let head = codec::decode_summary_head(blob)
-            .map_err(|_| Fault::Broken("a stored summary does not decode".into()))?;
-        if ids.contains(head.session_id.as_str()) {
-            let summary = codec::decode_summary(blob)
-                .map_err(|_| Fault::Broken("a stored summary does not decode".into()))?;
-            wanted.push((r.get::<_, i64>(0)?, summary));
-        }
-    }
-    let mut st = conn.prepare_cached(
-        "SELECT p.path, t.action, t.at, t.message, t.added, t.removed, t.request
-         FROM touch t JOIN touch_path p ON p.id = t.path WHERE t.doc = ?1 ORDER BY t.rowid",
-    )?;
-    let mut req = conn.prepare_cached("SELECT message, text FROM touch_request WHERE doc = ?1")?;
+    let mut by_key = conn.prepare_cached("SELECT doc FROM touch_set WHERE session = ?1")?;
+    let mut doc = conn.prepare_cached("SELECT agent, summary FROM doc WHERE id = ?1")?;
     let mut out = Vec::new();
-    for (doc, summary) in wanted {
-        let mut touches = Vec::new();
-        let mut rows = st.query([doc])?;
-        while let Some(r) = rows.next()? {
-            let action = FileAction::from_code(r.get(1)?)
-                .ok_or_else(|| Fault::Broken("a stored touch has no action".into()))?;
-            let at: Option<i64> = r.get(2)?;
-            let n = |i: usize| r.get::<_, Option<i64>>(i).map(|v| v.map(|v| v as u64));
-            touches.push(Touch {
-                path: r.get(0)?,
-                action,
-                at: at.and_then(chrono::DateTime::from_timestamp_millis),
-                message_index: r.get::<_, i64>(3)? as u64,
-                added: n(4)?,
-                removed: n(5)?,
-                request_index: n(6)?,
+    for sid in ids {
+        let docs = by_key
+            .query_map([session_key(sid)], |r| r.get::<_, i64>(0))?
+            .collect::<rusqlite::Result<Vec<i64>>>()?;
+        for id in docs {
+            let mut rows = doc.query([id])?;
+            let Some(r) = rows.next()? else {
+                continue;
+            };
+            if r.get_ref(0)?.as_str()? != agent {
+                continue;
+            }
+            let summary = codec::decode_summary(r.get_ref(1)?.as_blob()?)
+                .map_err(|_| Fault::Broken("a stored summary does not decode".into()))?;
+            // Another session of the same hash.
+            if summary.session_id != *sid {
+                continue;
+            }
+            out.push(Touched {
+                agent: agent.to_string(),
+                summary,
+                touches: touches_of_doc(conn, id, None)?,
             });
         }
-        let requests = req
-            .query_map([doc], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)))?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        out.push(Touched {
-            agent: agent.to_string(),
-            summary,
-            touches: SessionTouches { touches, requests },
-        });
     }
     Ok(out)
 }

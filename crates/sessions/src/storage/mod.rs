@@ -78,10 +78,42 @@ impl Storage {
                 (without_requests(v), skipped)
             }
         };
+        v = self.with_archived(ctx, agent, v, &|_| true);
+        (v, skipped)
+    }
+
+    /// The unpriced summaries of the sessions of `agent` last active at or after `since` (a
+    /// recap's), one per session id: from the index, only the sources that recent are read.
+    pub fn summaries_since(
+        &self,
+        ctx: &Context,
+        agent: &dyn Agent,
+        since: crate::model::Timestamp,
+    ) -> Vec<SessionSummary> {
+        let Some(listing) = index::summaries_since(ctx, agent, since, &self.watch) else {
+            let mut v = self.summaries(ctx, agent);
+            v.retain(|s| s.updated_at >= since);
+            return v;
+        };
+        self.cache.note_skipped(listing.skipped);
+        // The copy a whole listing keeps of a session (its latest) is as recent as any other.
+        let v = dedupe_by_id(listing.summaries);
+        self.with_archived(ctx, agent, v, &|s| s.updated_at >= since)
+    }
+
+    /// A listing `v` of `agent` with its archived sessions that `wanted` accepts and that `v`
+    /// does not hold, each session once, with its project.
+    fn with_archived(
+        &self,
+        ctx: &Context,
+        agent: &dyn Agent,
+        mut v: Vec<SessionSummary>,
+        wanted: &dyn Fn(&SessionSummary) -> bool,
+    ) -> Vec<SessionSummary> {
         // After the listing: the index (or the cache) holds what each changed source holds.
         kept::keep_changed(&self.kept, &self.cache, ctx, agent);
         let live: HashSet<String> = v.iter().map(|s| s.session_id.clone()).collect();
-        let archived = kept::archived(
+        let mut archived = kept::archived(
             &self.kept,
             &self.cache,
             ctx,
@@ -90,12 +122,13 @@ impl Storage {
             true,
             false,
         );
+        archived.retain(|s| wanted(s));
         if !archived.is_empty() {
             v.extend(without_requests(archived));
             v = dedupe_by_id(v);
         }
         Projects::default().fill(v.iter_mut());
-        (v, skipped)
+        v
     }
 
     /// When the index was last brought up to date by `update_index` or `rebuild_index`, and how
@@ -230,7 +263,8 @@ impl Storage {
         };
         self.updates.take_pending();
         updates::wait(&dir);
-        let (began, agents) = (updates::began(), searched_from_documents());
+        // Every agent: those searched by their own engine have their touches in the index.
+        let (began, agents) = (updates::began(), agents::all().to_vec());
         let started = std::time::SystemTime::now();
         let wrote = index::update(ctx, &agents, !if_idle)
             .ok_or_else(|| Error::internal("the index could not be written"))?;
@@ -387,7 +421,7 @@ impl Storage {
         };
         updates::wait(&dir);
         let started = std::time::SystemTime::now();
-        index::rebuild(ctx, agents::all(), &searched_from_documents()).map_err(Error::internal)?;
+        index::rebuild(ctx, agents::all(), agents::all()).map_err(Error::internal)?;
         last_update::record(&dir, started);
         Ok(self.index_status(ctx))
     }

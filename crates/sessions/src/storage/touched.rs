@@ -1,6 +1,8 @@
-//! The files sessions touched: from the index for the agents it serves (those without a search
-//! engine of their own), else from the agents' sources, each session read and its touches
-//! extracted as the index extracts them (`SessionTouches::of`), so both give the same.
+//! The files sessions touched: from the index (which holds the touches of every agent's
+//! sessions, those of an agent searched by its own engine included), else from the agents'
+//! sources, each session read and its touches extracted as the index extracts them
+//! (`SessionTouches::of`), so both give the same. Archived sessions are read from their restored
+//! kept copies, by the index or here.
 use rayon::prelude::*;
 use std::collections::HashSet;
 
@@ -8,11 +10,16 @@ use super::Storage;
 use crate::agents::{Agent, Source};
 use crate::context::Context;
 use crate::index;
+use crate::index::archived::KeptSource;
 pub use crate::index::touches::{request_line, SessionTouches, Touched};
+
+/// A source to read for its touches: a live one, or a restored kept copy with the archived
+/// sessions it serves (only those are read of it).
+type ToRead = (&'static dyn Agent, Source, Option<HashSet<String>>);
 
 impl Storage {
     /// The sessions of `agents` that touched a file `matches` accepts (`exact`: the one path
-    /// asked for), each with those touches only.
+    /// asked for), each with those touches only; archived sessions included.
     pub fn touched(
         &self,
         ctx: &Context,
@@ -20,27 +27,35 @@ impl Storage {
         exact: Option<&str>,
         matches: &(dyn Fn(&str) -> bool + Sync),
     ) -> Vec<Touched> {
-        let (indexed, read): (Vec<&'static dyn Agent>, Vec<&'static dyn Agent>) =
-            agents.iter().partition(|a| a.native_search().is_none());
-        let mut to_read: Vec<(&'static dyn Agent, Source)> = (read.par_iter())
-            .flat_map_iter(|&a| a.sources(ctx).into_iter().map(move |s| (a, s)))
+        self.keep_changed(ctx, agents);
+        let kept: Vec<KeptSource> = (agents.iter())
+            .flat_map(|&a| {
+                (self.archived_sources(ctx, a).into_iter()).map(move |(src, ids)| (a, src, ids))
+            })
             .collect();
-        let mut out = Vec::new();
-        match index::touched(ctx, &indexed, &self.watch, exact, matches) {
-            Some(held) => {
-                out = held.found;
-                to_read.extend(held.changed);
-            }
-            None => to_read.extend(
-                (indexed.par_iter())
-                    .flat_map_iter(|&a| a.sources(ctx).into_iter().map(move |s| (a, s)))
-                    .collect::<Vec<_>>(),
-            ),
-        }
+        let live = |(a, src): (&'static dyn Agent, Source)| (a, src, None);
+        let copy = |(a, src, ids): KeptSource| (a, src, Some(ids));
+        let (mut out, to_read): (Vec<Touched>, Vec<ToRead>) =
+            match index::touched(ctx, agents, &self.watch, &kept, exact, matches) {
+                Some(held) => {
+                    let changed = held.changed.into_iter().map(live);
+                    (
+                        held.found,
+                        changed.chain(held.kept.into_iter().map(copy)).collect(),
+                    )
+                }
+                None => {
+                    let sources = (agents.par_iter())
+                        .flat_map_iter(|&a| a.sources(ctx).into_iter().map(move |s| (a, s)))
+                        .collect::<Vec<_>>();
+                    let all = sources.into_iter().map(live);
+                    (Vec::new(), all.chain(kept.into_iter().map(copy)).collect())
+                }
+            };
         out.extend(
             to_read
                 .par_iter()
-                .flat_map_iter(|(a, src)| read_touched(ctx, *a, src, matches))
+                .flat_map_iter(|(a, src, only)| read_touched(ctx, *a, src, only.as_ref(), matches))
                 .collect::<Vec<_>>(),
         );
         out
@@ -54,10 +69,8 @@ impl Storage {
         agent: &'static dyn Agent,
         ids: &HashSet<&str>,
     ) -> Vec<Touched> {
-        if agent.native_search().is_none() {
-            if let Some(v) = index::touches_of(ctx, agent, ids) {
-                return v;
-            }
+        if let Some(v) = index::touches_of(ctx, agent, ids) {
+            return v;
         }
         (agent.sources(ctx).par_iter())
             .flat_map_iter(|src| {
@@ -76,12 +89,13 @@ impl Storage {
     }
 }
 
-/// The sessions of one source that touched a matching file, with those touches only. An
-/// unreadable source has none (as a listing skips it).
+/// The sessions of one source (of a kept copy, those of `only`) that touched a matching file,
+/// with those touches only. An unreadable source has none (as a listing skips it).
 fn read_touched(
     ctx: &Context,
     a: &'static dyn Agent,
     src: &Source,
+    only: Option<&HashSet<String>>,
     matches: &(dyn Fn(&str) -> bool + Sync),
 ) -> Vec<Touched> {
     let tools = a.file_tools();
@@ -93,6 +107,7 @@ fn read_touched(
     };
     sessions
         .into_iter()
+        .filter(|s| only.is_none_or(|ids| ids.contains(&s.summary.session_id)))
         .filter_map(|s| {
             let mut touches = crate::agents::touches::of_session(tools, &s);
             touches.retain(|t| matches(&t.path));
