@@ -94,7 +94,7 @@ describe('amux mcp', () => {
     expect(byName.search_sessions.inputSchema.required).toEqual(['query'])
     expect(byName.read_session.inputSchema.required).toEqual(['id'])
     expect(byName.cost_report.inputSchema.required).toEqual(['groupBy'])
-    expect(byName.cost_report.inputSchema.properties.groupBy.enum).toEqual(['agent', 'model', 'day'])
+    expect(byName.cost_report.inputSchema.properties.groupBy.enum).toEqual(['agent', 'model', 'day', 'machine', 'user'])
     expect(byName.search_sessions.inputSchema.properties.agent.enum).toEqual([...BUILT_IN_AGENTS])
     expect(byName.search_sessions.inputSchema.properties.limit.default).toBe(10)
     expect(byName.list_sessions.inputSchema.properties.limit.default).toBe(20)
