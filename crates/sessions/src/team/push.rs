@@ -854,7 +854,13 @@ fn finish(
          ON CONFLICT (machine) DO UPDATE SET os_user = $2, last_sync_at = now(), amux_version = $3",
         &[&opts.machine, &opts.user, &env!("CARGO_PKG_VERSION")],
     )?;
-    for (agent, fingerprint) in f.fingerprints {
+    // Before version 3 (an older amux's schema) there is no table of fingerprints.
+    let fingerprints = if opts.schema_version >= 3 {
+        f.fingerprints
+    } else {
+        &[]
+    };
+    for (agent, fingerprint) in fingerprints {
         tx.execute(
             "INSERT INTO sync_agents (machine, agent, fingerprint) VALUES ($1, $2, $3) \
              ON CONFLICT (machine, agent) DO UPDATE SET fingerprint = $3",

@@ -43,11 +43,8 @@ impl Words {
             }
             let at = self.next.min(MAX_POSITION) as u16;
             match self.positions.get_mut(token) {
-                Some(p) => {
-                    if p.len() < MAX_POSITIONS && p.last() != Some(&at) {
-                        p.push(at);
-                    }
-                }
+                Some(p) if p.len() < MAX_POSITIONS && p.last() != Some(&at) => p.push(at),
+                Some(_) => {}
                 None if self.bytes + token.len() <= MAX_BYTES => {
                     self.bytes += token.len();
                     self.positions.insert(token.to_string(), vec![at]);
