@@ -94,7 +94,7 @@ describe('amux mcp', () => {
     expect(byName.search_sessions.inputSchema.required).toEqual(['query'])
     expect(byName.read_session.inputSchema.required).toEqual(['id'])
     expect(byName.cost_report.inputSchema.required).toEqual(['groupBy'])
-    expect(byName.cost_report.inputSchema.properties.groupBy.enum).toEqual(['agent', 'model', 'day'])
+    expect(byName.cost_report.inputSchema.properties.groupBy.enum).toEqual(['agent', 'model', 'day', 'machine', 'user'])
     expect(byName.search_sessions.inputSchema.properties.agent.enum).toEqual([...BUILT_IN_AGENTS])
     expect(byName.search_sessions.inputSchema.properties.limit.default).toBe(10)
     expect(byName.list_sessions.inputSchema.properties.limit.default).toBe(20)
@@ -337,7 +337,7 @@ describe('amux mcp', () => {
       expectToolError(await call('search_sessions', { query: 'x', limit: 101 }), 'VALIDATION_ERROR', 'limit must be at most 100, not 101')
       expectToolError(await call('list_sessions', { cwd: 'src' }), 'VALIDATION_ERROR', "cwd must be an absolute path, not 'src'")
       expectToolError(await call('list_sessions', { tags: 'a' }), 'VALIDATION_ERROR', 'tags')
-      expectToolError(await call('cost_report', { groupBy: 'tag' }), 'VALIDATION_ERROR', "groupBy must be one of agent, model, day, not 'tag'")
+      expectToolError(await call('cost_report', { groupBy: 'tag' }), 'VALIDATION_ERROR', "groupBy must be one of agent, model, day, machine, user, not 'tag'")
       expectToolError(await call('read_session', { id: 'x', maxChars: 10 }), 'VALIDATION_ERROR', "maxChars must be a whole number from 500 up, not '10'")
     })
     it('a bad date', async () => {

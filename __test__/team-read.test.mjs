@@ -6,7 +6,7 @@
 // exports of a synced session are the local ones (both redacted); what the team database cannot
 // answer is a CAPABILITY_ERROR, never this machine's data.
 import { describe, it, expect, beforeAll, afterAll, inject } from 'vitest'
-import { mkdtempSync } from 'node:fs'
+import { appendFileSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { spawnSync } from 'node:child_process'
@@ -26,6 +26,12 @@ const MACHINES = [
   { machine: 'laptop', user: 'ana' },
   { machine: 'desktop', user: 'bob' },
 ]
+
+/** A custom title given to one Claude session of the demo home (words no message of it holds). */
+const TITLED = {
+  file: '.claude/projects/-home-dev-src-api/90c192cf-d3ac-44af-8f21-ddb66cad4a26.jsonl',
+  line: { type: 'custom-title', customTitle: 'Quixotic wombat refactoring', sessionId: '90c192cf-d3ac-44af-8f21-ddb66cad4a26' },
+}
 
 /** `amux <args>` over `home`, the days in UTC. */
 function amux(home, args, extra = {}) {
@@ -61,6 +67,8 @@ describe.skipIf(!server)('a team database read across machines', () => {
     u.pathname = `/${db}`
     url = u.toString()
     homes = MACHINES.map(() => copyDemoHome())
+    // A title that none of the session's messages holds: search must find it by its title.
+    for (const home of homes) appendFileSync(join(home, TITLED.file), JSON.stringify(TITLED.line) + '\n')
     MACHINES.forEach(({ machine, user }, i) => {
       const r = amux(homes[i], ['sync', url, '--machine', machine, '--user', user, '--json'])
       expect(r.status, r.stderr).toBe(0)
@@ -147,6 +155,27 @@ describe.skipIf(!server)('a team database read across machines', () => {
     expect(only.length).toBeGreaterThan(0)
     expect(only.every((s) => s.machine === 'desktop')).toBe(true)
     expect(only.some((s) => /kubernetes/i.test(s.snippet ?? ''))).toBe(true)
+  })
+
+  it('finds a session by its title alone, as locally, with the title as its snippet', async () => {
+    for (const text of ['quixotic wombat', '"wombat refactoring"', 'quixotic NOT zzzunfound']) {
+      const mine = await local(homes[0], (c) => c.sessions.search({ text, limit: 1000 }))
+      expect(mine.map((s) => s.sessionId), text).toEqual([TITLED.line.sessionId])
+      const all = await team.sessions.search({ text, limit: 1000 })
+      expect(all.map((s) => `${s.machine} ${s.sessionId}`).sort(), text).toEqual(
+        MACHINES.map(({ machine }) => `${machine} ${TITLED.line.sessionId}`).sort(),
+      )
+      for (const s of all) expect(s.snippet, text).toMatch(/wombat/i)
+    }
+  })
+
+  it('ranks and cuts in the server: the limit is the best hits, in order', async () => {
+    const all = await team.sessions.search({ text: 'error', limit: 1000 })
+    expect(all.length).toBeGreaterThan(3)
+    const top = await team.sessions.search({ text: 'error', limit: 3 })
+    expect(top.map((s) => `${s.machine} ${s.unifiedId}`)).toEqual(all.slice(0, 3).map((s) => `${s.machine} ${s.unifiedId}`))
+    for (let i = 1; i < all.length; i++) expect(all[i - 1].relevanceScore).toBeGreaterThanOrEqual(all[i].relevanceScore)
+    for (const s of top) expect(s.matchCount).toBeGreaterThan(0)
   })
 
   it('rebuilds get and the exports of a synced session as its machine gives them', async () => {
@@ -238,6 +267,12 @@ describe.skipIf(!server)('a team database read across machines', () => {
       expect(text).toMatch(/kubernetes/i)
       const mine = await local(homes[0], (c) => c.sessions.search({ text: 'kubernetes', limit: 10 }))
       for (const s of mine) expect(text).toContain(s.sessionId.slice(0, 8))
+      const { tools } = await client.listTools()
+      for (const t of tools) expect(t.description, t.name).not.toMatch(/on this machine/)
+      const byMachine = await client.callTool({ name: 'cost_report', arguments: { groupBy: 'machine' } })
+      expect(byMachine.structuredContent.groups.map((g) => g.key).sort()).toEqual(['desktop', 'laptop'])
+      const byUser = await client.callTool({ name: 'cost_report', arguments: { groupBy: 'user' } })
+      expect(byUser.structuredContent.groups.map((g) => g.key).sort()).toEqual(['ana', 'bob'])
     } finally {
       await close()
       removeDir(empty)

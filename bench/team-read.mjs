@@ -61,7 +61,11 @@ const size = psql(`SELECT pg_size_pretty(pg_database_size(current_database())) |
   (SELECT count(*) FROM usage) || ' usage rows, ' || (SELECT count(DISTINCT machine) FROM sessions) || ' machines)'`)
 process.stdout.write(`database: ${size}\nmachine: ${cpus().length} × ${cpus()[0].model}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; ${psql('SHOW server_version')}\n`)
 const rows = []
-for (const text of ['kubernetes', 'flaky test', '"connection refused"', 'migrat*', 'docker OR kubernetes NOT helm']) {
+// A rare word (1 % of a generated home's sessions), a common one (10 %), two words, a phrase, a
+// prefix, OR, NOT, CJK.
+const queries = ['concurrent', 'kubernetes', 'flaky test', '"connection refused"', 'migrat*', 'docker OR kubernetes',
+  'kubernetes NOT helm', 'docker OR kubernetes NOT helm', '大别山']
+for (const text of queries) {
   const [ms, hits] = await median(() => team.sessions.search({ text }))
   rows.push([`search ${text}`, ms, `${hits.length} hits`])
 }

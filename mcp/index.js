@@ -21,7 +21,7 @@ function serve({ redact = true, source } = {}) {
   console.log = console.info = console.debug = console.error
   // A server lives: it learns what changed in the stores from the OS's file events.
   const client = createClient({ redact, watch: true, ...(source ? { source } : {}) })
-  serveStdio(() => createServer({ client, version, log }), {
+  serveStdio(() => createServer({ client, version, log, team: Boolean(source) }), {
     transport: stdioTransport(),
     onerror: (error) => log(error.message.replace(/\s*\n\s*/g, ' ')),
   })

@@ -31,12 +31,15 @@ const jsonSchema = (schema, io) => {
   return rest
 }
 
-/** A tool as tools/list lists it. */
-function definition(tool) {
+/** A text as a server reading a team database says it: its sessions are every machine's. */
+const forTeam = (text) => text.replace(/ on this machine/g, ' of every machine synced into the team database')
+
+/** A tool as tools/list lists it (`team`: the server reads a team database). */
+function definition(tool, team) {
   return {
     name: tool.name,
     title: tool.title,
-    description: tool.description,
+    description: team ? forTeam(tool.description) : tool.description,
     inputSchema: jsonSchema(tool.input, 'input'),
     outputSchema: jsonSchema(tool.output, 'output'),
     annotations: { title: tool.title, ...ANNOTATIONS },
@@ -55,12 +58,13 @@ function failure(error, log) {
 /**
  * The server for one connection. `client` is the library client every call shares (its caches
  * stay warm between calls); `log` writes a line to stderr; `caller`: the `env` and `cwd` the
- * calling agent started the server with (this process's by default), which tell its own session.
+ * calling agent started the server with (this process's by default), which tell its own session;
+ * `team`: the client reads a team database (the descriptions then say so).
  */
-function createServer({ client, version, log, caller = {} }) {
+function createServer({ client, version, log, caller = {}, team = false }) {
   const server = new Server(
     { name: 'agent-mux', title: 'agent-mux: past agent sessions', version },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {} }, instructions: team ? forTeam(INSTRUCTIONS) : INSTRUCTIONS },
   )
   const own = new OwnSession(caller)
   // The client's roots are where it works too: asked for once it is initialized and whenever it
@@ -76,7 +80,7 @@ function createServer({ client, version, log, caller = {} }) {
   server.oninitialized = readRoots
   server.setNotificationHandler('notifications/roots/list_changed', readRoots)
   const byName = new Map(TOOLS.map((t) => [t.name, t]))
-  const definitions = TOOLS.map(definition)
+  const definitions = TOOLS.map((t) => definition(t, team))
   const outputSchemas = new Map(definitions.map((d) => [d.name, d.outputSchema]))
   server.setRequestHandler('tools/list', () => ({ tools: definitions }))
   server.setRequestHandler('tools/call', async (request) => {

@@ -88,7 +88,7 @@ const totalCost = [
   param('groupBy', kinds.choice(['agent', 'model', 'day', 'tag', 'week', 'month', 'session', 'project', 'machine', 'user']), 'break the total down', {
     cli: { value: 'dimension', help: 'break the total down (on a terminal with a bar per group)' },
     // The tool's text and the page's chart draw these only.
-    mcp: { choices: ['agent', 'model', 'day'], required: true, help: 'break the total down by this' },
+    mcp: { choices: ['agent', 'model', 'day', 'machine', 'user'], required: true, help: 'break the total down by this (machine and user: of a team database)' },
     ui: { name: 'by', choices: ['agent', 'model'], default: 'agent' },
   }),
   // The page's cost chart is of every session: it offers no such choice.

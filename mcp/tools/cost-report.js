@@ -7,7 +7,7 @@ const { recordedNoTokens, usd, count, costGroups, costNotes } = require('../../h
 const { z, toolInput, filtersOf } = require('../schemas.js')
 const { calls } = require('../../params/index.js')
 
-const description = `What past coding-agent sessions cost (USD) and how many tokens they used, grouped by agent, model or day (local calendar day of the session's start). Prices are the agents' own where recorded, else list prices. Notes say where $0 means unknown: agents that record no token counts, models with no known price.`
+const description = `What past coding-agent sessions cost (USD) and how many tokens they used, grouped by agent, model or day (local calendar day of the session's start), or, from a team database, by machine or user. Prices are the agents' own where recorded, else list prices. Notes say where $0 means unknown: agents that record no token counts, models with no known price.`
 
 const { params, input } = toolInput(calls.totalCost)
 
@@ -21,7 +21,7 @@ const figures = {
 }
 
 const output = z.object({
-  groupBy: z.enum(['agent', 'model', 'day']),
+  groupBy: z.enum(['agent', 'model', 'day', 'machine', 'user']),
   total: z.object(figures),
   groups: z.array(z.object({ key: z.string().describe("'' = no model recorded"), ...figures })),
   notes: z.array(z.string()),

@@ -481,13 +481,33 @@ impl Client {
         self.local_only("sync")?;
         let ctx = self.context(env);
         let targets = agents::all().to_vec();
-        let mut listed = Vec::new();
-        for a in &targets {
-            listed.extend(self.all_summaries(&ctx, *a));
-        }
-        let mut costed = Vec::new();
-        self.each_costed(&ctx, &targets, &mut |_| {}, &mut |s| costed.push(s));
         let pricer = cost::Pricer::new(&ctx);
+        // What prices and dates every agent's sessions: a change in it is a change in each.
+        let shared = format!(
+            "{:?}{:?}{}",
+            ctx.options.pricing,
+            pricer.runs.runs,
+            cost::day::LocalDays::new(&ctx.env).fingerprint()
+        );
+        let agents = (targets.iter())
+            .map(|a| {
+                let here = self.storage.fingerprint(&ctx, *a);
+                (a.name().to_string(), format!("{here}{shared}"))
+            })
+            .collect();
+        let gather = |names: &[&str]| {
+            let chosen: Vec<&'static dyn Agent> = (targets.iter())
+                .filter(|a| names.contains(&a.name()))
+                .copied()
+                .collect();
+            let mut listed = Vec::new();
+            for a in &chosen {
+                listed.extend(self.all_summaries(&ctx, *a));
+            }
+            let mut costed = Vec::new();
+            self.each_costed(&ctx, &chosen, &mut |_| {}, &mut |s| costed.push(s));
+            crate::team::push::Gathered { listed, costed }
+        };
         let load = |s: &SessionSummary| -> Result<Session> {
             let (mut session, _) =
                 (self.storage).load(&ctx, agent(&s.agent)?, &s.session_id, Mode::Readable)?;
@@ -496,8 +516,8 @@ impl Client {
             Ok(session)
         };
         let local = crate::team::push::Local {
-            listed,
-            costed,
+            agents,
+            gather: &gather,
             load: &load,
         };
         crate::team::push::sync(&ctx, url, opts, local)

@@ -216,16 +216,20 @@ fn two_machines_add_up_to_their_local_totals_and_an_append_arrives_next_time() {
     assert!(r.messages >= 1 && r.messages <= 2, "{r:?}");
     let row = db
         .query_one(
-            "SELECT text, message::text FROM messages WHERE machine = 'alpha' AND text LIKE '%zanzibar quokka%'",
+            "SELECT tsv::text, message::text FROM messages WHERE machine = 'alpha' \
+             AND tsv @@ 'zanzibar <-> quokka'::tsquery",
             &[],
         )
         .unwrap();
-    let (text, json): (String, String) = (row.get(0), row.get(1));
+    let (words, json): (String, String) = (row.get(0), row.get(1));
     assert!(
-        !text.contains("AKIAQWERTYUIOPASDFGH") && text.contains("[REDACTED:"),
-        "{text}"
+        !words.contains("akiaqwertyuiopasdfgh") && words.contains("'redacted'"),
+        "{words}"
     );
-    assert!(!json.contains("AKIAQWERTYUIOPASDFGH"), "{json}");
+    assert!(
+        !json.contains("AKIAQWERTYUIOPASDFGH") && json.contains("[REDACTED:"),
+        "{json}"
+    );
     assert_consistent(&mut db);
     let alpha = one_f64(
         &mut db,
@@ -239,31 +243,57 @@ fn two_machines_add_up_to_their_local_totals_and_an_append_arrives_next_time() {
     no_pg,
     ignore = "no PostgreSQL: run through scripts/cargo-test.mjs, which starts one where initdb is found"
 )]
-fn an_upgrade_from_v1_keeps_the_data_and_the_stamps() {
+fn an_upgrade_from_v1_keeps_the_data() {
+    upgrade_from(1);
+}
+
+#[test]
+#[cfg_attr(
+    no_pg,
+    ignore = "no PostgreSQL: run through scripts/cargo-test.mjs, which starts one where initdb is found"
+)]
+fn an_upgrade_from_v2_keeps_the_data() {
+    upgrade_from(2);
+}
+
+/// A database an older amux (schema `from`) filled, synced by this one.
+fn upgrade_from(from: i32) {
     let server = server();
     let url = fresh_db(&server, "upgrade");
     let dir = tempfile::tempdir().unwrap();
     let a = machine_home(dir.path(), "a");
     let old = SyncOptions {
-        schema_version: 1,
+        schema_version: from,
         ..opts("alpha")
     };
     let r1 = sync(&a, &url, &old);
     let mut db = connect(&url);
     assert_eq!(
         one_i64(&mut db, "SELECT max(version)::bigint FROM amux_schema"),
-        1
+        from as i64
     );
     let messages = one_i64(&mut db, "SELECT count(*) FROM messages");
     let cost = one_f64(&mut db, "SELECT sum(cost_usd) FROM usage");
     assert!(messages > 0);
+    let found = "SELECT count(*) FROM messages WHERE tsv @@ 'checkout & flow'::tsquery";
+    let found_before = one_i64(&mut db, found);
+    assert!(found_before > 0);
 
-    // This amux: the schema goes to v2, the v1 rows stay, nothing needs writing again.
+    // This amux: the schema goes to the last version and the rows stay, searchable. Version 3
+    // stores the text once and makes the words itself: every session's messages are written
+    // again by the machine's next sync (this one), to the same count.
     let r2 = sync(&a, &url, &opts("alpha"));
-    assert_eq!((r2.schema_from, r2.schema_to), (1, schema::VERSION));
-    assert_eq!(r2.sessions, 0, "{r2:?}");
-    assert_eq!(r2.unchanged, r1.sessions);
+    assert_eq!((r2.schema_from, r2.schema_to), (from, schema::VERSION));
+    assert_eq!(r2.sessions, r1.sessions, "{r2:?}");
+    assert_eq!(r2.skipped, 0, "{r2:?}");
     assert_eq!(one_i64(&mut db, "SELECT count(*) FROM messages"), messages);
+    assert_eq!(one_i64(&mut db, found), found_before);
+    assert_consistent(&mut db);
+    let text_column = one_i64(
+        &mut db,
+        "SELECT count(*) FROM information_schema.columns WHERE table_name = 'messages' AND column_name = 'text'",
+    );
+    assert_eq!(text_column, 0, "the text is stored once, in the message");
     assert!((one_f64(&mut db, "SELECT sum(cost_usd) FROM usage") - cost).abs() < 1e-9);
     let versions: Vec<i32> = db
         .query("SELECT version FROM amux_schema ORDER BY version", &[])
@@ -272,6 +302,12 @@ fn an_upgrade_from_v1_keeps_the_data_and_the_stamps() {
         .map(|r| r.get(0))
         .collect();
     assert_eq!(versions, (1..=schema::VERSION).collect::<Vec<_>>());
+    let again = sync(&a, &url, &opts("alpha"));
+    assert_eq!(
+        (again.sessions, again.unchanged),
+        (0, r1.sessions),
+        "{again:?}"
+    );
 
     // v2's column works: a session gone from the home is marked, not removed.
     let file =

@@ -11,6 +11,7 @@ pub struct LocalDays {
     zone: Zone,
 }
 
+#[derive(Debug)]
 enum Zone {
     Tz(tz::TimeZone),
     /// The OS zone through chrono, where there is no tz database to read (Windows).
@@ -36,6 +37,11 @@ impl LocalDays {
         Some(LocalDays {
             zone: Zone::Tz(zone),
         })
+    }
+
+    /// What the days depend on (the zone's rules), to tell whether they may have changed.
+    pub fn fingerprint(&self) -> String {
+        format!("{:?}", self.zone)
     }
 
     /// "YYYY-MM-DD" of `t` on the local calendar.

@@ -565,20 +565,31 @@ pub fn analyse(m: &Matcher, s: &Session) -> Stats {
     }
     st.snippet = match body.best {
         Some(p) => Some(snippet::make_redacted(&p.text, &p.ranges, p.from, q.redact)),
-        None if !title_hits.is_empty() => {
-            let ranges = title_hits.iter().map(|&(s, e, _)| (s, e)).collect();
-            let ranges = to_original(&title, &s.summary.title, ranges);
-            let from = ranges.first().map_or(0, |r| r.0);
-            Some(snippet::make_redacted(
-                &s.summary.title,
-                &ranges,
-                from,
-                q.redact,
-            ))
-        }
-        None => None,
+        None => title_snippet_of(q, &title, &s.summary.title, title_hits),
     };
     st
+}
+
+/// The snippet of a session found by its title alone: the title, its hits marked.
+pub fn title_snippet(q: &Query, title: &str) -> Option<String> {
+    let folded = Folded::new(title);
+    let (_, hits, _) = folded_hits(q, &folded);
+    title_snippet_of(q, &folded, title, hits)
+}
+
+fn title_snippet_of(
+    q: &Query,
+    folded: &Folded,
+    title: &str,
+    hits: Vec<(usize, usize, usize)>,
+) -> Option<String> {
+    if hits.is_empty() {
+        return None;
+    }
+    let ranges = hits.iter().map(|&(s, e, _)| (s, e)).collect();
+    let ranges = to_original(folded, title, ranges);
+    let from = ranges.first().map_or(0, |r| r.0);
+    Some(snippet::make_redacted(title, &ranges, from, q.redact))
 }
 
 /// Folded ranges to sorted, merged ranges of the original text.

@@ -137,6 +137,25 @@ impl Storage {
         last_update::read(&index::dir::resolve(ctx)?)
     }
 
+    /// A fingerprint of what `agent` holds here now: its sources (paths and stamps) and the
+    /// sessions kept for it. While it is the same, its sessions list, cost and read the same.
+    pub fn fingerprint(&self, ctx: &Context, agent: &dyn Agent) -> String {
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        for src in self.watch.sources(ctx, agent) {
+            let path = src.path.to_string_lossy();
+            h.update(&(path.len() as u64).to_le_bytes());
+            h.update(path.as_bytes());
+            h.update(&index::sync::key(&src));
+        }
+        let mut kept: Vec<String> = self.kept_ids(ctx, agent.name()).into_iter().collect();
+        kept.sort_unstable();
+        for id in kept {
+            h.update(id.as_bytes());
+            h.update(&[0]);
+        }
+        format!("{:032x}", h.digest128())
+    }
+
     /// Every summary of `agent` with its `requests`, `passes` times over in the same order,
     /// passed to `f` with the pass's number: for a caller that must see them all before it can
     /// use any. From the index without holding them all, else read through the cache.

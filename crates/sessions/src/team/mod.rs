@@ -6,3 +6,4 @@ pub mod conn;
 pub mod push;
 pub mod read;
 pub mod schema;
+pub mod words;

@@ -1,8 +1,11 @@
 //! `amux sync`: this machine's sessions pushed into the team database.
 //!
-//! - Incremental: each session row keeps the stamp of the summary it was pushed from; a session
-//!   whose stamp and usage are unchanged is not read. A session that grew pushes only its new
-//!   messages when the messages already pushed still hash the same, else all of them again.
+//! - Incremental: each agent's fingerprint (its sources' stamps, the prices, the options) is kept
+//!   per machine, and an agent whose fingerprint is unchanged is not listed, priced or read at
+//!   all. Of an agent that changed, each session row keeps the stamp of the summary it was
+//!   pushed from; a session whose stamp and usage are unchanged is not read. A session that grew
+//!   pushes only its new messages when the messages already pushed still hash the same, else all
+//!   of them again.
 //! - Atomic per session: a session's rows and its stamp are written in one transaction, so a
 //!   sync killed at any point leaves each session wholly as it was or wholly new, and the next
 //!   sync pushes what is left. Several sessions share a transaction to keep the first sync fast.
@@ -26,6 +29,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 use super::conn::Target;
 use super::schema;
+use super::words;
 use crate::context::{Context, Progress};
 use crate::cost::day::LocalDays;
 use crate::cost::Pricer;
@@ -74,12 +78,20 @@ pub struct SyncResult {
     pub ms: f64,
 }
 
-/// What the client hands a sync: every session as `list` gives it (priced, tagged) and every
-/// session as it counts in `totalCost` (deduped, unpriced), and how to read one in full.
+/// What the client hands a sync: each agent with the fingerprint of what this machine holds of
+/// it (its sources' stamps, the prices and runs that price it), the sessions of the agents asked
+/// for, as `list` gives them (priced, tagged) and as they count in `totalCost` (deduped,
+/// unpriced), and how to read one in full.
 pub struct Local<'a> {
+    pub agents: Vec<(String, String)>,
+    pub gather: &'a (dyn Fn(&[&str]) -> Gathered + Sync),
+    pub load: &'a (dyn Fn(&SessionSummary) -> Result<Session> + Sync),
+}
+
+/// The sessions of some agents: as listed, and as costed.
+pub struct Gathered {
     pub listed: Vec<SessionSummary>,
     pub costed: Vec<SessionSummary>,
-    pub load: &'a (dyn Fn(&SessionSummary) -> Result<Session> + Sync),
 }
 
 /// A session's row as stored: what the next sync compares with.
@@ -113,14 +125,27 @@ pub fn sync(ctx: &Context, url: &str, opts: &SyncOptions, local: Local<'_>) -> R
     )
     .map_err(err("lock this machine's rows in"))?;
 
-    let stored = read_stored(&mut db, &opts.machine).map_err(err("read what is stored in"))?;
+    let fingerprints: Vec<(String, String)> = (local.agents.iter())
+        .map(|(a, f)| (a.clone(), fingerprint(f, opts)))
+        .collect();
+    let before = read_fingerprints(&mut db, opts).map_err(err("read what is stored in"))?;
+    let changed: Vec<&str> = (fingerprints.iter())
+        .filter(|(a, f)| before.get(a) != Some(f))
+        .map(|(a, _)| a.as_str())
+        .collect();
+    let stored =
+        read_stored(&mut db, &opts.machine, &changed).map_err(err("read what is stored in"))?;
     let pricer = Pricer::new(ctx);
+    // The runs of the run index are matched with the sessions of every agent: those of the
+    // agents left unread are the team database's.
+    let others = read_others(&mut db, opts, &changed).map_err(err("read what is stored in"))?;
+    let gathered = (local.gather)(&changed);
     let days = LocalDays::new(&ctx.env);
-    let plan = plan(opts, &local, &pricer, &days, &stored);
+    let plan = plan(opts, &gathered, &others, &pricer, &days, &stored);
     let mut out = SyncResult {
         schema_from,
         schema_to: opts.schema_version.max(schema_from),
-        unchanged: plan.unchanged,
+        unchanged: plan.unchanged + others.len() as u64,
         ..Default::default()
     };
 
@@ -137,6 +162,8 @@ pub fn sync(ctx: &Context, url: &str, opts: &SyncOptions, local: Local<'_>) -> R
     report(0);
     let (tx_rows, rx_rows) = mpsc::sync_channel::<Prepared>(READ_AHEAD);
     let (work, local, stored) = (&plan.work, &local, &stored);
+    let mut failed: HashSet<String> = HashSet::new();
+    let failed_agents = &mut failed;
     std::thread::scope(|scope| -> Result<()> {
         let reader = scope.spawn(move || {
             for chunk in work.chunks(READ_AHEAD) {
@@ -151,7 +178,7 @@ pub fn sync(ctx: &Context, url: &str, opts: &SyncOptions, local: Local<'_>) -> R
                 }
             }
         });
-        let written = write_all(&mut db, opts, rx_rows, &mut out, &report)
+        let written = write_all(&mut db, opts, rx_rows, &mut out, failed_agents, &report)
             .map_err(|e| target.error(&e, "write to"));
         // The reader ends once the writer drops its receiver (on an error) or all is read.
         let _ = reader.join();
@@ -159,7 +186,18 @@ pub fn sync(ctx: &Context, url: &str, opts: &SyncOptions, local: Local<'_>) -> R
     })?;
 
     let ids: Vec<&str> = plan.local_ids.iter().map(String::as_str).collect();
-    out.gone = finish(&mut db, opts, &ids, &plan.runs).map_err(err("finish the sync of"))?;
+    // An agent with a session that could not be read is looked at again next time.
+    let done: Vec<(&str, &str)> = (fingerprints.iter())
+        .filter(|(a, _)| changed.contains(&a.as_str()) && !failed.contains(a))
+        .map(|(a, f)| (a.as_str(), f.as_str()))
+        .collect();
+    let finished = Finish {
+        ids: &ids,
+        changed: &changed,
+        runs: &plan.runs,
+        fingerprints: &done,
+    };
+    out.gone = finish(&mut db, opts, &finished).map_err(err("finish the sync of"))?;
     db.execute(
         "SELECT pg_advisory_unlock(hashtextextended('amux sync ' || $1, 0))",
         &[&opts.machine],
@@ -169,14 +207,61 @@ pub fn sync(ctx: &Context, url: &str, opts: &SyncOptions, local: Local<'_>) -> R
     Ok(out)
 }
 
+/// An agent's fingerprint as stored: what the client gave, with what this sync writes by.
+fn fingerprint(local: &str, opts: &SyncOptions) -> String {
+    let mut h = Xxh3::new();
+    h.update(local.as_bytes());
+    h.update(opts.user.as_bytes());
+    h.update(&[opts.redact as u8]);
+    h.update(&opts.schema_version.to_le_bytes());
+    h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    hex(h.digest128())
+}
+
+/// The fingerprint of each agent as this machine's last sync left it (none before version 3).
+fn read_fingerprints(
+    db: &mut Client,
+    opts: &SyncOptions,
+) -> std::result::Result<HashMap<String, String>, postgres::Error> {
+    if opts.schema_version < 3 {
+        return Ok(HashMap::new());
+    }
+    let rows = db.query(
+        "SELECT agent, fingerprint FROM sync_agents WHERE machine = $1",
+        &[&opts.machine],
+    )?;
+    Ok(rows.into_iter().map(|r| (r.get(0), r.get(1))).collect())
+}
+
+/// The (agent, session id) of this machine's sessions (still here) of the agents not in
+/// `changed`: unchanged since the last sync.
+fn read_others(
+    db: &mut Client,
+    opts: &SyncOptions,
+    changed: &[&str],
+) -> std::result::Result<Vec<(String, String)>, postgres::Error> {
+    let here = match opts.schema_version >= 2 {
+        true => "AND deleted_at IS NULL",
+        false => "",
+    };
+    let rows = db.query(
+        &format!(
+            "SELECT agent, session_id FROM sessions WHERE machine = $1 AND NOT (agent = ANY($2)) {here}"
+        ),
+        &[&opts.machine, &changed],
+    )?;
+    Ok(rows.into_iter().map(|r| (r.get(0), r.get(1))).collect())
+}
+
 fn read_stored(
     db: &mut Client,
     machine: &str,
+    agents: &[&str],
 ) -> std::result::Result<HashMap<String, Stored>, postgres::Error> {
     let rows = db.query(
         "SELECT unified_id, stamp, pushed_messages, messages_hash, usage_hash, redacted \
-         FROM sessions WHERE machine = $1",
-        &[&machine],
+         FROM sessions WHERE machine = $1 AND agent = ANY($2)",
+        &[&machine, &agents],
     )?;
     Ok(rows
         .into_iter()
@@ -219,13 +304,16 @@ struct Plan {
 
 fn plan(
     opts: &SyncOptions,
-    local: &Local<'_>,
+    local: &Gathered,
+    others: &[(String, String)],
     pricer: &Pricer,
     days: &LocalDays,
     stored: &HashMap<String, Stored>,
 ) -> Plan {
     let mut usage_of: HashMap<&str, (String, u64)> = HashMap::new();
-    let mut known: HashSet<(&str, &str)> = HashSet::new();
+    let mut known: HashSet<(&str, &str)> = (others.iter())
+        .map(|(a, id)| (a.as_str(), id.as_str()))
+        .collect();
     for s in &local.costed {
         known.insert((s.agent.as_str(), s.session_id.as_str()));
         let mut priced = s.clone();
@@ -425,6 +513,8 @@ struct Prepared<'w> {
     messages_hash: String,
     /// The session could not be read: left as stored.
     failed: bool,
+    /// The session's words (its title's and every message's), when its messages were read.
+    words: Option<String>,
 }
 
 fn prepare<'w>(
@@ -443,6 +533,7 @@ fn prepare<'w>(
         pushed: old.map_or(0, |o| o.pushed),
         messages_hash: old.map(|o| o.messages_hash.clone()).unwrap_or_default(),
         failed: false,
+        words: None,
     };
     if !w.messages {
         return p;
@@ -487,41 +578,55 @@ fn prepare<'w>(
     p.replace = !appendable && old.is_some();
     let answered = fields::answered(&session.messages);
     let mut scratch = String::new();
-    let mut text = String::new();
-    for (i, m) in session.messages.iter().enumerate().skip(p.from) {
-        text.clear();
+    let mut texts: Vec<String> = Vec::new();
+    // The session's words are made again from every message (and the title) on each change.
+    let mut lexemes = words::Lexemes::default();
+    let mut title = words::Words::default();
+    title.add(&w.summary.title);
+    lexemes.add(title.lexemes());
+    for (i, m) in session.messages.iter().enumerate() {
+        texts.clear();
         fields::for_each_field(
             std::slice::from_ref(m),
             &answered,
             &mut scratch,
             &mut |_, t, kind| {
                 if kind == fields::TextKind::Own {
-                    if !text.is_empty() {
-                        text.push('\n');
-                    }
-                    text.push_str(t);
+                    texts.push(t.to_string());
                 }
             },
         );
+        let mut words = words::Words::default();
+        texts.iter().for_each(|t| words.add(t));
+        lexemes.add(words.lexemes());
+        if i < p.from {
+            continue;
+        }
         let at = m.timestamp.map(|t| t.to_rfc3339());
-        copy_row(
-            &mut p.rows,
-            [
-                Some(opts.machine.as_str()),
-                Some(w.summary.unified_id.as_str()),
-                Some(&i.to_string()),
-                Some(m.role.as_str()),
-                at.as_deref(),
-                m.model.as_deref(),
-                Some(text.as_str()),
-                Some(json[i].as_str()),
-            ]
-            .into_iter(),
-        );
+        let (idx, head) = (i.to_string(), opts.machine.as_str());
+        let key = [
+            Some(head),
+            Some(w.summary.unified_id.as_str()),
+            Some(idx.as_str()),
+            Some(m.role.as_str()),
+            at.as_deref(),
+            m.model.as_deref(),
+        ];
+        if opts.schema_version >= 3 {
+            let tsv = words.literal();
+            let cjk = words::cjk(texts.iter().map(String::as_str));
+            let rest = [Some(json[i].as_str()), Some(tsv.as_str()), cjk.as_deref()];
+            copy_row(&mut p.rows, key.into_iter().chain(rest));
+        } else {
+            let text = texts.join("\n");
+            let rest = [Some(text.as_str()), Some(json[i].as_str())];
+            copy_row(&mut p.rows, key.into_iter().chain(rest));
+        }
         p.count += 1;
     }
     p.pushed = json.len();
     p.messages_hash = all;
+    p.words = Some(lexemes.literal());
     p
 }
 
@@ -531,6 +636,7 @@ fn write_all(
     opts: &SyncOptions,
     rows: mpsc::Receiver<Prepared<'_>>,
     out: &mut SyncResult,
+    failed: &mut HashSet<String>,
     report: &dyn Fn(u64),
 ) -> std::result::Result<(), postgres::Error> {
     let mut done = 0;
@@ -540,6 +646,7 @@ fn write_all(
         done += 1;
         if p.failed {
             out.skipped += 1;
+            failed.insert(p.work.summary.agent.clone());
             continue;
         }
         bytes += p.rows.len() + p.work.usage.len() + 1024;
@@ -565,43 +672,58 @@ fn write_batch(
     out: &mut SyncResult,
 ) -> std::result::Result<(), postgres::Error> {
     let mut tx = db.transaction()?;
-    let upsert = tx.prepare(UPSERT)?;
+    let v3 = opts.schema_version >= 3;
+    let upsert = tx.prepare(&upsert_sql(v3))?;
     for p in batch {
         let s = &p.work.summary;
         let c = s.cost.as_ref();
         let big = |x: Option<u64>| x.map(|v| v as i64);
-        tx.execute(
-            &upsert,
-            &[
-                &opts.machine,
-                &s.unified_id,
-                &opts.user,
-                &s.agent,
-                &s.session_id,
-                &strip_nul(&s.title),
-                &s.created_at,
-                &s.updated_at,
-                &(s.turn_count as i64),
-                &(s.message_count as i64),
-                &s.model,
-                &s.cwd,
-                &s.git_branch,
-                &s.forked_from,
-                &s.tags,
-                &s.archived,
-                &c.map(|c| c.total_usd),
-                &big(c.map(|c| c.input_tokens)),
-                &big(c.map(|c| c.output_tokens)),
-                &big(c.and_then(|c| c.thinking_tokens)),
-                &big(c.and_then(|c| c.cached_tokens)),
-                &big(c.and_then(|c| c.cache_write_tokens)),
-                &opts.redact,
-                &p.work.stamp,
-                &(p.pushed as i32),
-                &p.messages_hash,
-                &p.work.usage_hash,
-            ],
-        )?;
+        let title = strip_nul(&s.title);
+        let title_words = words::of(&title);
+        let counts = (s.turn_count as i64, s.message_count as i64);
+        let usd = c.map(|c| c.total_usd);
+        let tokens = [
+            big(c.map(|c| c.input_tokens)),
+            big(c.map(|c| c.output_tokens)),
+            big(c.and_then(|c| c.thinking_tokens)),
+            big(c.and_then(|c| c.cached_tokens)),
+            big(c.and_then(|c| c.cache_write_tokens)),
+        ];
+        let pushed = p.pushed as i32;
+        let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![
+            &opts.machine,
+            &s.unified_id,
+            &opts.user,
+            &s.agent,
+            &s.session_id,
+            &title,
+            &s.created_at,
+            &s.updated_at,
+            &counts.0,
+            &counts.1,
+            &s.model,
+            &s.cwd,
+            &s.git_branch,
+            &s.forked_from,
+            &s.tags,
+            &s.archived,
+            &usd,
+            &tokens[0],
+            &tokens[1],
+            &tokens[2],
+            &tokens[3],
+            &tokens[4],
+            &opts.redact,
+            &p.work.stamp,
+            &pushed,
+            &p.messages_hash,
+            &p.work.usage_hash,
+        ];
+        if v3 {
+            params.push(&title_words);
+            params.push(&p.words);
+        }
+        tx.execute(&upsert, &params)?;
         if p.replace {
             tx.execute(
                 "DELETE FROM messages WHERE machine = $1 AND unified_id = $2",
@@ -631,7 +753,7 @@ fn write_batch(
     }
     copy(
         &mut tx,
-        COPY_MESSAGES,
+        if v3 { COPY_MESSAGES } else { COPY_MESSAGES_V1 },
         batch.iter().map(|p| p.rows.as_str()),
     )?;
     copy(
@@ -672,14 +794,25 @@ fn copy<'a>(
     Ok(())
 }
 
-/// After the sessions: the runs without a session, the sessions no longer here, the machine's
-/// row. Returns how many sessions are gone.
+/// What the end of a sync writes.
+struct Finish<'a> {
+    /// The sessions found here of the agents that changed.
+    ids: &'a [&'a str],
+    changed: &'a [&'a str],
+    /// The usage rows of runs without a session, and their count.
+    runs: &'a (String, u64),
+    /// The agents wholly synced, with their fingerprints.
+    fingerprints: &'a [(&'a str, &'a str)],
+}
+
+/// After the sessions: the runs without a session, the sessions of the changed agents no
+/// longer here, the machine's row, the agents' fingerprints. Returns how many sessions are gone.
 fn finish(
     db: &mut Client,
     opts: &SyncOptions,
-    ids: &[&str],
-    runs: &(String, u64),
+    f: &Finish<'_>,
 ) -> std::result::Result<u64, postgres::Error> {
+    let (ids, runs, changed) = (f.ids, f.runs, f.changed);
     let mut tx = db.transaction()?;
     tx.execute(
         "DELETE FROM usage WHERE machine = $1 AND unified_id LIKE 'run:%'",
@@ -687,18 +820,31 @@ fn finish(
     )?;
     copy(&mut tx, COPY_USAGE, std::iter::once(runs.0.as_str()))?;
     let gone = if opts.prune {
+        // Not here: of the agents that changed, those not found; of the others, those an
+        // earlier sync marked gone (nothing of them changed since).
+        let marked = match opts.schema_version >= 2 {
+            true => " OR s.deleted_at IS NOT NULL",
+            false => "",
+        };
+        let not_here = format!(
+            "s.machine = $1 AND ((s.agent = ANY($3) AND NOT (s.unified_id = ANY($2))){marked})"
+        );
         tx.execute(
-            "DELETE FROM usage WHERE machine = $1 AND unified_id NOT LIKE 'run:%' AND NOT (unified_id = ANY($2))",
-            &[&opts.machine, &ids],
+            &format!(
+                "DELETE FROM usage u USING sessions s WHERE u.machine = $1 \
+                 AND s.unified_id = u.unified_id AND {not_here}"
+            ),
+            &[&opts.machine, &ids, &changed],
         )?;
         tx.execute(
-            "DELETE FROM sessions WHERE machine = $1 AND NOT (unified_id = ANY($2))",
-            &[&opts.machine, &ids],
+            &format!("DELETE FROM sessions s WHERE {not_here}"),
+            &[&opts.machine, &ids, &changed],
         )?
     } else if opts.schema_version >= 2 {
         tx.execute(
-            "UPDATE sessions SET deleted_at = now() WHERE machine = $1 AND deleted_at IS NULL AND NOT (unified_id = ANY($2))",
-            &[&opts.machine, &ids],
+            "UPDATE sessions SET deleted_at = now() WHERE machine = $1 AND deleted_at IS NULL \
+             AND agent = ANY($3) AND NOT (unified_id = ANY($2))",
+            &[&opts.machine, &ids, &changed],
         )?
     } else {
         0
@@ -708,24 +854,54 @@ fn finish(
          ON CONFLICT (machine) DO UPDATE SET os_user = $2, last_sync_at = now(), amux_version = $3",
         &[&opts.machine, &opts.user, &env!("CARGO_PKG_VERSION")],
     )?;
+    // Before version 3 (an older amux's schema) there is no table of fingerprints.
+    let fingerprints = if opts.schema_version >= 3 {
+        f.fingerprints
+    } else {
+        &[]
+    };
+    for (agent, fingerprint) in fingerprints {
+        tx.execute(
+            "INSERT INTO sync_agents (machine, agent, fingerprint) VALUES ($1, $2, $3) \
+             ON CONFLICT (machine, agent) DO UPDATE SET fingerprint = $3",
+            &[&opts.machine, agent, fingerprint],
+        )?;
+    }
     tx.commit()?;
     Ok(gone)
 }
 
 const COPY_MESSAGES: &str =
+    "COPY messages (machine, unified_id, idx, role, at, model, message, tsv, cjk) FROM STDIN";
+/// Before version 3 (the upgrade test's older amux).
+const COPY_MESSAGES_V1: &str =
     "COPY messages (machine, unified_id, idx, role, at, model, text, message) FROM STDIN";
 const COPY_USAGE: &str = "COPY usage (machine, unified_id, n, os_user, agent, model, project, day, at, \
      input_tokens, output_tokens, thinking_tokens, cached_tokens, cache_write_tokens, cost_usd) FROM STDIN";
 
-const UPSERT: &str = "INSERT INTO sessions (machine, unified_id, os_user, agent, session_id, title, \
-     created_at, updated_at, turn_count, message_count, model, cwd, git_branch, forked_from, tags, \
-     archived, cost_usd, input_tokens, output_tokens, thinking_tokens, cached_tokens, \
-     cache_write_tokens, redacted, stamp, pushed_messages, messages_hash, usage_hash, synced_at) \
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, \
-     $20, $21, $22, $23, $24, $25, $26, $27, now()) \
-     ON CONFLICT (machine, unified_id) DO UPDATE SET os_user = $3, agent = $4, session_id = $5, \
-     title = $6, created_at = $7, updated_at = $8, turn_count = $9, message_count = $10, model = $11, \
-     cwd = $12, git_branch = $13, forked_from = $14, tags = $15, archived = $16, cost_usd = $17, \
-     input_tokens = $18, output_tokens = $19, thinking_tokens = $20, cached_tokens = $21, \
-     cache_write_tokens = $22, redacted = $23, stamp = $24, pushed_messages = $25, \
-     messages_hash = $26, usage_hash = $27, synced_at = now()";
+/// The statement that writes a session's row; from version 3 with its title's words ($28) and
+/// its words ($29: NULL when its messages were not read, which leaves them as they are).
+fn upsert_sql(v3: bool) -> String {
+    let (col, val, set) = match v3 {
+        true => (
+            ", title_tsv, words",
+            ", $28::text::tsvector, coalesce($29::text::tsvector, '')",
+            ", title_tsv = $28::text::tsvector, words = coalesce($29::text::tsvector, sessions.words)",
+        ),
+        false => ("", "", ""),
+    };
+    format!(
+        "INSERT INTO sessions (machine, unified_id, os_user, agent, session_id, title, \
+         created_at, updated_at, turn_count, message_count, model, cwd, git_branch, forked_from, tags, \
+         archived, cost_usd, input_tokens, output_tokens, thinking_tokens, cached_tokens, \
+         cache_write_tokens, redacted, stamp, pushed_messages, messages_hash, usage_hash, synced_at{col}) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, \
+         $20, $21, $22, $23, $24, $25, $26, $27, now(){val}) \
+         ON CONFLICT (machine, unified_id) DO UPDATE SET os_user = $3, agent = $4, session_id = $5, \
+         title = $6, created_at = $7, updated_at = $8, turn_count = $9, message_count = $10, model = $11, \
+         cwd = $12, git_branch = $13, forked_from = $14, tags = $15, archived = $16, cost_usd = $17, \
+         input_tokens = $18, output_tokens = $19, thinking_tokens = $20, cached_tokens = $21, \
+         cache_write_tokens = $22, redacted = $23, stamp = $24, pushed_messages = $25, \
+         messages_hash = $26, usage_hash = $27, synced_at = now(){set}"
+    )
+}

@@ -7,7 +7,11 @@ use super::conn::Target;
 use crate::error::{Error, ErrorCode, Result};
 
 /// Each version's SQL, from 1.
-const MIGRATIONS: &[&str] = &[include_str!("schema/v1.sql"), include_str!("schema/v2.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("schema/v1.sql"),
+    include_str!("schema/v2.sql"),
+    include_str!("schema/v3.sql"),
+];
 
 /// The version this amux writes and reads.
 pub const VERSION: i32 = MIGRATIONS.len() as i32;

@@ -66,11 +66,10 @@ fn pieces(opts: &CostOptions, p: &mut Params) -> String {
     )
 }
 
-/// The sums every total and group has: cost, the token buckets, the sessions.
+/// The sums every total and group has: cost and the token buckets.
 const SUMS: &str = "coalesce(sum(cost_usd), 0)::float8, coalesce(sum(input_tokens), 0)::bigint, \
     coalesce(sum(output_tokens), 0)::bigint, coalesce(sum(thinking_tokens), 0)::bigint, \
-    coalesce(sum(cached_tokens), 0)::bigint, coalesce(sum(cache_write_tokens), 0)::bigint, \
-    count(DISTINCT (machine, unified_id)) FILTER (WHERE sess)";
+    coalesce(sum(cached_tokens), 0)::bigint, coalesce(sum(cache_write_tokens), 0)::bigint";
 
 /// The key a grouping puts a piece under (`sow`: the first day of a week, 0 for Sunday).
 fn key(by: GroupBy, sow: u32) -> String {
@@ -98,8 +97,11 @@ fn n(v: i64) -> u64 {
 pub fn total_cost(team: &Team, env: &Env, opts: &CostOptions) -> Result<CostSummary> {
     let mut p = Params::default();
     let with = pieces(opts, &mut p);
-    let totals =
-        format!("{with} SELECT {SUMS}, count(DISTINCT unified_id) FILTER (WHERE NOT sess) FROM p");
+    // Every session that passes the filters has a piece at least: they are counted in `ss`.
+    let totals = format!(
+        "{with} SELECT {SUMS}, (SELECT count(*) FROM ss), \
+         count(DISTINCT unified_id) FILTER (WHERE NOT sess) FROM p"
+    );
     let grouped = opts.group_by.map(|by| {
         let sow = opts.start_of_week.map_or(0, |d| d.num_days_from_sunday());
         let tags = match by {
@@ -110,8 +112,15 @@ pub fn total_cost(team: &Team, env: &Env, opts: &CostOptions) -> Result<CostSumm
             }
             _ => "",
         };
+        // A group's sessions: its pieces summed per session first, then the sessions counted
+        // (two hashed groupings, where a count of distinct pairs would sort every piece).
         format!(
-            "{with} SELECT {} AS key, {SUMS} FROM p{tags} GROUP BY 1",
+            "{with}, g AS (SELECT {} AS key, machine, unified_id, bool_or(sess) AS sess, \
+               sum(cost_usd) AS cost_usd, sum(input_tokens) AS input_tokens, \
+               sum(output_tokens) AS output_tokens, sum(thinking_tokens) AS thinking_tokens, \
+               sum(cached_tokens) AS cached_tokens, sum(cache_write_tokens) AS cache_write_tokens \
+               FROM p{tags} GROUP BY 1, 2, 3) \
+             SELECT key, {SUMS}, count(*) FILTER (WHERE sess) FROM g GROUP BY key",
             key(by, sow)
         )
     });

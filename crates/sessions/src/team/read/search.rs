@@ -1,25 +1,26 @@
-//! `search` from a team database. The query language is the local one (`query::parse`); each of
-//! its leaves becomes a condition on a message row: words, phrases and prefixes a `tsquery` on
-//! the `tsvector` column (`simple` config), CJK text a substring (`ILIKE`, served by the trigram
-//! index), and a single word of three characters or more also a substring, because PostgreSQL's
-//! parser keeps paths, hosts and versions whole where the local tokenizer splits them. A session
-//! matches when its messages together satisfy the query's AND/OR/NOT, as locally.
+//! `search` from a team database. The query language is the local one (`query::parse`), and a
+//! session matches when its title and messages together satisfy the query's AND/OR/NOT, as
+//! locally. The words are the local tokenizer's (the sync makes the `tsvector`s: `team::words`).
 //!
-//! Ranking differs from the local BM25 (docs/team.md): coverage (how many of the query's terms
-//! the session holds) first, then PostgreSQL's `ts_rank_cd` summed over its messages, scaled to
-//! below one and weighed by the local recency factor. Snippets are the local ones, made by the
-//! core's matcher from the best ranked message.
+//! Sessions are found and ranked by the server, through indexes alone: each word or prefix by
+//! `sessions.words` (every word of a session once), CJK text by the trigrams of the messages
+//! that hold some (`LIKE` on their folded text) and the titles; a phrase's words so, then the
+//! phrase itself on the candidates' messages (`tsv`, with positions). The sessions are ordered
+//! and cut to the limit there; only then are the chosen sessions' messages read: how many hold
+//! a term, and the best of them (PostgreSQL's `ts_rank_cd`), whose passage is the snippet.
+//!
+//! The ranking differs from the local BM25 (docs/team.md): coverage (how many of the query's
+//! terms the session holds) first, then the local recency factor alone.
 use super::filters::{sessions_where, Params};
 use super::rows::{summary, SUMMARY_COLUMNS, SUMMARY_WIDTH};
 use super::Team;
 use crate::env::Env;
 use crate::error::Result;
 use crate::model::{Message, SessionSummary, Timestamp};
-use crate::options::SearchQuery;
-use crate::query::parse::{Leaf, Query};
+use crate::options::{SearchQuery, SearchSort};
+use crate::query::parse::{Expr, Leaf, Query};
 use crate::query::prefilter::Prefilter;
-use crate::search::score::{message_hits, recency, Matcher};
-use crate::selection;
+use crate::search::score::{message_hits, title_snippet, Matcher, HALF_LIFE_DAYS, TIMELESS};
 
 /// The sessions matching `q` (of `agent` when given), ranked, cut to `q.limit`, with snippets.
 pub fn search(
@@ -34,81 +35,200 @@ pub fn search(
         return Ok(Vec::new());
     };
     query.redact = redact;
+    if q.limit == 0 {
+        return Ok(Vec::new());
+    }
     let mut p = Params::default();
-    let leaves: Vec<String> = query.leaves.iter().map(|l| leaf_sql(l, &mut p)).collect();
+    // Each leaf's sessions, through an index alone: a word's `sessions.words`, CJK text's
+    // trigrams (messages) and the titles. A phrase's words are found so, then checked below.
+    let mut found = Vec::new();
+    let mut checks = Vec::new();
+    for (i, leaf) in query.leaves.iter().enumerate() {
+        match leaf {
+            Leaf::Words { tokens, prefix } => {
+                let mut words: Vec<String> = tokens.iter().map(|t| format!("'{t}'")).collect();
+                if *prefix {
+                    if let Some(last) = words.last_mut() {
+                        last.push_str(":*");
+                    }
+                }
+                let all = p.add(words.join(" & "));
+                found.push(format!(
+                    "SELECT s.machine, s.unified_id, {i} AS leaf FROM sessions s WHERE s.words @@ {all}::text::tsquery"
+                ));
+                if tokens.len() > 1 {
+                    let phrase = p.add(tsquery(leaf).unwrap_or_default());
+                    checks.push(format!(
+                        "(a.l{i} AND (s.title_tsv @@ {phrase}::text::tsquery OR EXISTS (SELECT 1 FROM messages m \
+                         WHERE m.machine = s.machine AND m.unified_id = s.unified_id AND m.tsv @@ {phrase}::text::tsquery))) AS l{i}"
+                    ));
+                    continue;
+                }
+            }
+            Leaf::Substring(_) => {
+                let (in_message, in_title) = leaf_sql(leaf, &mut p);
+                found.push(format!(
+                    "SELECT m.machine, m.unified_id, {i} AS leaf FROM messages m WHERE {in_message}"
+                ));
+                found.push(format!(
+                    "SELECT s.machine, s.unified_id, {i} AS leaf FROM sessions s WHERE {in_title}"
+                ));
+            }
+        }
+        checks.push(format!("a.l{i} AS l{i}"));
+    }
+    let flags: Vec<String> = (0..query.leaves.len())
+        .map(|i| format!("bool_or(leaf = {i}) AS l{i}"))
+        .collect();
+    let covered: Vec<String> = (0..query.leaves.len())
+        .filter(|&i| query.positive[i])
+        .map(|i| format!("v.l{i}::int"))
+        .collect();
+    let filter = sessions_where(&q.filters, agent, &mut p);
+    let now = p.moment(now);
+    // The local score's shape: coverage, then a fraction below one, here the recency alone.
+    let strength = format!(
+        "0.5 * ({TIMELESS} + (1 - {TIMELESS}) * \
+         power(0.5, greatest(0, extract(epoch FROM {now} - s.updated_at)) / 86400 / {HALF_LIFE_DAYS}))"
+    );
+    let covered = match covered.is_empty() {
+        true => "0".to_string(),
+        false => covered.join(" + "),
+    };
+    let score = format!("({covered} + {strength})::float8");
+    let by_score = "score DESC, s.updated_at DESC";
+    let order = match q.sort {
+        SearchSort::Relevance => by_score.to_string(),
+        SearchSort::Date => "s.updated_at DESC, score DESC".into(),
+        SearchSort::Cost => format!("coalesce(s.cost_usd, 0) DESC, {by_score}"),
+    };
+    let limit = p.add(q.limit as i64);
+    let sql = format!(
+        "WITH h AS ({found}), \
+         a AS (SELECT machine, unified_id, {flags} FROM h GROUP BY machine, unified_id), \
+         v AS (SELECT s.machine, s.unified_id, {checks} FROM a \
+             JOIN sessions s ON s.machine = a.machine AND s.unified_id = a.unified_id WHERE {filter}) \
+         SELECT {SUMMARY_COLUMNS}, {score} AS score FROM v \
+         JOIN sessions s ON s.machine = v.machine AND s.unified_id = v.unified_id \
+         WHERE {matches} ORDER BY {order}, s.unified_id, s.machine LIMIT {limit}",
+        found = found.join(" UNION ALL "),
+        flags = flags.join(", "),
+        checks = checks.join(", "),
+        matches = expr_sql(&query.expr),
+    );
+    // The planner does not count reading a session's `words` out of line: it would test every
+    // session's words in a scan of the table rather than ask their index. (A CJK term reads the
+    // titles in a scan: there it is the best plan.)
+    let cjk = (query.leaves.iter()).any(|l| matches!(l, Leaf::Substring(_)));
+    let rows = team.with(env, |c| {
+        let mut tx = c.transaction()?;
+        if !cjk {
+            tx.batch_execute("SET LOCAL enable_seqscan = off")?;
+        }
+        let rows = tx.query(&sql, &p.refs())?;
+        tx.commit()?;
+        Ok(rows)
+    })?;
+    let mut hits: Vec<SessionSummary> = rows
+        .iter()
+        .map(|r| {
+            let mut s = summary(r);
+            s.relevance_score = Some(r.get(SUMMARY_WIDTH));
+            s
+        })
+        .collect();
+    best_messages(team, env, &query, &mut hits)?;
+    Ok(hits)
+}
+
+/// `e` over the leaf flags `v.l0`, `v.l1`, … of a session (NULL: not found).
+fn expr_sql(e: &Expr) -> String {
+    let join = |v: &[Expr], op: &str| {
+        let parts: Vec<String> = v.iter().map(expr_sql).collect();
+        format!("({})", parts.join(op))
+    };
+    match e {
+        Expr::Leaf(i) => format!("coalesce(v.l{i}, false)"),
+        Expr::And(v) => join(v, " AND "),
+        Expr::Or(v) => join(v, " OR "),
+        Expr::Not(a, b) => format!("({} AND NOT {})", expr_sql(a), expr_sql(b)),
+    }
+}
+
+/// Each hit's count of matching messages and its snippet: the local matcher's passage of its
+/// best ranked message, or of its title when no message holds a term that counts.
+fn best_messages(team: &Team, env: &Env, query: &Query, hits: &mut [SessionSummary]) -> Result<()> {
+    if hits.is_empty() {
+        return Ok(());
+    }
+    let mut p = Params::default();
+    let machines: Vec<String> = hits
+        .iter()
+        .map(|h| h.machine.clone().unwrap_or_default())
+        .collect();
+    let ids: Vec<String> = hits.iter().map(|h| h.unified_id.clone()).collect();
+    let (machines, ids) = (p.add(machines), p.add(ids));
+    let conditions: Vec<String> = (query.leaves.iter().zip(&query.positive))
+        .filter(|(_, &pos)| pos)
+        .map(|(l, _)| leaf_sql(l, &mut p).0)
+        .collect();
     let ranked: Vec<String> = (query.leaves.iter().zip(&query.positive))
         .filter(|(_, &pos)| pos)
         .filter_map(|(l, _)| tsquery(l))
         .collect();
-    let rank = if ranked.is_empty() {
-        "0::float8".to_string()
-    } else {
-        let all = p.add(ranked.join(" | "));
-        format!("ts_rank_cd(m.tsv, to_tsquery('simple', {all}))::float8")
+    let rank = match ranked.is_empty() {
+        true => "0::float4".to_string(),
+        false => format!(
+            "ts_rank_cd(m.tsv, {}::text::tsquery)",
+            p.add(ranked.join(" | "))
+        ),
     };
-    let filter = sessions_where(&q.filters, agent, &mut p);
-    let flags: Vec<String> = (0..leaves.len())
-        .map(|i| format!("({}) AS l{i}", leaves[i]))
-        .collect();
-    let any = leaves.iter().map(|c| format!("({c})")).collect::<Vec<_>>();
-    let agg: Vec<String> = (0..leaves.len())
-        .map(|i| format!("bool_or(l{i}) AS l{i}"))
-        .collect();
-    let picked: Vec<String> = (0..leaves.len()).map(|i| format!("a.l{i}")).collect();
+    let any = match conditions.is_empty() {
+        true => "false".to_string(),
+        false => conditions.join(" OR "),
+    };
     let sql = format!(
-        "WITH m AS (SELECT m.machine, m.unified_id, m.idx, {flags}, {rank} AS r \
-             FROM messages m WHERE {any}), \
-         a AS (SELECT machine, unified_id, {agg}, sum(r) AS r, count(*) AS n, \
-             (array_agg(idx ORDER BY r DESC, idx))[1] AS best FROM m GROUP BY machine, unified_id) \
-         SELECT {SUMMARY_COLUMNS}, a.r, a.n, a.best, {picked} FROM a \
-         JOIN sessions s ON s.machine = a.machine AND s.unified_id = a.unified_id WHERE {filter}",
-        flags = flags.join(", "),
-        any = any.join(" OR "),
-        agg = agg.join(", "),
-        picked = picked.join(", "),
+        "SELECT k.n::int, count(*), (array_agg(m.idx ORDER BY {rank} DESC, m.idx))[1] \
+         FROM unnest({machines}::text[], {ids}::text[]) WITH ORDINALITY AS k(machine, unified_id, n) \
+         JOIN messages m ON m.machine = k.machine AND m.unified_id = k.unified_id \
+         WHERE {any} GROUP BY k.n"
     );
     let rows = team.with(env, |c| c.query(&sql, &p.refs()))?;
-
-    let mut hits: Vec<(SessionSummary, i32)> = Vec::new();
+    let mut best: Vec<(usize, i32)> = Vec::new();
     for r in &rows {
-        let present: Vec<bool> = (0..leaves.len())
-            .map(|i| r.get::<_, Option<bool>>(SUMMARY_WIDTH + 3 + i) == Some(true))
-            .collect();
-        if !query.eval(&|i| present[i]) {
-            continue;
-        }
-        let covered = (0..leaves.len())
-            .filter(|&i| present[i] && query.positive[i])
-            .count();
-        let rank: f64 = r.get(SUMMARY_WIDTH);
-        let mut s = summary(r);
-        let strength = rank / (1.0 + rank) * recency(s.updated_at, now);
-        s.relevance_score = Some(covered as f64 + strength);
-        s.match_count = Some(r.get::<_, i64>(SUMMARY_WIDTH + 1).max(0) as u64);
-        hits.push((s, r.get(SUMMARY_WIDTH + 2)));
+        let n = r.get::<_, i32>(0) as usize - 1;
+        hits[n].match_count = Some(r.get::<_, i64>(1).max(0) as u64);
+        best.push((n, r.get(2)));
     }
-    hits.sort_by(|a, b| selection::search_order(&a.0, &b.0, q.sort));
-    hits.truncate(q.limit);
-    snippets(team, env, &query, &mut hits)?;
-    Ok(hits.into_iter().map(|(s, _)| s).collect())
+    snippets(team, env, query, hits, &best)?;
+    for h in hits.iter_mut() {
+        h.match_count.get_or_insert(0);
+        if h.snippet.is_none() {
+            h.snippet = title_snippet(query, &h.title);
+        }
+    }
+    Ok(())
 }
 
-/// Each hit's snippet: the local matcher's passage of its best ranked message.
+/// Each hit's snippet from its best message (`best`: the hit's place and the message's index).
 fn snippets(
     team: &Team,
     env: &Env,
     query: &Query,
-    hits: &mut [(SessionSummary, i32)],
+    hits: &mut [SessionSummary],
+    best: &[(usize, i32)],
 ) -> Result<()> {
-    if hits.is_empty() {
+    if best.is_empty() {
         return Ok(());
     }
-    let machines: Vec<String> = hits
-        .iter()
-        .map(|h| h.0.machine.clone().unwrap_or_default())
+    let machines: Vec<String> = (best.iter())
+        .map(|&(n, _)| hits[n].machine.clone().unwrap_or_default())
         .collect();
-    let ids: Vec<String> = hits.iter().map(|h| h.0.unified_id.clone()).collect();
-    let idx: Vec<i32> = hits.iter().map(|h| h.1).collect();
+    let ids: Vec<String> = best
+        .iter()
+        .map(|&(n, _)| hits[n].unified_id.clone())
+        .collect();
+    let idx: Vec<i32> = best.iter().map(|&(_, i)| i).collect();
     let rows = team.with(env, |c| {
         c.query(
             "SELECT k.n::int, m.message::text FROM unnest($1::text[], $2::text[], $3::int[]) \
@@ -129,7 +249,7 @@ fn snippets(
             .into_iter()
             .next()
         {
-            hits[n as usize - 1].0.snippet = Some(snippet);
+            hits[best[n as usize - 1].0].snippet = Some(snippet);
         }
     }
     Ok(())
@@ -150,23 +270,22 @@ fn tsquery(leaf: &Leaf) -> Option<String> {
     Some(words.join(" <-> "))
 }
 
-/// The condition a message row (`m`) meets when it holds `leaf`.
-fn leaf_sql(leaf: &Leaf, p: &mut Params) -> String {
-    let like = |s: &str, p: &mut Params| {
-        format!("m.text ILIKE {}", p.add(format!("%{}%", escape_like(s))))
-    };
+/// The conditions a message row (`m`) and a session's title (`s`) meet when they hold `leaf`.
+fn leaf_sql(leaf: &Leaf, p: &mut Params) -> (String, String) {
     match leaf {
-        Leaf::Substring(s) => like(s, p),
-        Leaf::Words { tokens, .. } => {
-            let ts = format!(
-                "m.tsv @@ to_tsquery('simple', {})",
-                p.add(tsquery(leaf).unwrap_or_default())
-            );
-            match tokens.as_slice() {
-                // Three characters at least: what the trigram index can serve.
-                [one] if one.chars().count() >= 3 => format!("{ts} OR {}", like(one, p)),
-                _ => ts,
-            }
+        Leaf::Substring(s) => {
+            let pattern = p.add(format!("%{}%", escape_like(s)));
+            (
+                format!("m.cjk IS NOT NULL AND m.cjk LIKE {pattern}"),
+                format!("lower(s.title) LIKE {pattern}"),
+            )
+        }
+        Leaf::Words { .. } => {
+            let q = p.add(tsquery(leaf).unwrap_or_default());
+            (
+                format!("m.tsv @@ {q}::text::tsquery"),
+                format!("s.title_tsv @@ {q}::text::tsquery"),
+            )
         }
     }
 }
