@@ -185,8 +185,9 @@ struct Held {
     dir: PathBuf,
     conn: Connection,
     inode: u64,
-    /// `data_version` when the sources were compared; `None`: nothing kept yet.
-    kept: Option<(i64, Since)>,
+    /// `data_version` and the postings' directory when the sources were compared; `None`:
+    /// nothing kept yet.
+    kept: Option<(Began, Since)>,
 }
 
 /// What a search kept for the next: the sources of `agents` at the watcher's `versions`, and
@@ -201,9 +202,24 @@ struct Since {
     generation: u64,
 }
 
-/// The index's `data_version` on the kept connection where a search began.
+/// Where a search began: the index's `data_version` on the kept connection, and the postings'
+/// directory's stamp (a file of theirs added, removed or renamed, by a commit or otherwise,
+/// changes it: the reader kept is then not trusted).
+#[derive(Clone, Copy, PartialEq)]
 struct Began {
     data_version: i64,
+    postings: (u64, i128),
+}
+
+/// Inode and modification time of the postings' directory of the index in `dir`.
+fn postings_stamp(dir: &std::path::Path) -> Option<(u64, i128)> {
+    let path = postings::path_in(dir, store::FORMAT);
+    let modified = std::fs::metadata(&path).ok()?.modified().ok()?;
+    let ns = modified
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos() as i128;
+    Some((inode(&path)?, ns))
 }
 
 impl Warm {
@@ -217,7 +233,8 @@ impl Warm {
             && h.dir == dir
             && since.agents == agents
             && inode(&store::path_in(dir)) == Some(h.inode)
-            && data_version(&h.conn).ok() == Some(*at);
+            && data_version(&h.conn).ok() == Some(at.data_version)
+            && postings_stamp(dir) == Some(at.postings);
         same.then(|| since.clone())
     }
 
@@ -242,6 +259,7 @@ impl Warm {
         h.kept = None;
         Some(Began {
             data_version: data_version(&h.conn).ok()?,
+            postings: postings_stamp(dir)?,
         })
     }
 
@@ -261,7 +279,8 @@ impl Warm {
         let Some(h) = held.as_mut() else {
             return;
         };
-        if data_version(&h.conn).ok() != Some(began.data_version) {
+        let now = data_version(&h.conn).ok().zip(postings_stamp(&h.dir));
+        if now != Some((began.data_version, began.postings)) {
             return;
         }
         let (fields, searcher, generation) = postings;
@@ -273,7 +292,7 @@ impl Warm {
             searcher,
             generation,
         };
-        h.kept = Some((began.data_version, since));
+        h.kept = Some((began, since));
     }
 }
 
