@@ -203,23 +203,42 @@ struct Since {
 }
 
 /// Where a search began: the index's `data_version` on the kept connection, and the postings'
-/// directory's stamp (a file of theirs added, removed or renamed, by a commit or otherwise,
-/// changes it: the reader kept is then not trusted).
+/// files' stamps (one added, removed, renamed or written, by a commit or otherwise: the reader
+/// kept is then not trusted, and the postings are opened and checked again).
 #[derive(Clone, Copy, PartialEq)]
 struct Began {
     data_version: i64,
-    postings: (u64, i128),
+    postings: u64,
 }
 
-/// Inode and modification time of the postings' directory of the index in `dir`.
-fn postings_stamp(dir: &std::path::Path) -> Option<(u64, i128)> {
-    let path = postings::path_in(dir, store::FORMAT);
-    let modified = std::fs::metadata(&path).ok()?.modified().ok()?;
-    let ns = modified
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?
-        .as_nanos() as i128;
-    Some((inode(&path)?, ns))
+/// A hash of the name, inode, size and modification time of every file of the postings of the
+/// index in `dir` (a few dozen).
+fn postings_stamp(dir: &std::path::Path) -> Option<u64> {
+    let mut files: Vec<(std::ffi::OsString, u64, u64, i128)> = Vec::new();
+    for e in std::fs::read_dir(postings::path_in(dir, store::FORMAT)).ok()? {
+        let e = e.ok()?;
+        let m = e.metadata().ok()?;
+        let modified = m
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?;
+        files.push((
+            e.file_name(),
+            inode(&e.path())?,
+            m.len(),
+            modified.as_nanos() as i128,
+        ));
+    }
+    files.sort_unstable();
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for (name, ino, len, modified) in files {
+        h.update(name.as_encoded_bytes());
+        h.update(&ino.to_le_bytes());
+        h.update(&len.to_le_bytes());
+        h.update(&modified.to_le_bytes());
+    }
+    Some(h.digest())
 }
 
 impl Warm {
