@@ -356,6 +356,12 @@ export interface DiffOperation {
   messageB?: SessionMessage
 }
 
+/** Beyond the spec: how a search call is run (not what it searches). */
+export interface SearchCallOptions {
+  /** Gives the search up when it aborts (`ABORTED`). */
+  signal?: AbortSignal
+}
+
 export interface SessionManager {
   list(agent: AgentName, options?: SessionListOptions): Promise<SessionSummary[]>
   /**
@@ -367,7 +373,12 @@ export interface SessionManager {
   listAll(options?: SessionListOptions): Promise<SessionSummary[]>
   /** Beyond the spec: `options.redact`. */
   get(agent: AgentName, sessionId: string, options?: ReadOptions): Promise<Session>
-  search(query: SessionQuery): Promise<SessionSummary[]>
+  /**
+   * Beyond the spec: `options.signal`, an AbortSignal. Once it aborts, the search stops at its
+   * next stage and rejects with an `AgentMuxError` of code `ABORTED` (search-as-you-type gives up
+   * the search a newer keystroke made obsolete).
+   */
+  search(query: SessionQuery, options?: SearchCallOptions): Promise<SessionSummary[]>
   totalCost(options?: CostAggregationOptions): Promise<CostSummary>
   /** Beyond the spec: what the agents did in a period, per project (a stand-up: `amux recap`). */
   recap(options?: RecapOptions): Promise<Recap>
@@ -602,8 +613,12 @@ export interface WatchStatus {
   directories: number
   /** Times the kernel's queue of events overflowed (the stores were then listed again in full). */
   overflows: number
-  /** Each store this client has listed: watched, or stat'ed at every call and why. */
-  stores: Array<{ agent: BuiltInAgentName; watched: boolean; reason: string | null; directories: number }>
+  /**
+   * Each store this client has listed: watched, or stat'ed at every call and why; `listings`:
+   * times it was listed in full (the first call, then whenever the events could not tell what
+   * changed, or every call when not watched).
+   */
+  stores: Array<{ agent: BuiltInAgentName; watched: boolean; reason: string | null; directories: number; listings: number }>
 }
 
 /** Beyond the spec: `client.keep.status()`. */

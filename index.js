@@ -258,6 +258,10 @@ function follow(native, promise) {
   return promise
 }
 
+// Numbers the calls a signal may give up (`NativeClient.cancel`); wraps long after any is done.
+let nextCall = 0
+const abortedError = () => new AgentMuxError('ABORTED', 'the call was given up by its caller (its signal aborted)')
+
 function closedError() {
   return new AgentMuxError('INVALID_STATE_TRANSITION', 'this client is closed: make a new one with createClient()')
 }
@@ -280,14 +284,25 @@ async function settle(native, close) {
 }
 
 // Run a native call; a synchronous throw (bad arguments) becomes a rejection like any other error.
-function call(native, method, args, revive, onProgress) {
+// `signal`: an AbortSignal whose abort gives the call up (the native side stops at its next stage).
+function call(native, method, args, revive, onProgress, signal) {
   if (closed.has(native)) return Promise.reject(closedError())
+  if (signal?.aborted) return Promise.reject(abortedError())
   let promise
+  let forget = () => {}
   try {
-    promise = follow(native, watchProgress(native, onProgress, native[method](toWire(args))))
+    const wire = toWire(args)
+    const number = signal ? (nextCall = (nextCall % 0x7fffffff) + 1) : undefined
+    promise = follow(native, watchProgress(native, onProgress, signal ? native[method](wire, number) : native[method](wire)))
+    if (signal) {
+      const cancel = () => native.cancel(number)
+      signal.addEventListener('abort', cancel, { once: true })
+      forget = () => signal.removeEventListener('abort', cancel)
+    }
   } catch (err) {
     return Promise.reject(fromNative(err))
   }
+  promise = promise.finally(forget)
   // Most calls answer with JSON text, which V8 parses faster than napi builds objects; `get`
   // answers with the objects themselves, Dates included (a session can be hundreds of MB, and
   // text in between would hold it twice more). bench/contract.mjs measures both ways.
@@ -324,8 +339,9 @@ class SessionManager {
     return call(this.#native, 'get', { agent, sessionId, options }, null)
   }
 
-  search(query) {
-    return call(this.#native, 'search', { query }, (v) => v.map(reviveSummary), this.#onProgress)
+  // Beyond the spec: `options.signal`, an AbortSignal that gives the search up.
+  search(query, options) {
+    return call(this.#native, 'search', { query }, (v) => v.map(reviveSummary), this.#onProgress, options?.signal)
   }
 
   totalCost(options) {

@@ -271,3 +271,28 @@ describe('text past ASCII', () => {
     expect(md).toContain('Crab 🦀 café naïve 大别山 “quoted”')
   })
 })
+
+describe('a search given up (options.signal)', () => {
+  it('rejects with ABORTED when its signal aborts first, and answers as before when it never does', async () => {
+    const client = await withHome(home, () => createClient())
+    const before = new AbortController()
+    before.abort()
+    const early = await withHome(home, () => client.sessions.search({ text: 'kubernetes' }, { signal: before.signal })).catch((e) => e)
+    expect(early.name).toBe('AgentMuxError')
+    expect(early.code).toBe('ABORTED')
+
+    // Aborted while under way: it stops at a stage of its work (or has answered by then).
+    const during = new AbortController()
+    const call = withHome(home, () => client.sessions.search({ text: 'kubernetes' }, { signal: during.signal }))
+    during.abort()
+    const settled = await call.then((v) => ({ v }), (e) => ({ e }))
+    if (settled.e) expect(settled.e.code).toBe('ABORTED')
+    else expect(settled.v.length).toBeGreaterThan(0)
+
+    const kept = new AbortController()
+    const plain = await withHome(home, () => client.sessions.search({ text: 'kubernetes' }))
+    const signalled = await withHome(home, () => client.sessions.search({ text: 'kubernetes' }, { signal: kept.signal }))
+    expect(ids(signalled)).toEqual(ids(plain))
+    expect(plain.length).toBeGreaterThan(0)
+  })
+})

@@ -32,7 +32,8 @@ const { launchChromium } = await import('../__test__/ui-helpers.mjs')
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const ms = (x) => `${x.toFixed(0)} ms`
-const client = createClient()
+// As `amux ui` makes its client (ui/server/run.js): one for the server's life, watching the stores.
+const client = createClient({ redact: true, watch: true })
 const ui = await startUi({ client })
 const browser = await launchChromium(chromium)
 const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use agent_mux_sessions::context::{Progress, ProgressFn};
 use agent_mux_sessions::model::{Session, SessionSummary};
+use agent_mux_sessions::options::Cancel;
 use agent_mux_sessions::{ids, memory, tsv};
 use agent_mux_sessions::{Client, Env, Error as CoreError, Result as CoreResult};
 use agent_mux_wire as wire;
@@ -18,6 +19,7 @@ use napi::bindgen_prelude::*;
 use napi::{JsError, JsString, JsValue};
 use napi_derive::napi;
 use serde_json::Value;
+use std::collections::HashMap;
 
 mod objects;
 mod to_js;
@@ -275,6 +277,19 @@ pub struct NativeClient {
     /// The index's latest progress report, numbered, for the JS layer to poll: JS
     /// callbacks are never called from worker threads.
     progress: Arc<Mutex<(u64, Option<Progress>)>>,
+    /// The searches under way that their caller may give up (`cancel`), by the caller's number.
+    cancels: Arc<Mutex<HashMap<u32, Cancel>>>,
+}
+
+/// Forgets a call's `Cancel` once the call is over, however it ends.
+struct Forget(Arc<Mutex<HashMap<u32, Cancel>>>, u32);
+
+impl Drop for Forget {
+    fn drop(&mut self) {
+        if let Ok(mut m) = self.0.lock() {
+            m.remove(&self.1);
+        }
+    }
 }
 
 #[napi]
@@ -296,7 +311,17 @@ impl NativeClient {
         Ok(NativeClient {
             inner: Arc::new(Client::new(opts)),
             progress,
+            cancels: Arc::default(),
         })
+    }
+
+    /// Give up the search numbered `call` (its `signal` aborted): it stops at its next stage and
+    /// rejects with `ABORTED`. A call already done is not found, and nothing happens.
+    #[napi]
+    pub fn cancel(&self, call: u32) {
+        if let Some(c) = self.cancels.lock().ok().and_then(|m| m.get(&call).cloned()) {
+            c.cancel();
+        }
     }
 
     /// The latest index progress as JSON `{seq, agent, done, total}`, or `null` before any.
@@ -504,13 +529,22 @@ impl NativeClient {
         })
     }
 
-    /// `{query}` → JSON `SessionSummary[]` with `relevanceScore`.
+    /// `{query}` → JSON `SessionSummary[]` with `relevanceScore`. `call`: the number `cancel`
+    /// gives it up by.
     #[napi]
-    pub fn search(&self, args: String) -> AsyncTask<TextJob> {
+    pub fn search(&self, args: String, call: Option<u32>) -> AsyncTask<TextJob> {
         let (client, env) = (self.inner.clone(), Env::from_process());
+        let cancel = Cancel::default();
+        // Known before the work is queued: a `cancel` that follows at once finds it.
+        if let (Some(n), Ok(mut m)) = (call, self.cancels.lock()) {
+            m.insert(n, cancel.clone());
+        }
+        let done = call.map(|n| Forget(self.cancels.clone(), n));
         Job::new(move || {
+            let _done = done;
             let v = parse_args(&args)?;
-            let q = wire::search_query(field(&v, "query"))?;
+            let mut q = wire::search_query(field(&v, "query"))?;
+            q.cancel = cancel;
             json(&client.search(env, &q)?)
         })
     }

@@ -123,9 +123,11 @@ function createApi(client, progress = () => null) {
     },
     '/api/search': {
       params: takenBy(calls.search, 'ui'),
-      run: async ({ text = '', ...rest }) => {
+      // `signal`: the page gave the request up (a newer keystroke): the search is not started, or
+      // stops at its next stage.
+      run: async ({ text = '', ...rest }, { signal } = {}) => {
         if (!text.trim()) return { results: [] }
-        return { results: await sessions.search({ text, ...rest }) }
+        return { results: await sessions.search({ text, ...rest }, { signal }) }
       },
     },
     '/api/sessions': {
@@ -226,9 +228,10 @@ function createApi(client, progress = () => null) {
 
   /**
    * The answer to a GET of `url` under /api/: `{ status, json }` or `{ status, body, headers }`.
-   * `local`: the request came from this machine (a loopback address), where secrets may be shown.
+   * `local`: the request came from this machine (a loopback address), where secrets may be shown;
+   * `signal`: aborts when the request is given up before it is answered.
    */
-  return async function answer(url, { local = true } = {}) {
+  return async function answer(url, { local = true, signal } = {}) {
     const route = Object.hasOwn(routes, url.pathname) ? routes[url.pathname] : null
     if (!route) return failure(404, 'NOT_FOUND', `no API at ${url.pathname}`)
     try {
@@ -236,7 +239,7 @@ function createApi(client, progress = () => null) {
       if (params.redact === false && !local) {
         return failure(403, 'FORBIDDEN', 'secrets are shown only to a page opened on this machine (redact=false from another one is refused)')
       }
-      const out = await route.run(params)
+      const out = await route.run(params, { signal })
       return out.body !== undefined ? { status: 200, ...out } : { status: 200, json: out }
     } catch (error) {
       return errorAnswer(error)
@@ -247,7 +250,8 @@ function createApi(client, progress = () => null) {
 const failure = (status, code, message) => ({ status, json: { error: { code, message } } })
 
 // What the page may learn of an error: its code and message, never a stack.
-const STATUS_OF = { VALIDATION_ERROR: 400, AGENT_NOT_FOUND: 400, SESSION_NOT_FOUND: 404 }
+// ABORTED: the page gave the request up and reads no answer (499: the client closed the request).
+const STATUS_OF = { VALIDATION_ERROR: 400, AGENT_NOT_FOUND: 400, SESSION_NOT_FOUND: 404, ABORTED: 499 }
 
 function errorAnswer(error) {
   // By name, not instanceof: the client may come from another copy of the package (a test's).

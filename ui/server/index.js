@@ -67,7 +67,11 @@ async function startUi({ client, progress, host = '127.0.0.1', port = 0, assets 
     if (req.method !== 'GET') return sendFailure(res, 405, 'METHOD_NOT_ALLOWED', 'only GET is answered: the UI reads, it never changes anything', { Allow: 'GET' })
 
     if (url.pathname.startsWith('/api/')) {
-      const out = await answer(url, { local: isLoopback(req.socket.remoteAddress) })
+      // A request the page gave up (a newer keystroke's search aborts the one before) closes
+      // before it is answered: its work is given up too.
+      const gaveUp = new AbortController()
+      res.on('close', () => res.writableFinished || gaveUp.abort())
+      const out = await answer(url, { local: isLoopback(req.socket.remoteAddress), signal: gaveUp.signal })
       if (out.json !== undefined) return sendJson(res, out.status, out.json)
       const body = Buffer.from(out.body, 'utf8')
       res.writeHead(out.status, { ...out.headers, 'Content-Length': body.length, 'Cache-Control': 'no-store' })

@@ -342,6 +342,9 @@ impl Client {
     }
 
     pub fn search(&self, env: Env, q: &SearchQuery) -> Result<Vec<SessionSummary>> {
+        if q.cancel.is_cancelled() {
+            return Err(crate::error::Error::aborted());
+        }
         self.team_filters(&q.filters)?;
         let ctx = self.context(env);
         if let Some(t) = self.team() {
@@ -394,6 +397,9 @@ impl Client {
             &q,
             &price,
         ));
+        if q.cancel.is_cancelled() {
+            return Err(crate::error::Error::aborted());
+        }
         if redact {
             hits.iter_mut().for_each(crate::redact::summary);
         }

@@ -17,6 +17,8 @@ pub enum ErrorCode {
     Internal,
     /// A call the client's source cannot answer (a team database has no index, no kept store).
     Capability,
+    /// The caller gave the call up before it was done (`search`'s `signal`).
+    Aborted,
 }
 
 impl ErrorCode {
@@ -31,6 +33,7 @@ impl ErrorCode {
             ErrorCode::Timeout => "TIMEOUT",
             ErrorCode::Internal => "INTERNAL",
             ErrorCode::Capability => "CAPABILITY_ERROR",
+            ErrorCode::Aborted => "ABORTED",
         }
     }
 }
@@ -104,6 +107,9 @@ impl Error {
     }
     pub fn internal(message: impl Into<String>) -> Self {
         Error::new(ErrorCode::Internal, message)
+    }
+    pub fn aborted() -> Self {
+        Error::new(ErrorCode::Aborted, "the call was given up by its caller")
     }
 }
 

@@ -151,6 +151,31 @@ pub struct SearchQuery {
     /// names (`file:`). Set by the client, never read from the caller.
     #[serde(skip)]
     pub only: Option<std::sync::Arc<std::collections::HashSet<String>>>,
+    /// Set by the caller that no longer needs the results (the binding's `signal`): the search
+    /// stops at its next stage and fails with `ABORTED`.
+    #[serde(skip)]
+    pub cancel: Cancel,
+}
+
+/// A caller's word that it no longer needs a call's answer, shared with the call.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Cancel {
+    pub fn cancel(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+/// Two queries are alike whatever their callers do with them.
+impl PartialEq for Cancel {
+    fn eq(&self, _: &Cancel) -> bool {
+        true
+    }
 }
 
 fn search_limit() -> usize {
@@ -167,6 +192,7 @@ impl SearchQuery {
             sort: SearchSort::Relevance,
             redact: None,
             only: None,
+            cancel: Cancel::default(),
         }
     }
 }

@@ -98,7 +98,10 @@ fn search(c: &Client, env: &Env, q: Value) -> Vec<agent_mux_sessions::SessionSum
 /// Queries, filters and sorts over all agents and each agent alone; returns how many results
 /// were compared (so a test can tell it compared something).
 fn assert_same_search(home: &Path, with: &Client, without: &Client) -> usize {
-    let env = Env::with_home(home);
+    // At a time of its own, as a process is: the index then counts words side by side only
+    // for the hits that may make the cut.
+    let now = chrono::DateTime::parse_from_rfc3339("2026-11-28T12:00:00Z").unwrap();
+    let env = Env::with_home(home).at(now.with_timezone(&chrono::Utc));
     let mut compared = 0;
     let mut shapes: Vec<Value> = Vec::new();
     for q in QUERIES {

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use agent_mux_sessions::agents::{self, Source};
 use agent_mux_sessions::index::postings::document::Texts;
-use agent_mux_sessions::index::postings::lookup::lookup;
+use agent_mux_sessions::index::postings::lookup::{lookup, side_by_side};
 use agent_mux_sessions::index::postings::tokens::each_word;
 use agent_mux_sessions::index::postings::{Budget, Postings};
 use agent_mux_sessions::model::Session;
@@ -63,7 +63,7 @@ fn agrees(p: &Postings, sessions: &[Session], at: usize, what: &str) -> usize {
         };
         let pf = Prefilter::new(&q);
         let st = analyse(&Matcher::exhaustive(&q, &pf), s);
-        let found = lookup(&searcher, &p.fields, &q).unwrap();
+        let found = lookup(&searcher, &p.fields, &q, false).unwrap();
         let have = found
             .iter()
             .find(|f| f.doc == at as i64)
@@ -71,6 +71,36 @@ fn agrees(p: &Postings, sessions: &[Session], at: usize, what: &str) -> usize {
             .unwrap_or_default();
         assert_eq!(have, st.tf[0], "{what}: {text:?}");
         assert_eq!(texts.lengths, st.lengths, "{what}: lengths");
+    }
+    // Two words: their side-by-side count, left for later and told then, is the one counted
+    // with the rest.
+    let words: Vec<&String> = (queries.iter())
+        .filter(|(_, prefix)| !prefix)
+        .map(|(w, _)| w)
+        .collect();
+    for pair in words.windows(2).chain([[words[0], words[0]].as_slice()]) {
+        let Some(q) = Query::parse(&format!("{} {}", pair[0], pair[1])) else {
+            continue;
+        };
+        let now = lookup(&searcher, &p.fields, &q, false).unwrap();
+        let later = lookup(&searcher, &p.fields, &q, true).unwrap();
+        assert_eq!(now.len(), later.len(), "{what}: {pair:?}");
+        let at: Vec<_> = later.iter().filter_map(|f| f.adjacent_at).collect();
+        let told = side_by_side(&searcher, &p.fields, &q, &at).unwrap();
+        let mut told = told.into_iter();
+        for (n, l) in now.iter().zip(&later) {
+            assert_eq!(n.doc, l.doc, "{what}: {pair:?}");
+            match (&n.counts, &l.counts, l.adjacent_at) {
+                (Some(n), Some(l), Some(_)) => {
+                    assert_eq!(l.adjacent, 0, "{what}: {pair:?}");
+                    assert_eq!(told.next(), Some(n.adjacent), "{what}: {pair:?}");
+                    assert_eq!(n.tf, l.tf, "{what}: {pair:?}");
+                }
+                (n, l, None) => assert_eq!(n, l, "{what}: {pair:?}"),
+                (None, _, Some(_)) => panic!("{what}: {pair:?}: unsure, yet left for later"),
+                (_, None, Some(_)) => panic!("{what}: {pair:?}: no counts, yet left for later"),
+            }
+        }
     }
     queries.len()
 }

@@ -171,6 +171,83 @@ fn a_watched_store_answers_as_a_fresh_client_after_each_change() {
     assert_eq!(claude_watched(&c, &env), (true, None));
 }
 
+fn claude_listings(c: &Client, env: &Env) -> u64 {
+    let st = status(c, env);
+    (st.stores.iter())
+        .find(|s| s.agent == "claude")
+        .expect("claude listed")
+        .listings
+}
+
+/// Claude Code writes its to-do lists and snapshots beside its projects as it works: only
+/// `projects/` is watched, so they neither make the store be listed again nor cost a watch,
+/// while a session appended to is re-stamped alone and found.
+#[test]
+fn claude_files_beside_the_projects_list_nothing_again() {
+    let (tmp, home) = home(2);
+    let todos = home.join(".claude/todos");
+    write(&todos.join("a.json"), "[]");
+    let env = env(&home, &[]);
+    let c = client(&tmp.path().join("cache"), true);
+    same_as_fresh(&c, &env);
+    // The projects' directory and one per project.
+    assert_eq!(status(&c, &env).directories, 3, "{:?}", status(&c, &env));
+    let listed = claude_listings(&c, &env);
+    for i in 0..5 {
+        write(&todos.join(format!("t{i}.json")), "[]");
+        std::fs::remove_file(todos.join("a.json")).ok();
+        write(&home.join(".claude/shell-snapshots/s.sh"), &format!("{i}"));
+        answers(&c, &env);
+    }
+    assert_eq!(
+        claude_listings(&c, &env),
+        listed,
+        "listed again for files beside the projects"
+    );
+
+    let id = "00000001-0000-4000-8000-000000000002";
+    let path = project(&home, 1).join(format!("{id}.jsonl"));
+    let mut grown = std::fs::read_to_string(&path).unwrap();
+    grown.push_str(&session(id, "helmchart", 1));
+    std::fs::write(&path, &grown).unwrap();
+    same_as_fresh(&c, &env);
+    assert_eq!(answers(&c, &env).2.len(), 1);
+    assert_eq!(
+        claude_listings(&c, &env),
+        listed,
+        "listed again for a write"
+    );
+}
+
+/// A watching client searches again what its last search made of the index while nothing
+/// changed; another client that rebuilds, clears or writes the index in between is seen (the
+/// file's commits and inode), and every answer stays a fresh client's.
+#[test]
+fn another_client_rewriting_the_index_is_seen() {
+    let (tmp, home) = home(3);
+    let env = env(&home, &[]);
+    let cache = tmp.path().join("cache");
+    let c = client(&cache, true);
+    same_as_fresh(&c, &env);
+    same_as_fresh(&c, &env);
+    let other = client(&cache, false);
+    other.index_rebuild(env.clone()).unwrap();
+    same_as_fresh(&c, &env);
+    assert!(other.index_clear(env.clone()).unwrap());
+    same_as_fresh(&c, &env);
+    same_as_fresh(&c, &env);
+
+    // A session grown and indexed by the other client before this one searches.
+    let id = "00000002-0000-4000-8000-000000000001";
+    let path = project(&home, 2).join(format!("{id}.jsonl"));
+    let mut grown = std::fs::read_to_string(&path).unwrap();
+    grown.push_str(&session(id, "helmchart", 1));
+    std::fs::write(&path, &grown).unwrap();
+    other.index_update(env.clone(), false).unwrap();
+    same_as_fresh(&c, &env);
+    assert_eq!(answers(&c, &env).2.len(), 1);
+}
+
 /// The watcher's own limit of directories reached: the store is stat'ed at every call, and
 /// says why.
 #[test]

@@ -159,6 +159,14 @@ pub trait Agent: Send + Sync {
         Vec::new()
     }
 
+    /// The directories a watcher of this store watches (`index::watch`): every file of every
+    /// source lies beneath one of them. The default: the places `looked_at`. An agent whose
+    /// place holds much else that changes often (caches, to-do lists) names the part of it that
+    /// holds its sessions, so that their writes do not make the store be listed again.
+    fn watched(&self, ctx: &Context) -> Vec<PathBuf> {
+        self.looked_at(ctx).into_iter().map(|p| p.path).collect()
+    }
+
     /// The agent's own setting that deletes its history, where it has one.
     fn retention(&self, _ctx: &Context) -> Option<Retention> {
         None

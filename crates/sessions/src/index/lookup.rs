@@ -12,10 +12,12 @@ use rusqlite::{Connection, OptionalExtension, Row};
 // thousands of them).
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use super::codec;
-use super::postings::lookup::{lookup, Counts, Found};
-use super::postings::Postings;
+pub use super::postings::lookup::At;
+use super::postings::lookup::{lookup, side_by_side, Counts, Found};
+use super::postings::Fields;
 use super::removed_if_broken;
 use super::store::Fault;
 use super::sync::Synced;
@@ -42,8 +44,13 @@ pub trait TermLookup {
     fn sources(&self) -> &[Searched];
 
     /// Every session of the sources searched that may satisfy `q` ignoring its NOTs, with its
-    /// counts of each leaf, or none when only reading it can tell.
-    fn find(&self, q: &Query) -> Result<Vec<FoundDoc>, Fault>;
+    /// counts of each leaf, or none when only reading it can tell. With `later`, the count of
+    /// an implicit AND's words side by side is left at 0 where `FoundDoc::adjacent_at` says, for
+    /// `side_by_side` to tell of the sessions that need it.
+    fn find(&self, q: &Query, later: bool) -> Result<Vec<FoundDoc>, Fault>;
+
+    /// The side-by-side counts of the sessions found at `at` (`FoundDoc::adjacent_at`).
+    fn side_by_side(&self, q: &Query, at: &[At]) -> Result<Vec<u32>, Fault>;
 
     /// The sessions `ids` read again from their agents' stores, in that order, as the scan reads
     /// them: a text for which `needle_free` holds may be left out (`SearchSupport::
@@ -71,6 +78,8 @@ pub struct FoundDoc {
     pub lengths: [u64; FIELDS],
     /// Occurrences per leaf, per field, and side by side; `None` when a read must tell.
     pub counts: Option<Counts>,
+    /// Where to ask its side-by-side count, when `find` left it for later.
+    pub adjacent_at: Option<At>,
     summary: Vec<u8>,
     /// Served from a kept copy: its source is gone.
     archived: bool,
@@ -119,9 +128,15 @@ type Wanted = (DocId, String, usize);
 pub struct Snapshot {
     dir: PathBuf,
     conn: Connection,
-    postings: Postings,
+    fields: Fields,
     searcher: tantivy::Searcher,
     ctx: Context,
+    scope: Arc<Scope>,
+}
+
+/// The sources a snapshot searches, as the index holds them: shared by the searches of a
+/// client that lives while the stores and the index stay as they were (`super::Warm`).
+pub struct Scope {
     sources: Vec<Searched>,
     /// The indexed sources searched: their agent and the source as listed now.
     in_scope: HashMap<SourceId, (&'static dyn Agent, Source)>,
@@ -132,6 +147,38 @@ pub struct Snapshot {
     searched: HashSet<SourceId>,
     /// Whether the stores hold changes the index has not taken in.
     left_changes: bool,
+}
+
+impl Scope {
+    /// The live sources `synced` the index holds up to date, the restored kept copies
+    /// `archived` it holds, the sources `changed` since (to be scanned), and how many it holds
+    /// that are `gone`.
+    pub(super) fn new(found: Searchable) -> Scope {
+        let (mut synced, archived, changed, gone) = found;
+        let left_changes = !changed.is_empty() || gone > 0;
+        let archived_ids = archived.iter().map(|(_, s)| s.id).collect();
+        synced.extend(archived);
+        let sources = scan_order(&synced, changed);
+        let searched = synced.iter().map(|(_, s)| s.id).collect();
+        let in_scope = synced
+            .into_iter()
+            .map(|(a, s)| (s.id, (a, s.source)))
+            .collect();
+        Scope {
+            sources,
+            in_scope,
+            archived: archived_ids,
+            searched,
+            left_changes,
+        }
+    }
+}
+
+impl Scope {
+    /// Whether the stores hold changes the index has not taken in.
+    pub fn left_changes(&self) -> bool {
+        self.left_changes
+    }
 }
 
 /// The sources in the order a scan examines them: largest first, sources of one size in the
@@ -162,11 +209,18 @@ fn scan_order(
 
 impl TermLookup for Snapshot {
     fn sources(&self) -> &[Searched] {
-        &self.sources
+        &self.scope.sources
     }
 
-    fn find(&self, q: &Query) -> Result<Vec<FoundDoc>, Fault> {
-        removed_if_broken(&self.dir, self.read_found(q))
+    fn find(&self, q: &Query, later: bool) -> Result<Vec<FoundDoc>, Fault> {
+        removed_if_broken(&self.dir, self.read_found(q, later))
+    }
+
+    fn side_by_side(&self, q: &Query, at: &[At]) -> Result<Vec<u32>, Fault> {
+        let counted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            side_by_side(&self.searcher, &self.fields, q, at)
+        }));
+        removed_if_broken(&self.dir, postings_read(counted))
     }
 
     fn sessions(&self, ids: &[DocId], needle_free: &NeedleFree<'_>) -> Result<Vec<ReadDoc>, Fault> {
@@ -175,66 +229,45 @@ impl TermLookup for Snapshot {
 }
 
 impl Snapshot {
-    /// The index `conn` (in `dir`) in a read transaction begun once `synced` were brought up to
-    /// date (but `changed`, left to be scanned, and `gone` sources it still holds), and its
-    /// postings; `Err` when the postings are
-    /// not of the generation the file records (another process between its two commits).
+    /// The index `conn` (in `dir`), in a read transaction begun once the sources of `scope`
+    /// were brought up to date, and `searcher`, its postings of `generation`; `Err` when the
+    /// file records another (another process between its two commits).
     pub(super) fn new(
         ctx: &Context,
         dir: PathBuf,
         conn: Connection,
-        postings: Postings,
-        found: Searchable,
+        postings: (Fields, tantivy::Searcher, u64),
+        scope: Arc<Scope>,
     ) -> Result<Snapshot, Fault> {
-        let (mut synced, archived, changed, gone) = found;
-        let (searcher, generation) = postings.searcher()?;
+        let (fields, searcher, generation) = postings;
         let recorded: i64 = conn.query_row("SELECT generation FROM postings", [], |r| r.get(0))?;
         if recorded as u64 != generation {
             return Err(Fault::Unusable(format!(
                 "postings of generation {generation}, the file records {recorded}"
             )));
         }
-        let left_changes = !changed.is_empty() || gone > 0;
-        let archived_ids = archived.iter().map(|(_, s)| s.id).collect();
-        synced.extend(archived);
-        let sources = scan_order(&synced, changed);
-        let searched = synced.iter().map(|(_, s)| s.id).collect();
-        let in_scope = synced
-            .into_iter()
-            .map(|(a, s)| (s.id, (a, s.source)))
-            .collect();
         Ok(Snapshot {
             dir,
             conn,
-            postings,
+            fields,
             searcher,
             ctx: ctx.clone(),
-            sources,
-            in_scope,
-            archived: archived_ids,
-            searched,
-            left_changes,
+            scope,
         })
     }
 
     /// Whether the stores hold changes the index has not taken in: sources new or changed since
     /// (scanned by this search), or gone.
     pub fn left_changes(&self) -> bool {
-        self.left_changes
+        self.scope.left_changes
     }
 
-    fn read_found(&self, q: &Query) -> Result<Vec<FoundDoc>, Fault> {
+    fn read_found(&self, q: &Query, later: bool) -> Result<Vec<FoundDoc>, Fault> {
         // tantivy may panic on a damaged file rather than fail: that is damage too.
         let looked_up = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            lookup(&self.searcher, &self.postings.fields, q)
+            lookup(&self.searcher, &self.fields, q, later)
         }));
-        // Files of the snapshot that do not read are damaged (they are mapped: no disk is full).
-        let found = match looked_up {
-            Ok(Ok(found)) => found,
-            Ok(Err(e)) => return Err(Fault::Broken(format!("the postings do not read: {e}"))),
-            Err(_) => return Err(Fault::Broken("the postings do not read".into())),
-        };
-        self.stored_rows(found)
+        self.stored_rows(postings_read(looked_up)?)
     }
 
     /// What the SQLite file keeps of the documents `found`, those of the sources searched, in
@@ -282,7 +315,7 @@ impl Snapshot {
     /// `None` when its source is not searched.
     fn stored(&self, f: Found, r: &Row, at: usize) -> Result<Option<FoundDoc>, Fault> {
         let source: SourceId = r.get(at)?;
-        if !self.searched.contains(&source) {
+        if !self.scope.searched.contains(&source) {
             return Ok(None);
         }
         let lengths = r.get_ref(at + 1)?.as_blob()?;
@@ -291,8 +324,9 @@ impl Snapshot {
             source,
             lengths: codec::decode_lengths(lengths).map_err(|_| corrupt())?,
             counts: f.counts,
+            adjacent_at: f.adjacent_at,
             summary: r.get_ref(at + 2)?.as_blob()?.to_vec(),
-            archived: self.archived.contains(&source),
+            archived: self.scope.archived.contains(&source),
         }))
     }
 
@@ -321,7 +355,7 @@ impl Snapshot {
                 .iter()
                 .map(|(source, docs)| Ok((*source, self.session_ids(*source, docs)?)))
                 .collect::<Result<_, Fault>>()?;
-            let (ctx, in_scope, kept) = (&self.ctx, &self.in_scope, &self.archived);
+            let (ctx, in_scope, kept) = (&self.ctx, &self.scope.in_scope, &self.scope.archived);
             wanted
                 .par_iter()
                 .map(|(source, wanted)| match in_scope.get(source) {
@@ -420,6 +454,16 @@ fn decode_summary(blob: &[u8]) -> Result<SessionSummary, Fault> {
     let mut summary = codec::decode_summary(blob).map_err(|_| corrupt())?;
     summary.unified_id = crate::ids::unified_id(&summary.agent, &summary.session_id);
     Ok(summary)
+}
+
+/// What a read of the postings gave: files of the snapshot that do not read, or that make
+/// tantivy panic, are damaged (they are mapped: no disk is full).
+fn postings_read<T>(read: std::thread::Result<std::io::Result<T>>) -> Result<T, Fault> {
+    match read {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(Fault::Broken(format!("the postings do not read: {e}"))),
+        Err(_) => Err(Fault::Broken("the postings do not read".into())),
+    }
 }
 
 fn corrupt() -> Fault {

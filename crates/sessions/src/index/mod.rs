@@ -20,6 +20,7 @@
 use rusqlite::{Connection, OptionalExtension};
 use rustc_hash::FxHashMap as HashMap;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use crate::agents::{Agent, Source};
 use crate::context::Context;
@@ -38,7 +39,7 @@ pub mod touches;
 pub mod watch;
 
 pub use listed::Listed;
-pub use lookup::Snapshot;
+pub use lookup::{Scope, Snapshot};
 use postings::Postings;
 use store::Fault;
 use sync::Part;
@@ -89,19 +90,46 @@ fn with_index<T>(
 /// committed and the changed sources are left to be scanned (`Snapshot::left_changes`).
 /// The restored copies `kept` are written first either way (they change only when a session is
 /// archived): returned are those another process writing the index kept out, to be scanned.
+/// A client that lives searches again what `warm` kept while nothing changed.
 pub fn snapshot(
     ctx: &Context,
     agents: &[&'static dyn Agent],
     write: bool,
     watch: &Watch,
+    warm: &Warm,
     kept: &[archived::KeptSource],
 ) -> Option<(Snapshot, Vec<archived::KeptSource>)> {
     let (dir, conn) = open(ctx)?;
     let snapshot = (|| {
-        // Every agent's sources listed at once (stat calls, mostly waiting), then compared.
-        let listed: Vec<Vec<Source>> = watch.sources_of(ctx, agents);
+        let names: Vec<&'static str> = agents.iter().map(|a| a.name()).collect();
+        // What the last search of this client kept, while the index is as it was then.
+        let since = warm.since(&dir, &names, kept.is_empty());
+        let known = match &since {
+            Some(s) => s.versions.iter().copied().map(Some).collect(),
+            None => vec![None; agents.len()],
+        };
+        let mut listed = watch.listings(ctx, agents, &known);
+        if let Some(since) = since {
+            if listed.iter().all(|l| matches!(l, watch::Sources::Same(_))) {
+                conn.execute_batch("BEGIN")?;
+                if sync::generation(&conn)? == since.generation {
+                    let postings = (since.fields, since.searcher, since.generation);
+                    let s = Snapshot::new(ctx, dir.clone(), conn, postings, since.scope)?;
+                    return Ok((s, Vec::new()));
+                }
+                conn.execute_batch("ROLLBACK")?;
+            }
+            // Some store changed since: every one listed in full.
+            listed = watch.listings(ctx, agents, &vec![None; agents.len()]);
+        }
+        let began = warm.begin(&dir);
+        let mut versions = Vec::with_capacity(agents.len());
         let (mut synced, mut changed, mut gone) = (Vec::new(), Vec::new(), 0);
         for (a, listed) in agents.iter().zip(listed) {
+            let watch::Sources::Now(listed, version) = listed else {
+                unreachable!("listed without a known number")
+            };
+            versions.push(version);
             let written = match write {
                 true => sync::sync_sources(&conn, &dir, ctx, *a, listed.clone(), Part::Documents),
                 false => Err(Fault::Busy("left for later".into())),
@@ -126,10 +154,181 @@ pub fn snapshot(
         same_generation(&conn, &postings)?;
         // One snapshot for every lookup of the search, whatever other processes write.
         conn.execute_batch("BEGIN")?;
-        let found = (synced, archived, changed, gone);
-        Snapshot::new(ctx, dir.clone(), conn, postings, found).map(|s| (s, left))
+        let scope = Arc::new(Scope::new((synced, archived, changed, gone)));
+        let (searcher, generation) = postings.searcher()?;
+        let versions: Option<Vec<u64>> = versions.into_iter().collect();
+        if let (Some(began), Some(versions)) = (began, versions) {
+            if kept.is_empty() && !scope.left_changes() {
+                let parts = (postings.fields, searcher.clone(), generation);
+                warm.keep(began, names, versions, parts, scope.clone());
+            }
+        }
+        let postings = (postings.fields, searcher, generation);
+        Snapshot::new(ctx, dir.clone(), conn, postings, scope).map(|s| (s, left))
     })();
     usable(&dir, snapshot)
+}
+
+/// What a client that lives keeps of the index between its searches (`Storage` holds one): the
+/// sources its last snapshot searched and the postings' reader, searched again while no store
+/// changed (the watcher's numbers for its listings: `watch::Sources`) and no connection
+/// committed to the index since. That is told by SQLite's `data_version` on a connection kept
+/// open for it (it changes when any other connection commits), and the file's inode (a file
+/// made anew at its path is another inode: the one kept open is not freed). Once anything
+/// changed, a search lists, compares and opens the index as a new process does.
+#[derive(Default)]
+pub struct Warm {
+    held: Mutex<Option<Held>>,
+}
+
+struct Held {
+    dir: PathBuf,
+    conn: Connection,
+    inode: u64,
+    /// `data_version` and the postings' directory when the sources were compared; `None`:
+    /// nothing kept yet.
+    kept: Option<(Began, Since)>,
+}
+
+/// What a search kept for the next: the sources of `agents` at the watcher's `versions`, and
+/// the postings' reader of `generation`.
+#[derive(Clone)]
+struct Since {
+    agents: Vec<&'static str>,
+    versions: Vec<u64>,
+    scope: Arc<Scope>,
+    fields: postings::Fields,
+    searcher: tantivy::Searcher,
+    generation: u64,
+}
+
+/// Where a search began: the index's `data_version` on the kept connection, and the postings'
+/// files' stamps (one added, removed, renamed or written, by a commit or otherwise: the reader
+/// kept is then not trusted, and the postings are opened and checked again).
+#[derive(Clone, Copy, PartialEq)]
+struct Began {
+    data_version: i64,
+    postings: u64,
+}
+
+/// A hash of the name, inode, size and modification time of every file of the postings of the
+/// index in `dir` (a few dozen).
+fn postings_stamp(dir: &std::path::Path) -> Option<u64> {
+    let mut files: Vec<(std::ffi::OsString, u64, u64, i128)> = Vec::new();
+    for e in std::fs::read_dir(postings::path_in(dir, store::FORMAT)).ok()? {
+        let e = e.ok()?;
+        let m = e.metadata().ok()?;
+        let modified = m
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?;
+        files.push((
+            e.file_name(),
+            inode(&e.path())?,
+            m.len(),
+            modified.as_nanos() as i128,
+        ));
+    }
+    files.sort_unstable();
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for (name, ino, len, modified) in files {
+        h.update(name.as_encoded_bytes());
+        h.update(&ino.to_le_bytes());
+        h.update(&len.to_le_bytes());
+        h.update(&modified.to_le_bytes());
+    }
+    Some(h.digest())
+}
+
+impl Warm {
+    /// What the last search kept, when it searched `agents` of the index in `dir` as it still
+    /// is, and `usable` (no kept copies to search besides).
+    fn since(&self, dir: &std::path::Path, agents: &[&'static str], usable: bool) -> Option<Since> {
+        let held = self.held.lock().ok()?;
+        let h = held.as_ref()?;
+        let (at, since) = h.kept.as_ref()?;
+        let same = usable
+            && h.dir == dir
+            && since.agents == agents
+            && inode(&store::path_in(dir)) == Some(h.inode)
+            && data_version(&h.conn).ok() == Some(at.data_version)
+            && postings_stamp(dir) == Some(at.postings);
+        same.then(|| since.clone())
+    }
+
+    /// Where a search of the index in `dir` begins (a connection is kept open for it from the
+    /// first); `None` when that cannot be told.
+    fn begin(&self, dir: &std::path::Path) -> Option<Began> {
+        let mut held = self.held.lock().ok()?;
+        let path = store::path_in(dir);
+        let now = inode(&path)?;
+        if held.as_ref().is_none_or(|h| h.dir != dir || h.inode != now) {
+            let conn = store::open(dir).ok()?;
+            // Opened after the inode was read: a file made anew in between is not trusted.
+            (inode(&path) == Some(now)).then_some(())?;
+            *held = Some(Held {
+                dir: dir.to_path_buf(),
+                conn,
+                inode: now,
+                kept: None,
+            });
+        }
+        let h = held.as_mut()?;
+        h.kept = None;
+        Some(Began {
+            data_version: data_version(&h.conn).ok()?,
+            postings: postings_stamp(dir)?,
+        })
+    }
+
+    /// Keep what a search that `began` so made of the index, unless a connection committed
+    /// since.
+    fn keep(
+        &self,
+        began: Began,
+        agents: Vec<&'static str>,
+        versions: Vec<u64>,
+        postings: (postings::Fields, tantivy::Searcher, u64),
+        scope: Arc<Scope>,
+    ) {
+        let Ok(mut held) = self.held.lock() else {
+            return;
+        };
+        let Some(h) = held.as_mut() else {
+            return;
+        };
+        let now = data_version(&h.conn).ok().zip(postings_stamp(&h.dir));
+        if now != Some((began.data_version, began.postings)) {
+            return;
+        }
+        let (fields, searcher, generation) = postings;
+        let since = Since {
+            agents,
+            versions,
+            scope,
+            fields,
+            searcher,
+            generation,
+        };
+        h.kept = Some((began, since));
+    }
+}
+
+/// SQLite's count of the commits other connections made to the file `conn` is open on.
+fn data_version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row("PRAGMA data_version", [], |r| r.get(0))
+}
+
+#[cfg(unix)]
+fn inode(path: &std::path::Path) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| m.ino())
+}
+
+#[cfg(not(unix))]
+fn inode(_: &std::path::Path) -> Option<u64> {
+    None
 }
 
 /// Bring the searchable documents of `agents` up to date. Another process writing the index is
@@ -481,8 +680,9 @@ pub struct Status {
     pub watch: WatchStatus,
 }
 
-/// Size and freshness of the index, without changing it.
-pub fn status(ctx: &Context, agents: &[&'static dyn Agent]) -> Status {
+/// Size and freshness of the index, without changing it. The stores' sources come from `watch`
+/// (a client that lives learns what changed from the OS, and stats nothing it was not told of).
+pub fn status(ctx: &Context, agents: &[&'static dyn Agent], watch: &Watch) -> Status {
     let Some(dir) = dir::resolve(ctx) else {
         return Status::default();
     };
@@ -508,8 +708,9 @@ pub fn status(ctx: &Context, agents: &[&'static dyn Agent]) -> Status {
         bytes,
         ..Default::default()
     };
+    let listed = watch.sources_of(ctx, agents);
     if !path.is_file() {
-        out.stale = agents.iter().map(|a| a.sources(ctx).len() as u64).sum();
+        out.stale = listed.iter().map(|v| v.len() as u64).sum();
         return out;
     }
     let counted = with_index(ctx, |_, conn| {
@@ -526,8 +727,8 @@ pub fn status(ctx: &Context, agents: &[&'static dyn Agent]) -> Status {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )?;
         let mut stale = 0;
-        for a in agents {
-            stale += sync::stale(conn, ctx, *a, Part::Documents)?;
+        for (a, sources) in agents.iter().zip(&listed) {
+            stale += sync::stale(conn, *a, sources, Part::Documents)?;
         }
         conn.execute_batch("COMMIT")?;
         Ok((sources as u64, sessions as u64, stale))

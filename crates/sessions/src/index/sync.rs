@@ -42,10 +42,15 @@ fn key_into(src: &Source, out: &mut Vec<u8>) {
 /// is read while the one before it is written, and one more may wait between them).
 const BATCH: usize = 128;
 
-/// How many sources of `a` a call needing `part` would read (changed, new or gone).
-pub fn stale(conn: &Connection, ctx: &Context, a: &dyn Agent, part: Part) -> Result<u64, Fault> {
-    let sources = a.sources(ctx);
-    let c = compare(conn, a, &sources, part, None)?;
+/// How many of `sources` (all of `a`'s) a call needing `part` would read (changed, new or
+/// gone).
+pub fn stale(
+    conn: &Connection,
+    a: &dyn Agent,
+    sources: &[Source],
+    part: Part,
+) -> Result<u64, Fault> {
+    let c = compare(conn, a, sources, part, None)?;
     Ok((c.stale.len() + c.gone.len()) as u64)
 }
 

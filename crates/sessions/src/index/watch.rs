@@ -55,6 +55,10 @@ pub struct StoreWatch {
     /// Why the store is listed and stat'ed at every call; `None` when watched.
     pub reason: Option<String>,
     pub directories: u64,
+    /// Times the store was listed and stat'ed in full since the client was made: its first
+    /// listing, then each call whose events could not tell what changed (or every call, when
+    /// not watched).
+    pub listings: u64,
 }
 
 /// A client's watcher, made at its first call that asks for one.
@@ -75,12 +79,28 @@ impl Watch {
 
     /// `sources` of each of `agents`, in their order, after one wait for the events.
     pub fn sources_of(&self, ctx: &Context, agents: &[&'static dyn Agent]) -> Vec<Vec<Source>> {
+        let none = vec![None; agents.len()];
+        (self.listings(ctx, agents, &none).into_iter())
+            .map(Sources::listed)
+            .collect()
+    }
+
+    /// `sources_of`, numbered: a store whose sources are still those of the listing numbered
+    /// `known` (per agent) answers `Sources::Same`, without a copy.
+    pub fn listings(
+        &self,
+        ctx: &Context,
+        agents: &[&'static dyn Agent],
+        known: &[Option<u64>],
+    ) -> Vec<Sources> {
         let Some(live) = self.live(ctx) else {
-            return agents.par_iter().map(|a| a.sources(ctx)).collect();
+            return (agents.par_iter().zip(known))
+                .map(|(a, known)| listed_now(a.sources(ctx), *known))
+                .collect();
         };
         let caught_up = live.catch_up();
-        (agents.par_iter())
-            .map(|a| live.sources_caught_up(ctx, *a, caught_up))
+        (agents.par_iter().zip(known))
+            .map(|(a, known)| live.sources_caught_up(ctx, *a, caught_up, *known))
             .collect()
     }
 
@@ -177,6 +197,8 @@ struct Changed {
 struct Store {
     places: Vec<PathBuf>,
     state: State,
+    /// Times listed in full (`StoreWatch::listings`).
+    listings: u64,
 }
 
 enum State {
@@ -201,6 +223,58 @@ struct Listed {
     sources: Vec<Source>,
     /// Hash of a file's path (a source's or a side file's) → its source.
     at: HashMap<u64, u32>,
+    /// Numbers these sources as they stand: a new number whenever one is stamped again.
+    version: u64,
+}
+
+/// A number no listing of any store of this process had before.
+fn new_version() -> u64 {
+    static LAST: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    LAST.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1
+}
+
+/// A store's sources as a call sees them (`Watch::listings`).
+pub enum Sources {
+    /// The same as the listing the caller knows by this number: not copied.
+    Same(u64),
+    /// Listed now, and numbered: a call that finds the same number later may answer from what
+    /// it made of them. A watched store's number stands until its events say otherwise; a
+    /// store listed and stat'ed is numbered by what the listing holds (`listed_now`).
+    Now(Vec<Source>, Option<u64>),
+}
+
+/// Sources listed and stat'ed now, numbered by what they hold (every path and stamp): the same
+/// number is the same listing. `Same` when that is the number `known`. Apart from the numbers a
+/// watched store's listings take (the top bit tells them apart).
+fn listed_now(sources: Vec<Source>, known: Option<u64>) -> Sources {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for s in &sources {
+        for p in std::iter::once(&s.path).chain(&s.side_files) {
+            h.update(p.as_os_str().as_encoded_bytes());
+            h.update(&[0]);
+        }
+        for t in &s.stamps {
+            h.update(&t.size.to_le_bytes());
+            h.update(&t.mtime_ns.to_le_bytes());
+            h.update(&t.inode.to_le_bytes());
+        }
+        h.update(&[1]);
+    }
+    let version = h.digest() | 1 << 63;
+    match known == Some(version) {
+        true => Sources::Same(version),
+        false => Sources::Now(sources, Some(version)),
+    }
+}
+
+impl Sources {
+    /// Sources listed now (never `Same`: asked without a known number).
+    fn listed(self) -> Vec<Source> {
+        match self {
+            Sources::Now(v, _) => v,
+            Sources::Same(_) => unreachable!("no number was known"),
+        }
+    }
 }
 
 fn path_hash(p: &Path) -> u64 {
@@ -217,7 +291,11 @@ impl Listed {
                 at.insert(path_hash(p), i as u32);
             }
         }
-        Listed { sources, at }
+        Listed {
+            sources,
+            at,
+            version: new_version(),
+        }
     }
 
     /// The source `file` belongs to.
@@ -230,6 +308,10 @@ impl Listed {
     /// Stamp again the sources of `files`; false when one is not a file of a source or its
     /// file is gone (then the store is listed again).
     fn restamp(&mut self, files: &[PathBuf]) -> bool {
+        if files.is_empty() {
+            return true;
+        }
+        self.version = new_version();
         let mut at: Vec<usize> = Vec::with_capacity(files.len());
         for f in files {
             match self.source_of(f) {
@@ -323,7 +405,7 @@ impl Live {
 
     fn sources(&self, ctx: &Context, a: &dyn Agent) -> Vec<Source> {
         let caught_up = self.catch_up();
-        self.sources_caught_up(ctx, a, caught_up)
+        self.sources_caught_up(ctx, a, caught_up, None).listed()
     }
 
     fn store(&self, agent: &'static str) -> Arc<Mutex<Store>> {
@@ -335,16 +417,25 @@ impl Live {
                     reason: "not listed yet".into(),
                     retry: true,
                 },
+                listings: 0,
             }))
         });
         s.clone()
     }
 
-    /// `sources` once the events are handled (`caught_up`), or not (then listed and stat'ed).
-    fn sources_caught_up(&self, ctx: &Context, a: &dyn Agent, caught_up: bool) -> Vec<Source> {
+    /// `sources` once the events are handled (`caught_up`), or not (then listed and stat'ed);
+    /// `Same` when they are still those of the listing numbered `known`.
+    fn sources_caught_up(
+        &self,
+        ctx: &Context,
+        a: &dyn Agent,
+        caught_up: bool,
+        known: Option<u64>,
+    ) -> Sources {
+        let now = |v: Vec<Source>| listed_now(v, known);
         let store = self.store(a.name());
         let mut store = lock(&store);
-        let places: Vec<PathBuf> = a.looked_at(ctx).into_iter().map(|p| p.path).collect();
+        let places = a.watched(ctx);
         let changed = self.take_changed(a.name());
         let moved = match &store.state {
             State::Watched { ids, .. } => *ids != place_ids(&places),
@@ -377,7 +468,7 @@ impl Live {
                 if let Some(why) = fault {
                     self.unwatch(a.name(), &store.places);
                     store.state = unwatched(why, false);
-                    return a.sources(ctx);
+                    return now(listing(&mut store, ctx, a));
                 }
                 *directories += n;
             }
@@ -392,28 +483,34 @@ impl Live {
         }
         // Not caught up: this call lists the store itself, and the next call does again.
         let State::Watched { listed, .. } = &mut store.state else {
-            return a.sources(ctx);
+            return now(listing(&mut store, ctx, a));
         };
         if let Some(l) = listed {
-            return l.sources.clone();
+            return match known == Some(l.version) {
+                true => Sources::Same(l.version),
+                false => Sources::Now(l.sources.clone(), Some(l.version)),
+            };
         }
-        let sources = a.sources(ctx);
+        let sources = listing(&mut store, ctx, a);
         if !caught_up {
-            return sources;
+            return now(sources);
         }
         if let Some(why) = unwatchable(&store.places, &sources) {
             self.unwatch(a.name(), &store.places);
             store.state = unwatched(why, false);
-            return sources;
+            return now(sources);
         }
         let State::Watched { listed, few, .. } = &mut store.state else {
             unreachable!("watched above")
         };
         *few = (sources.len() < self.min_sources).then_some(sources.len());
-        if few.is_none() {
-            *listed = Some(Listed::new(sources.clone()));
+        if few.is_some() {
+            return now(sources);
         }
-        sources
+        let l = Listed::new(sources.clone());
+        let version = l.version;
+        *listed = Some(l);
+        Sources::Now(sources, Some(version))
     }
 
     /// Watch every place of `agent`, or say why not.
@@ -511,32 +608,9 @@ impl Live {
             .collect();
         stores.sort_by_key(|(a, _)| *a);
         let stores: Vec<StoreWatch> = (stores.into_iter())
-            .map(|(agent, s)| match &lock(&s).state {
-                State::Watched {
-                    few: Some(n),
-                    directories,
-                    ..
-                } => StoreWatch {
-                    agent,
-                    watched: false,
-                    reason: Some(format!(
-                        "{n} sources, stat'ed at every call (fewer than \
-                         AGENT_MUX_WATCH_MIN_SOURCES)"
-                    )),
-                    directories: *directories,
-                },
-                State::Watched { directories, .. } => StoreWatch {
-                    agent,
-                    watched: true,
-                    reason: None,
-                    directories: *directories,
-                },
-                State::Unwatched { reason, .. } => StoreWatch {
-                    agent,
-                    watched: false,
-                    reason: Some(reason.clone()),
-                    directories: 0,
-                },
+            .map(|(agent, store)| {
+                let s = lock(&store);
+                store_watch(agent, &s)
             })
             .collect();
         WatchStatus {
@@ -546,6 +620,40 @@ impl Live {
             overflows: lock(&self.events.seen).overflows,
             stores,
         }
+    }
+}
+
+/// What `status` says of one store.
+fn store_watch(agent: &'static str, s: &Store) -> StoreWatch {
+    match &s.state {
+        State::Watched {
+            few: Some(n),
+            directories,
+            ..
+        } => StoreWatch {
+            agent,
+            watched: false,
+            reason: Some(format!(
+                "{n} sources, stat'ed at every call (fewer than \
+                         AGENT_MUX_WATCH_MIN_SOURCES)"
+            )),
+            directories: *directories,
+            listings: s.listings,
+        },
+        State::Watched { directories, .. } => StoreWatch {
+            agent,
+            watched: true,
+            reason: None,
+            directories: *directories,
+            listings: s.listings,
+        },
+        State::Unwatched { reason, .. } => StoreWatch {
+            agent,
+            watched: false,
+            reason: Some(reason.clone()),
+            directories: 0,
+            listings: s.listings,
+        },
     }
 }
 
@@ -567,6 +675,12 @@ impl std::fmt::Display for Fault {
             Fault::Other(s) => f.write_str(s),
         }
     }
+}
+
+/// `a`'s sources listed and stat'ed in full, counted against its store.
+fn listing(store: &mut Store, ctx: &Context, a: &dyn Agent) -> Vec<Source> {
+    store.listings += 1;
+    a.sources(ctx)
 }
 
 /// Files (or directories) changed between two calls beyond which a store is listed again

@@ -7,6 +7,7 @@
 //!   unread counts one; so does an unreadable one);
 //! - document frequencies and lengths: the sessions whose text holds what the query needs,
 //!   ignoring its NOTs (a superset of the matches that the prefilter can never drop).
+use super::rank::Examined;
 use super::score::{Corpus, Stats};
 use crate::query::Query;
 
@@ -17,6 +18,18 @@ impl Corpus {
             df: vec![0; q.leaves.len()],
             ..Default::default()
         }
+    }
+
+    /// The statistics of every session `examined`, as `rank::rank` sums them.
+    pub fn of(q: &Query, examined: &[Examined]) -> Corpus {
+        let mut corpus = Corpus::for_query(q);
+        for e in examined {
+            corpus.add_source(e.sessions);
+            for r in &e.read {
+                corpus.add_session(q, &r.stats);
+            }
+        }
+        corpus
     }
 
     /// One searched source that holds `sessions` sessions (0 when unread or unreadable).

@@ -7,16 +7,17 @@
 //! Sources another process changed and has not indexed yet are scanned. Either way the ranking
 //! the scan ends in (`rank`) scores them, so scores, snippets and counts are the scan's.
 use rayon::prelude::*;
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::hits::{CompletedHit, Hit, HitSource, PendingSummary};
 use super::rank::{rank, take_in_order, Examined, ReadSession};
 use super::scan;
-use super::score::{analyse, Matcher, Stats};
+use super::score::{adjacency_leaf, analyse, recency, Corpus, Matcher, Stats};
 use crate::context::Context;
+use crate::model::Timestamp;
 use crate::query::parse::Query;
 use crate::query::prefilter::Prefilter;
-use crate::storage::{DocId, Fault, FoundDoc, Searched, SourceId, TermLookup};
+use crate::storage::{At, DocId, Fault, FoundDoc, Searched, SourceId, TermLookup};
 
 /// The index's sessions, looked up by the terms they hold.
 pub struct Indexed<'a> {
@@ -25,22 +26,36 @@ pub struct Indexed<'a> {
     /// Restored copies of kept sources whose sessions are gone from the agents' (and so from the
     /// index): scanned and ranked with the index's sessions, against one corpus.
     pub kept: &'a [scan::Kept],
+    /// The cut the results go to, when nothing but their score decides it (`Cut`).
+    pub cut: Option<Cut>,
+}
+
+/// Results ranked by score alone, no filter, at most `limit` of them, their recency taken at
+/// `now`: then a session that cannot rank among the first `limit` needs no side-by-side count.
+#[derive(Debug, Clone, Copy)]
+pub struct Cut {
+    pub limit: usize,
+    pub now: Timestamp,
 }
 
 impl HitSource for Indexed<'_> {
     fn hits(&self, q: &Query, summary: PendingSummary) -> Result<Vec<Hit>, Fault> {
-        let found = self.lookup.find(q)?;
+        let later = self.cut.is_some() && adjacency_leaf(q).is_some();
+        let found = self.lookup.find(q, later)?;
         let (counted, unsure): (Vec<FoundDoc>, Vec<FoundDoc>) =
             found.into_iter().partition(|f| f.counts.is_some());
         let mut read = from_counts(q, counted, summary)?;
         read.extend(by_analysis(self.lookup, q, &unsure)?);
-        let examined = examined(
+        let mut examined = examined(
             self.ctx,
             q,
             self.lookup.sources(),
             by_source(read),
             self.kept,
         );
+        if let (Some(cut), true) = (self.cut, later) {
+            count_side_by_side(self.lookup, q, cut, &mut examined)?;
+        }
         Ok(rank(q, examined.into_iter()))
     }
 
@@ -104,6 +119,66 @@ fn examined(
         .collect()
 }
 
+/// The side-by-side counts `find` left for later, of the matching sessions that may rank among
+/// the first `cut.limit`; the others' stay 0, and those sessions are never returned.
+///
+/// Every match's score lies between its bounds (`Corpus::bounds`), times its recency. Take the
+/// best `limit` distinct sessions by their least score: the last one's is the floor. Those
+/// `limit` sessions score at least the floor, so a session whose most is below it ranks after
+/// them (and after them still with its count left at 0), and the ranking and the best score
+/// (which scales every relevance) are those the full counts give; every other session gets its
+/// count. Ties at the floor are counted.
+fn count_side_by_side(
+    lookup: &dyn TermLookup,
+    q: &Query,
+    cut: Cut,
+    examined: &mut [Examined],
+) -> Result<(), Fault> {
+    let corpus = Corpus::of(q, examined);
+    let need: Vec<(usize, usize)> = {
+        // Each match's least and most score, its session and its place.
+        let mut matches: Vec<(f64, f64, &str, (usize, usize))> = Vec::new();
+        for (i, e) in examined.iter().enumerate() {
+            for (j, r) in e.read.iter().enumerate() {
+                let Some(hit) = &r.hit else {
+                    continue;
+                };
+                let recency = recency(hit.updated_at, cut.now);
+                let (least, most) = corpus.bounds(q, &r.stats, r.adjacent_at.is_some());
+                let at = (i, j);
+                matches.push((least * recency, most * recency, &hit.unified_id, at));
+            }
+        }
+        let mut by_least: Vec<usize> = (0..matches.len()).collect();
+        by_least.sort_unstable_by(|&a, &b| matches[b].0.total_cmp(&matches[a].0));
+        let mut seen: HashSet<&str> = HashSet::default();
+        let mut floor = f64::NEG_INFINITY;
+        for k in by_least {
+            if seen.insert(matches[k].2) && seen.len() == cut.limit {
+                floor = matches[k].0;
+                break;
+            }
+        }
+        // A margin for the last bits of floating point: counting one more costs nothing.
+        let floor = floor - floor.abs() * 1e-9;
+        (matches.iter())
+            .filter(|m| m.1 >= floor)
+            .map(|m| m.3)
+            .filter(|&(i, j)| examined[i].read[j].adjacent_at.is_some())
+            .collect()
+    };
+    let at: Vec<At> = (need.iter())
+        .filter_map(|&(i, j)| examined[i].read[j].adjacent_at)
+        .collect();
+    let counts = lookup.side_by_side(q, &at)?;
+    for ((i, j), n) in need.into_iter().zip(counts) {
+        let r = &mut examined[i].read[j];
+        r.stats.adjacent_tf = n;
+        r.adjacent_at = None;
+    }
+    Ok(())
+}
+
 /// Sessions of the sources searched, per source, in doc id order.
 type BySource = HashMap<SourceId, Vec<ReadSession>>;
 
@@ -135,6 +210,7 @@ fn from_counts(
                 stats,
                 hit,
                 later: Some(d.id as u64),
+                adjacent_at: d.adjacent_at,
             };
             Ok((d.id, d.source, read))
         })

@@ -93,6 +93,7 @@ pub fn run(
                     ctx,
                     lookup: lookup.as_ref(),
                     kept: unindexed,
+                    cut: cut_by_score(ctx, q),
                 };
                 &indexed
             }
@@ -102,11 +103,27 @@ pub fn run(
                 kept: &kept,
             },
         };
+        if q.cancel.is_cancelled() {
+            break;
+        }
         if let Ok(found) = run_on(ctx, storage, &native, hits, q, &query, price) {
             return found;
         }
     }
     Vec::new()
+}
+
+/// The cut a search's results go to when their score alone decides it: ranked by relevance,
+/// no filter, its time known (recency is taken from it).
+fn cut_by_score(ctx: &Context, q: &SearchQuery) -> Option<indexed::Cut> {
+    let plain = q.sort == SearchSort::Relevance
+        && q.filters == crate::options::Filters::default()
+        && q.only.is_none();
+    let now = ctx.env.now().filter(|_| plain)?;
+    Some(indexed::Cut {
+        limit: q.limit,
+        now,
+    })
 }
 
 /// `run` with the other agents' hits found by `hit_source`; `Err` when the index it reads
@@ -155,6 +172,11 @@ fn run_on(
             found.extend(join_native(a, hits, &summaries_of, early, terms));
         }
     }
+    // A caller that gave the search up (`SearchQuery::cancel`) gets nothing, checked between
+    // the stages that take time: the lookup, the ranking, the reads for the snippets.
+    if q.cancel.is_cancelled() {
+        return Ok(Vec::new());
+    }
     let (summaries, hits): (Vec<Box<SessionSummary>>, Vec<_>) = hit_source
         .hits(query, pending)?
         .into_iter()
@@ -195,6 +217,9 @@ fn run_on(
     let found = dedupe(found);
     let recency = recencies(&found, ctx.env.now());
     let mut found = finish(found, &recency, q);
+    if q.cancel.is_cancelled() {
+        return Ok(Vec::new());
+    }
     // Only the results returned are read for their snippets.
     let left: Vec<usize> = (0..found.len())
         .filter(|&i| found[i].pending.is_some())

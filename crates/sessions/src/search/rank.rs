@@ -5,6 +5,7 @@ use super::hits::{Hit, Pending};
 use super::score::{Corpus, Stats};
 use crate::model::SessionSummary;
 use crate::query::Query;
+use crate::storage::At;
 
 /// One searched source as ranking sees it: how many sessions it holds, and the statistics of
 /// those that were read, with the summaries of those that match.
@@ -20,6 +21,9 @@ pub struct ReadSession {
     pub hit: Option<Box<SessionSummary>>,
     /// Set when the statistics lack the snippet: the session's key, to read it by.
     pub later: Option<u64>,
+    /// Set when its side-by-side count was left for later (`stats.adjacent_tf` is 0 until
+    /// then): where the index tells it.
+    pub adjacent_at: Option<At>,
 }
 
 impl ReadSession {
@@ -29,6 +33,7 @@ impl ReadSession {
             stats,
             hit,
             later: None,
+            adjacent_at: None,
         }
     }
 }

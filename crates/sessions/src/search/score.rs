@@ -653,6 +653,30 @@ impl Corpus {
         base + side_by_side.map_or(0.0, |b| b.value(st.adjacent_tf))
     }
 
+    /// The least and the most `score` can be for a session whose side-by-side count is not
+    /// known yet (`later`; its `adjacent_tf` 0): without the bonus, and with every occurrence
+    /// of its rarest word in the body side by side (each run holds one occurrence of every
+    /// word, and the title is not searched for runs). Known: its score, twice.
+    pub fn bounds(&self, q: &Query, st: &Stats, later: bool) -> (f64, f64) {
+        let (base, bonus) = self.score_parts(q, st);
+        let exact = base + bonus.map_or(0.0, |b| b.value(st.adjacent_tf));
+        let Some(bonus) = bonus.filter(|_| later) else {
+            return (exact, exact);
+        };
+        let body = |l: usize| -> u32 {
+            (Field::ALL.iter())
+                .filter(|&&f| f != Field::Title)
+                .map(|&f| st.tf[l][f as usize])
+                .sum()
+        };
+        let most = (0..q.leaves.len())
+            .filter(|&l| q.positive[l])
+            .map(body)
+            .min()
+            .unwrap_or(0);
+        (exact, base + bonus.value(most))
+    }
+
     /// The score without the side-by-side bonus, and what that bonus is made of, for an
     /// implicit-AND query of words.
     fn score_parts(&self, q: &Query, st: &Stats) -> (f64, Option<Bonus>) {

@@ -24,7 +24,7 @@ pub mod touched;
 pub mod updates;
 
 pub use crate::index::archived::KeptSource;
-pub use crate::index::lookup::{DocId, FoundDoc, ReadDoc, Searched, SourceId, TermLookup};
+pub use crate::index::lookup::{At, DocId, FoundDoc, ReadDoc, Searched, SourceId, TermLookup};
 pub use crate::index::store::Fault;
 pub use crate::index::{Status, WatchStatus};
 pub use cache::{dedupe_by_id, SummaryCache};
@@ -50,6 +50,8 @@ pub struct Storage {
     kept: kept::KeptState,
     /// The OS's file events, for a client that lives (`ClientOptions::watch`).
     watch: index::Watch,
+    /// What its last search made of the index, searched again while nothing changed.
+    warm: index::Warm,
 }
 
 impl Storage {
@@ -262,7 +264,7 @@ impl Storage {
         // No agent to read: the index is not even opened.
         let indexed = match agents.is_empty() {
             true => None,
-            false => index::snapshot(ctx, agents, write, &self.watch, &indexable),
+            false => index::snapshot(ctx, agents, write, &self.watch, &self.warm, &indexable),
         };
         indexed
             .map(|(s, left)| {
@@ -428,7 +430,7 @@ impl Storage {
 
     /// The index's directory, size and freshness (`amux index status`).
     pub fn index_status(&self, ctx: &Context) -> Status {
-        let mut status = index::status(ctx, &searched_from_documents());
+        let mut status = index::status(ctx, &searched_from_documents(), &self.watch);
         status.watch = self.watch.status(ctx);
         status
     }

@@ -16,7 +16,7 @@ use crate::agents::Agent;
 use crate::context::{ClientOptions, Context, IndexUpdates};
 use crate::env::Env;
 use crate::index;
-use crate::index::lookup::NeedleFree;
+use crate::index::lookup::{At, NeedleFree};
 use crate::index::Snapshot;
 use crate::query::Query;
 
@@ -326,8 +326,12 @@ impl TermLookup for Updating {
         self.snapshot.sources()
     }
 
-    fn find(&self, q: &Query) -> Result<Vec<FoundDoc>, Fault> {
-        self.snapshot.find(q)
+    fn find(&self, q: &Query, later: bool) -> Result<Vec<FoundDoc>, Fault> {
+        self.snapshot.find(q, later)
+    }
+
+    fn side_by_side(&self, q: &Query, at: &[At]) -> Result<Vec<u32>, Fault> {
+        self.snapshot.side_by_side(q, at)
     }
 
     fn sessions(&self, ids: &[DocId], needle_free: &NeedleFree<'_>) -> Result<Vec<ReadDoc>, Fault> {

@@ -65,6 +65,18 @@ impl Agent for Claude {
         places(ctx)
     }
 
+    /// Of each place, its `projects` directory when it has one (`project_dirs` reads only that):
+    /// the rest of `~/.claude` (to-do lists, shell snapshots, statistics) changes as Claude Code
+    /// works.
+    fn watched(&self, ctx: &Context) -> Vec<PathBuf> {
+        (places(ctx).into_iter())
+            .map(|p| match p.path.join("projects") {
+                projects if projects.is_dir() => projects,
+                _ => p.path,
+            })
+            .collect()
+    }
+
     fn retention(&self, ctx: &Context) -> Option<Retention> {
         retention(ctx)
     }

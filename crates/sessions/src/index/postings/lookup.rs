@@ -34,7 +34,13 @@ pub struct Found {
     pub doc: i64,
     /// `None` when only reading it can tell (see the module's comment).
     pub counts: Option<Counts>,
+    /// Where it is in the postings (segment, document) when its side-by-side count was left
+    /// for later (`lookup`'s `later`) and its counts hold 0: `side_by_side` tells it.
+    pub adjacent_at: Option<At>,
 }
+
+/// A document's place in the postings of one searcher: its segment's ordinal and its id there.
+pub type At = (u32, DocId);
 
 /// What one session holds of a query.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -51,13 +57,51 @@ impl Counts {
     }
 }
 
-/// Every session of `searcher` that may satisfy `q` ignoring its NOTs, with its counts.
-pub fn lookup(searcher: &Searcher, fields: &Fields, q: &Query) -> io::Result<Vec<Found>> {
+/// Every session of `searcher` that may satisfy `q` ignoring its NOTs, with its counts. With
+/// `later`, the side-by-side counts of an implicit AND's words (read from every occurrence's
+/// position, the costly part of a query of common words) are left to `side_by_side`, for the
+/// sessions a ranking still needs them of.
+pub fn lookup(
+    searcher: &Searcher,
+    fields: &Fields,
+    q: &Query,
+    later: bool,
+) -> io::Result<Vec<Found>> {
     let mut out = Vec::new();
-    for segment in searcher.segment_readers() {
-        Segment::new(segment, fields)?.lookup(q, &mut out)?;
+    for (ord, segment) in searcher.segment_readers().iter().enumerate() {
+        Segment::new(segment, fields)?.lookup(q, ord as u32, later, &mut out)?;
     }
     Ok(out)
+}
+
+/// The side-by-side counts of an implicit AND's words in the documents `at`, in that order.
+pub fn side_by_side(
+    searcher: &Searcher,
+    fields: &Fields,
+    q: &Query,
+    at: &[At],
+) -> io::Result<Vec<u32>> {
+    let Some(Leaf::Words { tokens, .. }) = adjacency_leaf(q) else {
+        return Ok(vec![0; at.len()]);
+    };
+    let mut counts: HashMap<At, u32> = HashMap::default();
+    for (ord, segment) in searcher.segment_readers().iter().enumerate() {
+        let docs: HashSet<DocId> = (at.iter())
+            .filter(|(o, _)| *o == ord as u32)
+            .map(|(_, d)| *d)
+            .collect();
+        if docs.is_empty() {
+            continue;
+        }
+        let seg = Segment::new(segment, fields)?;
+        for (doc, n) in seg.body_side_by_side(&tokens, &docs)? {
+            counts.insert((ord as u32, doc), n);
+        }
+    }
+    Ok(at
+        .iter()
+        .map(|a| counts.get(a).copied().unwrap_or(0))
+        .collect())
 }
 
 /// Occurrences of one leaf in the documents of one segment that hold it.
@@ -128,7 +172,7 @@ impl<'a> Segment<'a> {
         Ok(self.irregular.as_ref().expect("just read"))
     }
 
-    fn lookup(&mut self, q: &Query, out: &mut Vec<Found>) -> io::Result<()> {
+    fn lookup(&mut self, q: &Query, ord: u32, later: bool, out: &mut Vec<Found>) -> io::Result<()> {
         let leaves: Vec<LeafDocs> = q
             .leaves
             .iter()
@@ -168,12 +212,43 @@ impl<'a> Segment<'a> {
             out.push(Found {
                 doc: ids.first(doc).unwrap_or(0) as i64,
                 counts,
+                adjacent_at: None,
             });
         }
-        if let Some(Leaf::Words { tokens, .. }) = adjacency {
-            self.add_side_by_side(&tokens, &side_by_side, &at, &mut out[first..])?;
+        match adjacency {
+            Some(_) if later => {
+                let irregular = self.irregular()?;
+                for &i in &side_by_side {
+                    let found = &mut out[first + i];
+                    match irregular.contains(&at[i]) {
+                        true => found.counts = None,
+                        false => found.adjacent_at = Some((ord, at[i])),
+                    }
+                }
+            }
+            Some(Leaf::Words { tokens, .. }) => {
+                self.add_side_by_side(&tokens, &side_by_side, &at, &mut out[first..])?
+            }
+            _ => {}
         }
         Ok(())
+    }
+
+    /// Occurrences of `tokens` side by side over the body's texts, in the documents `docs`.
+    fn body_side_by_side(
+        &self,
+        tokens: &[String],
+        docs: &HashSet<DocId>,
+    ) -> io::Result<HashMap<DocId, u32>> {
+        let mut total: HashMap<DocId, u32> = HashMap::default();
+        for f in BODY {
+            let inv = &self.words[f as usize];
+            let slots = self.slots(inv, tokens, false)?;
+            for (doc, n) in phrase_counts(inv, &slots, false, Some(docs))? {
+                *total.entry(doc).or_default() += n;
+            }
+        }
+        Ok(total)
     }
 
     /// The side-by-side counts of the matches at `at` in `out` (over the body's texts); a match
@@ -186,14 +261,7 @@ impl<'a> Segment<'a> {
         out: &mut [Found],
     ) -> io::Result<()> {
         let docs: HashSet<DocId> = matching.iter().map(|&i| at[i]).collect();
-        let mut total: HashMap<DocId, u32> = HashMap::default();
-        for f in BODY {
-            let inv = &self.words[f as usize];
-            let slots = self.slots(inv, tokens, false)?;
-            for (doc, n) in phrase_counts(inv, &slots, false, Some(&docs))? {
-                *total.entry(doc).or_default() += n;
-            }
-        }
+        let total = self.body_side_by_side(tokens, &docs)?;
         let irregular = self.irregular()?.clone();
         for &i in matching {
             let found = &mut out[i];
