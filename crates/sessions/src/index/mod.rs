@@ -89,17 +89,19 @@ fn with_index<T>(
 /// committed and the changed sources are left to be scanned (`Snapshot::left_changes`).
 /// The restored copies `kept` are written first either way (they change only when a session is
 /// archived): returned are those another process writing the index kept out, to be scanned.
+/// `listed`: each agent's sources as this call already listed them, else listed here.
 pub fn snapshot(
     ctx: &Context,
     agents: &[&'static dyn Agent],
     write: bool,
     watch: &Watch,
     kept: &[archived::KeptSource],
+    listed: Option<Vec<Vec<Source>>>,
 ) -> Option<(Snapshot, Vec<archived::KeptSource>)> {
     let (dir, conn) = open(ctx)?;
     let snapshot = (|| {
         // Every agent's sources listed at once (stat calls, mostly waiting), then compared.
-        let listed: Vec<Vec<Source>> = watch.sources_of(ctx, agents);
+        let listed: Vec<Vec<Source>> = listed.unwrap_or_else(|| watch.sources_of(ctx, agents));
         let (mut synced, mut changed, mut gone) = (Vec::new(), Vec::new(), 0);
         for (a, listed) in agents.iter().zip(listed) {
             let written = match write {
@@ -137,6 +139,31 @@ pub fn snapshot(
 /// unusable.
 pub fn update(ctx: &Context, agents: &[&'static dyn Agent], wait: bool) -> Option<bool> {
     let once = || write_parts(ctx, &[(agents, Part::Documents)]);
+    match wait {
+        true => once_free(once).map(|_| true),
+        false => once(),
+    }
+}
+
+/// `update` of sources already listed, each with its agent (`amux index update` lists every
+/// agent's once, for the index and the kept store).
+pub fn update_listed(
+    ctx: &Context,
+    listed: &[(&'static dyn Agent, Vec<Source>)],
+    wait: bool,
+) -> Option<bool> {
+    let once = || {
+        with_index(ctx, |dir, conn| {
+            for (a, sources) in listed {
+                match sync::sync_sources(conn, dir, ctx, *a, sources.clone(), Part::Documents) {
+                    Ok(_) => {}
+                    Err(Fault::Busy(_)) => return Ok(false),
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(true)
+        })
+    };
     match wait {
         true => once_free(once).map(|_| true),
         false => once(),
@@ -219,10 +246,9 @@ pub fn each_summary(
     agent: &dyn Agent,
     passes: usize,
     f: &mut dyn FnMut(usize, SessionSummary),
-    watch: &Watch,
+    listed: Vec<Source>,
 ) -> Option<Vec<(PathBuf, String)>> {
     with_index(ctx, |dir, conn| {
-        let listed = watch.sources(ctx, agent);
         let sources = sync::sync_sources(conn, dir, ctx, agent, listed, Part::Summaries)?;
         let paths: HashMap<i64, &std::path::Path> = sources
             .iter()
@@ -256,15 +282,15 @@ pub fn each_summary(
 
 /// The `Listing` of `agent`; `None` when the index is off or unusable. The summaries of sources
 /// unchanged since `listed` kept them are not read again; from the client's second listing of
-/// `agent` on, `listed` is left with this listing's.
+/// `agent` on, `listed` is left with this listing's. `now`: `agent`'s sources as the call listed
+/// them.
 pub fn summaries(
     ctx: &Context,
     agent: &dyn Agent,
     listed: &Listed,
-    watch: &Watch,
+    now: Vec<Source>,
 ) -> Option<Listing> {
     with_index(ctx, |dir, conn| {
-        let now = watch.sources(ctx, agent);
         let sources = sync::sync_sources(conn, dir, ctx, agent, now, Part::Summaries)?;
         let before = listed.take(agent.name());
         let keep = before.is_some();
@@ -320,10 +346,11 @@ pub fn summaries(
 }
 
 /// Bring the summaries of `agent`'s sources up to date in the index (what the keep store then
-/// records of each source without reading it again); `None` when the index is off or unusable.
-pub fn sync_summaries(ctx: &Context, agent: &dyn Agent) -> Option<()> {
+/// records of each source without reading it again), as the call listed them; `None` when the
+/// index is off or unusable.
+pub fn sync_summaries(ctx: &Context, agent: &dyn Agent, listed: Vec<Source>) -> Option<()> {
     with_index(ctx, |dir, conn| {
-        sync::sync(conn, dir, ctx, agent, Part::Summaries).map(|_| ())
+        sync::sync_sources(conn, dir, ctx, agent, listed, Part::Summaries).map(|_| ())
     })
 }
 
