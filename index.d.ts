@@ -843,6 +843,8 @@ export interface CostBlocksOptions {
   recent?: boolean
   /** Tokens a block may use, for the active block's `tokenLimitStatus`; 'max': the most a past block used. */
   tokenLimit?: number | 'max'
+  /** Beyond the spec: kept sessions whose source is gone, as `SessionListOptions.archived`. */
+  archived?: 'include' | 'only' | 'exclude'
 }
 
 /** One of Claude Code's 5-hour billing blocks, with ccusage's keys; or a gap between two. */

@@ -147,6 +147,17 @@ describe('amux keep', () => {
     const hits = json('sessions', 'search', 'flaky', '--archived', 'only')
     expect(hits.map((s) => [s.unifiedId, s.archived])).toEqual([[GONE, true]])
     expect(json('keep', 'status').archived).toBe(1)
+    // Billing blocks take archived as the cost reports do: its requests count under include and
+    // only, not under exclude.
+    const entries = (which) => json('cost', 'blocks', '--archived', which).blocks.reduce((n, b) => n + b.entries, 0)
+    const [all, gone, rest] = ['include', 'only', 'exclude'].map(entries)
+    expect(gone).toBeGreaterThan(0)
+    expect(all).toBe(gone + rest)
+    // The report's note on sessions that recorded no tokens counts the sessions the report takes:
+    // the archived one recorded tokens, so a report of it alone has no such note.
+    const noted = (...args) => amux('cost', 'report', ...args).stderr
+    expect(noted()).toContain('no token counts were recorded')
+    expect(noted('--archived', 'only')).not.toContain('no token counts were recorded')
     // Piped, the columns stay as scripts read them: six fields, no mark.
     const piped = amux('sessions', 'list', 'claude')
     const lines = piped.stdout.trimEnd().split('\n')
@@ -169,6 +180,10 @@ describe('amux keep', () => {
       expect(listed.isError).toBeFalsy()
       expect(listed.structuredContent.sessions.map((s) => [s.id, s.archived])).toEqual([[GONE, true]])
       expect(listed.content[0].text).toContain('archived: the agent deleted it, amux kept a copy')
+      // The note on sessions without tokens counts only the sessions the report takes.
+      const cost = async (archived) => (await mcp.callTool({ name: 'cost_report', arguments: { groupBy: 'agent', archived } })).structuredContent.notes.join('\n')
+      expect(await cost('include')).toContain('no token counts were recorded')
+      expect(await cost('only')).not.toContain('no token counts were recorded')
       const found = await mcp.callTool({ name: 'search_sessions', arguments: { query: 'flaky', archived: 'exclude' } })
       expect(found.structuredContent.hits.map((h) => h.id)).not.toContain(GONE)
       const read = await mcp.callTool({ name: 'read_session', arguments: { id: GONE } })

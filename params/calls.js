@@ -133,6 +133,7 @@ const blocks = [
   param('recent', kinds.flag(), 'only the blocks of the last three days, and the active one'),
   param('sessionLength', kinds.positive({ unit: 'hours' }), 'the length of a block in hours', { default: 5 }),
   param('tokenLimit', kinds.tokenLimit(), "tokens a block may use, for the active block's status ('max': the most a past block used)"),
+  archived,
 ]
 
 // The library takes no default: the command line's export writes JSON unless told; the page names

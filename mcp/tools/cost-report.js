@@ -27,9 +27,10 @@ const output = z.object({
   notes: z.array(z.string()),
 })
 
-// The sessions matching the filters that recorded no token counts: their $0 is unknown.
-async function withoutTokens(api, { agent, ...rest }) {
-  const options = { ...filtersOf(rest), limit: ALL }
+// The sessions matching the filters that recorded no token counts: their $0 is unknown. Archived
+// ones as the report takes them.
+async function withoutTokens(api, { agent, archived, ...rest }) {
+  const options = { ...filtersOf(rest), ...(archived ? { archived } : {}), limit: ALL }
   const sessions = await (agent ? api.list(agent, options) : api.listAll(options))
   return sessions.filter(recordedNoTokens)
 }

@@ -24,7 +24,7 @@ async function report(o) {
   const api = client().sessions
   const [result, blind] = await withProgress(
     'adding up costs',
-    Promise.all([api.totalCost(options), o.json ? [] : sessionsWithoutTokens(api, o.agent, filters)]),
+    Promise.all([api.totalCost(options), o.json ? [] : sessionsWithoutTokens(api, o.agent, { ...filters, archived: options.archived })]),
   )
   if (o.json) return printJson(result)
   const v = view()
@@ -37,7 +37,8 @@ async function report(o) {
   print(render.costReport(result, o.groupBy, v) + render.wrappedNotes(notes, v.width))
 }
 
-// The matching sessions that recorded no token counts, for the report's note.
+// The matching sessions that recorded no token counts, for the report's note (archived ones as the
+// report takes them).
 async function sessionsWithoutTokens(api, agent, filters) {
   const lists = await Promise.all((agent ? [agent] : BUILT_IN_AGENTS).map((a) => api.list(a, { ...filters, limit: ALL })))
   return lists.flat().filter(recordedNoTokens)

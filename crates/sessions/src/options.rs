@@ -340,6 +340,8 @@ pub struct BlocksOptions {
     /// Tokens a block may use, for the active block's status: a number, or `Max` (the most any
     /// finished block used).
     pub token_limit: Option<TokenLimit>,
+    /// Which sessions by whether they are archived (as list's `archived`).
+    pub archived: Archived,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -361,6 +363,7 @@ impl Default for BlocksOptions {
             active: false,
             recent: false,
             token_limit: None,
+            archived: Archived::Include,
         }
     }
 }

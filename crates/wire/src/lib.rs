@@ -328,6 +328,7 @@ pub fn blocks_options(v: &Value) -> Result<BlocksOptions> {
     }
     o.active = opt_bool(m, "active")?.unwrap_or(false);
     o.recent = opt_bool(m, "recent")?.unwrap_or(false);
+    o.archived = archived(m)?;
     o.token_limit = match m.get("tokenLimit") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) if s == "max" => Some(TokenLimit::Max),

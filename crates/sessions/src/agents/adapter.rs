@@ -61,6 +61,15 @@ pub struct Source {
     pub side_files: Vec<PathBuf>,
 }
 
+/// Files stat'ed by listings of whole stores (`Source::many`) in this process.
+static LISTED_FILES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many files listings of whole stores have stat'ed in this process: what a test reads to
+/// tell that a call did not list a store again.
+pub fn listed_files() -> u64 {
+    LISTED_FILES.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 impl Source {
     /// A source for `path` and optional side files; `None` when `path` is not a regular file.
     pub fn new(path: PathBuf, side_files: &[PathBuf]) -> Option<Source> {
@@ -94,6 +103,7 @@ impl Source {
             .flat_map(|(path, side)| std::iter::once(path).chain(side))
             .map(PathBuf::as_path)
             .collect();
+        LISTED_FILES.fetch_add(paths.len() as u64, std::sync::atomic::Ordering::Relaxed);
         let mut stamped = stamps(&paths).into_iter();
         drop(paths);
         let mut out = Vec::with_capacity(files.len());

@@ -170,7 +170,9 @@ impl BlocksBuilder {
 
     /// Add a session (as `dedupe::Replays` keeps it).
     pub fn add(&mut self, s: SessionSummary) {
-        if (self.opts.project.as_ref()).is_some_and(|p| !p.matches(s.project.as_deref())) {
+        if (self.opts.project.as_ref()).is_some_and(|p| !p.matches(s.project.as_deref()))
+            || !crate::selection::archived_matches(&s, self.opts.archived)
+        {
             return;
         }
         let session = self.sessions;

@@ -90,7 +90,8 @@ fn with_index<T>(
 /// committed and the changed sources are left to be scanned (`Snapshot::left_changes`).
 /// The restored copies `kept` are written first either way (they change only when a session is
 /// archived): returned are those another process writing the index kept out, to be scanned.
-/// A client that lives searches again what `warm` kept while nothing changed.
+/// A client that lives searches again what `warm` kept while nothing changed. `listed`: each
+/// agent's sources as this call already listed them, else listed here.
 pub fn snapshot(
     ctx: &Context,
     agents: &[&'static dyn Agent],
@@ -98,9 +99,19 @@ pub fn snapshot(
     watch: &Watch,
     warm: &Warm,
     kept: &[archived::KeptSource],
+    listed: Option<Vec<Vec<Source>>>,
 ) -> Option<(Snapshot, Vec<archived::KeptSource>)> {
     let (dir, conn) = open(ctx)?;
     let snapshot = (|| {
+        // Sources this call listed are numbered as a store listed and stat'ed is.
+        let list = |known: &[Option<u64>]| -> Vec<watch::Sources> {
+            match &listed {
+                Some(given) => (given.iter().zip(known))
+                    .map(|(sources, known)| watch::numbered(sources.clone(), *known))
+                    .collect(),
+                None => watch.listings(ctx, agents, known),
+            }
+        };
         let names: Vec<&'static str> = agents.iter().map(|a| a.name()).collect();
         // What the last search of this client kept, while the index is as it was then.
         let since = warm.since(&dir, &names, kept.is_empty());
@@ -108,7 +119,7 @@ pub fn snapshot(
             Some(s) => s.versions.iter().copied().map(Some).collect(),
             None => vec![None; agents.len()],
         };
-        let mut listed = watch.listings(ctx, agents, &known);
+        let mut listed = list(&known);
         if let Some(since) = since {
             if listed.iter().all(|l| matches!(l, watch::Sources::Same(_))) {
                 conn.execute_batch("BEGIN")?;
@@ -120,7 +131,7 @@ pub fn snapshot(
                 conn.execute_batch("ROLLBACK")?;
             }
             // Some store changed since: every one listed in full.
-            listed = watch.listings(ctx, agents, &vec![None; agents.len()]);
+            listed = list(&vec![None; agents.len()]);
         }
         let began = warm.begin(&dir);
         let mut versions = Vec::with_capacity(agents.len());
@@ -342,6 +353,31 @@ pub fn update(ctx: &Context, agents: &[&'static dyn Agent], wait: bool) -> Optio
     }
 }
 
+/// `update` of sources already listed, each with its agent (`amux index update` lists every
+/// agent's once, for the index and the kept store).
+pub fn update_listed(
+    ctx: &Context,
+    listed: &[(&'static dyn Agent, Vec<Source>)],
+    wait: bool,
+) -> Option<bool> {
+    let once = || {
+        with_index(ctx, |dir, conn| {
+            for (a, sources) in listed {
+                match sync::sync_sources(conn, dir, ctx, *a, sources.clone(), Part::Documents) {
+                    Ok(_) => {}
+                    Err(Fault::Busy(_)) => return Ok(false),
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(true)
+        })
+    };
+    match wait {
+        true => once_free(once).map(|_| true),
+        false => once(),
+    }
+}
+
 /// Bring each part of its agents up to date; `Some(false)` when another process writing the
 /// index refuses it, `None` when the index is off or unusable.
 fn write_parts(ctx: &Context, parts: &[(&[&'static dyn Agent], Part)]) -> Option<bool> {
@@ -418,10 +454,9 @@ pub fn each_summary(
     agent: &dyn Agent,
     passes: usize,
     f: &mut dyn FnMut(usize, SessionSummary),
-    watch: &Watch,
+    listed: Vec<Source>,
 ) -> Option<Vec<(PathBuf, String)>> {
     with_index(ctx, |dir, conn| {
-        let listed = watch.sources(ctx, agent);
         let sources = sync::sync_sources(conn, dir, ctx, agent, listed, Part::Summaries)?;
         let paths: HashMap<i64, &std::path::Path> = sources
             .iter()
@@ -455,15 +490,15 @@ pub fn each_summary(
 
 /// The `Listing` of `agent`; `None` when the index is off or unusable. The summaries of sources
 /// unchanged since `listed` kept them are not read again; from the client's second listing of
-/// `agent` on, `listed` is left with this listing's.
+/// `agent` on, `listed` is left with this listing's. `now`: `agent`'s sources as the call listed
+/// them.
 pub fn summaries(
     ctx: &Context,
     agent: &dyn Agent,
     listed: &Listed,
-    watch: &Watch,
+    now: Vec<Source>,
 ) -> Option<Listing> {
     with_index(ctx, |dir, conn| {
-        let now = watch.sources(ctx, agent);
         let sources = sync::sync_sources(conn, dir, ctx, agent, now, Part::Summaries)?;
         let before = listed.take(agent.name());
         let keep = before.is_some();
@@ -525,10 +560,9 @@ pub fn summaries_since(
     ctx: &Context,
     agent: &dyn Agent,
     since: crate::model::Timestamp,
-    watch: &Watch,
+    now: Vec<Source>,
 ) -> Option<Listing> {
     with_index(ctx, |dir, conn| {
-        let now = watch.sources(ctx, agent);
         let sources = sync::sync_sources(conn, dir, ctx, agent, now, Part::Summaries)?;
         let mut st = conn.prepare_cached(
             "SELECT id, summaries, list_error FROM source
@@ -554,10 +588,11 @@ pub fn summaries_since(
 }
 
 /// Bring the summaries of `agent`'s sources up to date in the index (what the keep store then
-/// records of each source without reading it again); `None` when the index is off or unusable.
-pub fn sync_summaries(ctx: &Context, agent: &dyn Agent) -> Option<()> {
+/// records of each source without reading it again), as the call listed them; `None` when the
+/// index is off or unusable.
+pub fn sync_summaries(ctx: &Context, agent: &dyn Agent, listed: Vec<Source>) -> Option<()> {
     with_index(ctx, |dir, conn| {
-        sync::sync(conn, dir, ctx, agent, Part::Summaries).map(|_| ())
+        sync::sync_sources(conn, dir, ctx, agent, listed, Part::Summaries).map(|_| ())
     })
 }
 

@@ -95,7 +95,7 @@ impl Watch {
     ) -> Vec<Sources> {
         let Some(live) = self.live(ctx) else {
             return (agents.par_iter().zip(known))
-                .map(|(a, known)| listed_now(a.sources(ctx), *known))
+                .map(|(a, known)| numbered(a.sources(ctx), *known))
                 .collect();
         };
         let caught_up = live.catch_up();
@@ -239,14 +239,14 @@ pub enum Sources {
     Same(u64),
     /// Listed now, and numbered: a call that finds the same number later may answer from what
     /// it made of them. A watched store's number stands until its events say otherwise; a
-    /// store listed and stat'ed is numbered by what the listing holds (`listed_now`).
+    /// store listed and stat'ed is numbered by what the listing holds (`numbered`).
     Now(Vec<Source>, Option<u64>),
 }
 
 /// Sources listed and stat'ed now, numbered by what they hold (every path and stamp): the same
 /// number is the same listing. `Same` when that is the number `known`. Apart from the numbers a
 /// watched store's listings take (the top bit tells them apart).
-fn listed_now(sources: Vec<Source>, known: Option<u64>) -> Sources {
+pub fn numbered(sources: Vec<Source>, known: Option<u64>) -> Sources {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     for s in &sources {
         for p in std::iter::once(&s.path).chain(&s.side_files) {
@@ -432,7 +432,7 @@ impl Live {
         caught_up: bool,
         known: Option<u64>,
     ) -> Sources {
-        let now = |v: Vec<Source>| listed_now(v, known);
+        let now = |v: Vec<Source>| numbered(v, known);
         let store = self.store(a.name());
         let mut store = lock(&store);
         let places = a.watched(ctx);

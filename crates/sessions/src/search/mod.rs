@@ -23,7 +23,7 @@ use crate::model::{SessionSummary, Timestamp};
 use crate::options::{SearchQuery, SearchSort};
 use crate::read::project::Projects;
 use crate::selection;
-use crate::storage::{Documents, Fault, Storage};
+use crate::storage::{CallSources, Documents, Fault, Storage};
 
 pub mod corpus;
 pub mod hits;
@@ -74,17 +74,19 @@ pub fn run(
     }
     let (native, documented): (Vec<&'static dyn Agent>, Vec<&'static dyn Agent>) =
         targets.iter().partition(|a| a.native_search().is_some());
-    storage.keep_changed(ctx, targets);
+    // The sources listed for the kept store serve the rest of the call.
+    let listed = storage.keep_changed(ctx, targets);
     // Kept sessions whose source is gone, read from their restored copies beside the others
     // (those of an agent with a search engine of its own are searched by it: `run_on`).
     let kept: Vec<scan::Kept> = (documented.iter())
         .flat_map(|&a| {
-            (storage.archived_sources(ctx, a).into_iter()).map(move |(src, ids)| (a, src, ids))
+            (storage.archived_sources(ctx, a, &listed).into_iter())
+                .map(move |(src, ids)| (a, src, ids))
         })
         .collect();
     // The storage layer's documents, best first: a fault in the index sends the search on to
     // the agents' own.
-    for documents in storage.documents(ctx, &documented, &kept) {
+    for documents in storage.documents(ctx, &documented, &kept, &listed) {
         let indexed;
         let hits: &dyn HitSource = match &documents {
             // The index holds the kept copies of the agents it serves; the rest are read.
@@ -106,7 +108,8 @@ pub fn run(
         if q.cancel.is_cancelled() {
             break;
         }
-        if let Ok(found) = run_on(ctx, storage, &native, hits, q, &query, price) {
+        let listed = &listed;
+        if let Ok(found) = run_on(ctx, storage, &native, hits, q, &query, price, listed) {
             return found;
         }
     }
@@ -127,7 +130,8 @@ fn cut_by_score(ctx: &Context, q: &SearchQuery) -> Option<indexed::Cut> {
 }
 
 /// `run` with the other agents' hits found by `hit_source`; `Err` when the index it reads
-/// failed midway.
+/// failed midway. `listed`: the sources the call listed for the kept store.
+#[allow(clippy::too_many_arguments)]
 fn run_on(
     ctx: &Context,
     storage: &Storage,
@@ -136,6 +140,7 @@ fn run_on(
     q: &SearchQuery,
     query: &Query,
     price: &dyn Fn(&mut [SessionSummary]),
+    listed: &CallSources,
 ) -> Result<Vec<SessionSummary>, Fault> {
     // Only the results returned are priced, unless the cut needs prices.
     let price_early = selection::priced_before_cut(&q.filters, q.sort == SearchSort::Cost);
@@ -159,13 +164,13 @@ fn run_on(
         }
         // Its archived sessions, by the same engine over their restored copies: scored as they
         // were while their source held them.
-        for (kept, ids) in storage.archived_contexts(ctx, a) {
+        for (kept, ids) in storage.archived_contexts(ctx, a, listed) {
             let Ok(mut hits) = engine.search(&kept, query) else {
                 continue;
             };
             hits.retain(|h| h.session_ids.iter().any(|id| ids.contains(id)));
             let summaries_of = |want: &HashSet<&str>| {
-                let mut v = storage.archived_with_ids(ctx, a, want);
+                let mut v = storage.archived_with_ids(ctx, a, want, listed);
                 v.retain(|s| ids.contains(&s.session_id));
                 v
             };

@@ -107,14 +107,35 @@ impl SummaryCache {
         (out, skipped)
     }
 
+    /// `all_and_skipped` of `sources`, `agent`'s as the call listed them.
+    pub fn all_and_skipped_of(
+        &self,
+        ctx: &Context,
+        agent: &dyn Agent,
+        sources: &[Source],
+    ) -> (Vec<SessionSummary>, Vec<(PathBuf, String)>) {
+        let (out, skipped) = self.read_sources(ctx, agent, sources, &|_| true);
+        self.note_skipped(skipped.clone());
+        (out, skipped)
+    }
+
     fn summaries_and_skipped(
         &self,
         ctx: &Context,
         agent: &dyn Agent,
         keep: &(dyn Fn(&SessionSummary) -> bool + Sync),
     ) -> (Vec<SessionSummary>, Vec<(PathBuf, String)>) {
-        let sources = agent.sources(ctx);
-        self.forget_gone(agent.name(), &sources);
+        self.read_sources(ctx, agent, &agent.sources(ctx), keep)
+    }
+
+    fn read_sources(
+        &self,
+        ctx: &Context,
+        agent: &dyn Agent,
+        sources: &[Source],
+        keep: &(dyn Fn(&SessionSummary) -> bool + Sync),
+    ) -> (Vec<SessionSummary>, Vec<(PathBuf, String)>) {
+        self.forget_gone(agent.name(), sources);
         let results: Vec<Summarised> =
             install_for(sources.iter().map(|s| s.path.as_path()), || {
                 sources

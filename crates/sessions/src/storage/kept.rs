@@ -71,20 +71,33 @@ impl KeptState {
     }
 }
 
+/// Whether a call needs `agent`'s sources listed for the kept store: keeping is on, or sessions
+/// were kept before (which are archived once their source is gone).
+pub fn wanted(ctx: &Context) -> bool {
+    keep::place::is_on(ctx).0 || Kept::of(ctx).is_some_and(|k| k.exists())
+}
+
 /// Keep the sources of `agent` that changed since they were kept, when keeping is on.
-pub fn keep_changed(state: &KeptState, cache: &SummaryCache, ctx: &Context, agent: &dyn Agent) {
-    if !keep::place::is_on(ctx).0 {
-        return;
-    }
+/// `sources`: as this call listed them (through the watcher, or stat'ed for the index), so keep
+/// adds no listing of its own; they also tell this call's `archived` which kept sources are gone.
+pub fn keep_changed(
+    state: &KeptState,
+    cache: &SummaryCache,
+    ctx: &Context,
+    agent: &dyn Agent,
+    sources: &[Source],
+) {
     let Some(kept) = Kept::of(ctx) else {
         return;
     };
-    let sources = agent.sources(ctx);
     let paths: HashSet<PathBuf> = sources.iter().map(|s| s.path.clone()).collect();
     (state.live.lock().unwrap_or_else(|e| e.into_inner()))
         .insert(agent.name().to_string(), Arc::new(paths));
+    if !keep::place::is_on(ctx).0 {
+        return;
+    }
     let cat = state.catalog(&kept);
-    let changed = kept.changed(&cat, agent.name(), &sources);
+    let changed = kept.changed(&cat, agent.name(), sources);
     if changed.is_empty() {
         return;
     }
@@ -125,15 +138,16 @@ fn restore_base(ctx: &Context, kept: &Kept) -> PathBuf {
 
 /// The kept sessions of `agent` whose source no longer holds them, by the version that serves
 /// them: `(manifest name, version) → ids`.
-/// `just_kept`: this call kept `agent` a moment ago, so the sources it found tell which are gone.
+/// `just_kept`: this call listed `agent`'s sources for the kept store a moment ago
+/// (`keep_changed`), so they tell which are gone without a stat of each.
 fn gone(ctx: &Context, state: &KeptState, agent: &str, just_kept: bool) -> Option<(Kept, Plan)> {
     let kept = Kept::of(ctx)?;
     if !kept.exists() {
         return None;
     }
     let cat = state.catalog(&kept);
-    // The sources found by this call's keep, when keeping is on (else each is stat'ed).
-    let live_paths = match just_kept && keep::place::is_on(ctx).0 {
+    // The sources this call listed (else each is stat'ed).
+    let live_paths = match just_kept {
         true => (state.live.lock().unwrap_or_else(|e| e.into_inner()))
             .get(agent)
             .cloned(),
@@ -221,8 +235,9 @@ pub fn archived_sources(
     state: &KeptState,
     ctx: &Context,
     agent: &dyn Agent,
+    just_kept: bool,
 ) -> Vec<(Source, HashSet<String>)> {
-    sources_of_gone(state, ctx, agent, false)
+    sources_of_gone(state, ctx, agent, just_kept)
 }
 
 fn sources_of_gone(
@@ -243,8 +258,9 @@ pub fn archived_contexts(
     state: &KeptState,
     ctx: &Context,
     agent: &dyn Agent,
+    just_kept: bool,
 ) -> Vec<(Context, HashSet<String>)> {
-    (restored_of_gone(state, ctx, agent, false).into_iter())
+    (restored_of_gone(state, ctx, agent, just_kept).into_iter())
         .map(|(root, _, ids)| (keep::restore::context_under(ctx, &root), ids))
         .collect()
 }
@@ -279,9 +295,10 @@ pub fn load(
     agent: &dyn Agent,
     id: &str,
     mode: Mode,
+    just_kept: bool,
 ) -> Result<Session> {
     let not_found = || Error::session_not_found(agent.name(), id);
-    let (kept, plan) = gone(ctx, state, agent.name(), false).ok_or_else(not_found)?;
+    let (kept, plan) = gone(ctx, state, agent.name(), just_kept).ok_or_else(not_found)?;
     let (name, v) = plan
         .into_iter()
         .find(|(_, ids)| ids.contains(id))

@@ -40,6 +40,18 @@ pub enum Documents<'a> {
     Agents(&'a [&'static dyn Agent]),
 }
 
+/// The sources of each agent a call listed for the kept store (`Storage::keep_changed`), which
+/// the rest of the call uses rather than listing them again.
+#[derive(Default)]
+pub struct CallSources(std::collections::HashMap<&'static str, Vec<agents::Source>>);
+
+impl CallSources {
+    /// Whether `agent`'s sources were listed (and so which kept sources are gone is known).
+    pub fn has(&self, agent: &dyn Agent) -> bool {
+        self.0.contains_key(agent.name())
+    }
+}
+
 /// What a client keeps between calls: the summaries it read from the agents or last listed from
 /// the index, and whether a search left changes for the caller to write into the index.
 #[derive(Default)]
@@ -70,17 +82,21 @@ impl Storage {
         ctx: &Context,
         agent: &dyn Agent,
     ) -> (Vec<SessionSummary>, Vec<(std::path::PathBuf, String)>) {
-        let (mut v, skipped) = match index::summaries(ctx, agent, &self.listed, &self.watch) {
+        // Listed once, for the index (or the cache) and the kept store.
+        let sources = self.watch.sources(ctx, agent);
+        let for_keep = kept::wanted(ctx).then(|| sources.clone());
+        let (mut v, skipped) = match index::summaries(ctx, agent, &self.listed, sources.clone()) {
             Some(listing) => {
                 self.cache.note_skipped(listing.skipped.clone());
                 (dedupe_by_id(listing.summaries), listing.skipped)
             }
             None => {
-                let (v, skipped) = self.cache.all_and_skipped(ctx, agent);
+                let (v, skipped) = self.cache.all_and_skipped_of(ctx, agent, &sources);
                 (without_requests(v), skipped)
             }
         };
-        v = self.with_archived(ctx, agent, v, &|_| true);
+        drop(sources);
+        v = self.with_archived(ctx, agent, v, for_keep, &|_| true);
         (v, skipped)
     }
 
@@ -92,7 +108,10 @@ impl Storage {
         agent: &dyn Agent,
         since: crate::model::Timestamp,
     ) -> Vec<SessionSummary> {
-        let Some(listing) = index::summaries_since(ctx, agent, since, &self.watch) else {
+        // Listed once, for the index and the kept store.
+        let sources = self.watch.sources(ctx, agent);
+        let for_keep = kept::wanted(ctx).then(|| sources.clone());
+        let Some(listing) = index::summaries_since(ctx, agent, since, sources) else {
             let mut v = self.summaries(ctx, agent);
             v.retain(|s| s.updated_at >= since);
             return v;
@@ -100,20 +119,25 @@ impl Storage {
         self.cache.note_skipped(listing.skipped);
         // The copy a whole listing keeps of a session (its latest) is as recent as any other.
         let v = dedupe_by_id(listing.summaries);
-        self.with_archived(ctx, agent, v, &|s| s.updated_at >= since)
+        self.with_archived(ctx, agent, v, for_keep, &|s| s.updated_at >= since)
     }
 
     /// A listing `v` of `agent` with its archived sessions that `wanted` accepts and that `v`
-    /// does not hold, each session once, with its project.
+    /// does not hold, each session once, with its project. `for_keep`: the sources as this call
+    /// listed them, when the kept store is to take what changed first.
     fn with_archived(
         &self,
         ctx: &Context,
         agent: &dyn Agent,
         mut v: Vec<SessionSummary>,
+        for_keep: Option<Vec<agents::Source>>,
         wanted: &dyn Fn(&SessionSummary) -> bool,
     ) -> Vec<SessionSummary> {
         // After the listing: the index (or the cache) holds what each changed source holds.
-        kept::keep_changed(&self.kept, &self.cache, ctx, agent);
+        let just_kept = for_keep.is_some();
+        if let Some(sources) = for_keep {
+            kept::keep_changed(&self.kept, &self.cache, ctx, agent, &sources);
+        }
         let live: HashSet<String> = v.iter().map(|s| s.session_id.clone()).collect();
         let mut archived = kept::archived(
             &self.kept,
@@ -121,7 +145,7 @@ impl Storage {
             ctx,
             agent,
             &|id| live.contains(id),
-            true,
+            just_kept,
             false,
         );
         archived.retain(|s| wanted(s));
@@ -173,15 +197,28 @@ impl Storage {
             projects.fill([&mut s]);
             f(pass, s)
         };
+        // Listed once, for the index and the kept store.
+        let sources = self.watch.sources(ctx, agent);
         // Kept first (once the index holds what each changed source holds), so that a session a
         // database lost since it was last kept is found archived below.
-        if crate::keep::place::is_on(ctx).0 {
-            let _ = index::sync_summaries(ctx, agent);
-            kept::keep_changed(&self.kept, &self.cache, ctx, agent);
+        let just_kept = kept::wanted(ctx);
+        if just_kept {
+            if crate::keep::place::is_on(ctx).0 {
+                let _ = index::sync_summaries(ctx, agent, sources.clone());
+            }
+            kept::keep_changed(&self.kept, &self.cache, ctx, agent, &sources);
         }
-        let archived = kept::archived(&self.kept, &self.cache, ctx, agent, &|_| false, true, true);
+        let archived = kept::archived(
+            &self.kept,
+            &self.cache,
+            ctx,
+            agent,
+            &|_| false,
+            just_kept,
+            true,
+        );
         if archived.is_empty() {
-            self.each_live_summary(ctx, agent, passes, f);
+            self.each_live_summary(ctx, agent, passes, f, sources);
             return;
         }
         // The archived sessions join each pass before the next begins (a caller may need all of
@@ -194,7 +231,7 @@ impl Storage {
             }
             f(pass, s)
         };
-        self.each_live_summary(ctx, agent, passes, &mut g);
+        self.each_live_summary(ctx, agent, passes, &mut g, sources);
         while at < passes {
             archived.iter().for_each(|a| f(at, a.clone()));
             at += 1;
@@ -207,11 +244,12 @@ impl Storage {
         agent: &dyn Agent,
         passes: usize,
         f: &mut dyn FnMut(usize, SessionSummary),
+        sources: Vec<agents::Source>,
     ) {
-        match index::each_summary(ctx, agent, passes, f, &self.watch) {
+        match index::each_summary(ctx, agent, passes, f, sources.clone()) {
             Some(skipped) => self.cache.note_skipped(skipped),
             None => {
-                let v = self.cache.all_summaries(ctx, agent);
+                let (v, _) = self.cache.all_and_skipped_of(ctx, agent, &sources);
                 for pass in 0..passes.saturating_sub(1) {
                     v.iter().for_each(|s| f(pass, s.clone()));
                 }
@@ -230,7 +268,7 @@ impl Storage {
         agent: &dyn Agent,
         ids: &HashSet<&str>,
     ) -> Vec<SessionSummary> {
-        match index::summaries(ctx, agent, &self.listed, &self.watch) {
+        match index::summaries(ctx, agent, &self.listed, self.watch.sources(ctx, agent)) {
             Some(listing) => {
                 self.cache.note_skipped(listing.skipped);
                 let mut v = dedupe_by_id(listing.summaries);
@@ -257,14 +295,27 @@ impl Storage {
         ctx: &Context,
         agents: &'a [&'static dyn Agent],
         kept: &[KeptSource],
+        listed: &CallSources,
     ) -> impl Iterator<Item = Documents<'a>> {
         let write = ctx.options.index_updates == IndexUpdates::Wait;
         let (indexable, mut others): (Vec<KeptSource>, Vec<KeptSource>) =
             (kept.iter().cloned()).partition(|(a, ..)| agents.iter().any(|x| x.name() == a.name()));
         // No agent to read: the index is not even opened.
+        // The sources this call listed for the kept store, when it listed every agent's.
+        let listed: Option<Vec<Vec<agents::Source>>> = (agents.iter())
+            .map(|a| listed.0.get(a.name()).cloned())
+            .collect();
         let indexed = match agents.is_empty() {
             true => None,
-            false => index::snapshot(ctx, agents, write, &self.watch, &self.warm, &indexable),
+            false => index::snapshot(
+                ctx,
+                agents,
+                write,
+                &self.watch,
+                &self.warm,
+                &indexable,
+                listed,
+            ),
         };
         indexed
             .map(|(s, left)| {
@@ -287,14 +338,31 @@ impl Storage {
         // Every agent: those searched by their own engine have their touches in the index.
         let (began, agents) = (updates::began(), agents::all().to_vec());
         let started = std::time::SystemTime::now();
-        let wrote = index::update(ctx, &agents, !if_idle)
+        // Every agent's sources listed once, for the index and the kept store (the agents the
+        // index does not hold only when the kept store wants them).
+        let keeping = kept::wanted(ctx);
+        let listed_agents: Vec<&'static dyn Agent> = match keeping {
+            true => agents::all().to_vec(),
+            false => agents.clone(),
+        };
+        let listed = self.watch.sources_of(ctx, &listed_agents);
+        let listed: Vec<(&'static dyn Agent, Vec<agents::Source>)> =
+            listed_agents.into_iter().zip(listed).collect();
+        let indexed: Vec<(&'static dyn Agent, Vec<agents::Source>)> = (listed.iter())
+            .filter(|(a, _)| agents.iter().any(|x| x.name() == a.name()))
+            .cloned()
+            .collect();
+        let wrote = index::update_listed(ctx, &indexed, !if_idle)
             .ok_or_else(|| Error::internal("the index could not be written"))?;
+        drop(indexed);
         if wrote {
             updates::written(ctx, &dir, &agents, began);
         }
         // After the update: the index holds what each changed source holds.
-        for a in agents::all() {
-            kept::keep_changed(&self.kept, &self.cache, ctx, *a);
+        if keeping {
+            for (a, sources) in &listed {
+                kept::keep_changed(&self.kept, &self.cache, ctx, *a, sources);
+            }
         }
         if wrote {
             last_update::record(&dir, started);
@@ -317,21 +385,31 @@ impl Storage {
     }
 
     /// Keep the sources of `agents` that changed since they were kept, when keeping is on: before
-    /// a call asks which sessions are archived, so that one a database lost since is found.
-    pub fn keep_changed(&self, ctx: &Context, agents: &[&'static dyn Agent]) {
-        for a in agents {
-            kept::keep_changed(&self.kept, &self.cache, ctx, *a);
+    /// a call asks which sessions are archived, so that one a database lost since is found. The
+    /// sources listed for it are returned, for the rest of the call (`documents`) to use.
+    pub fn keep_changed(&self, ctx: &Context, agents: &[&'static dyn Agent]) -> CallSources {
+        if !kept::wanted(ctx) {
+            return CallSources::default();
         }
+        let listed = self.watch.sources_of(ctx, agents);
+        let mut out = CallSources::default();
+        for (a, sources) in agents.iter().zip(listed) {
+            kept::keep_changed(&self.kept, &self.cache, ctx, *a, &sources);
+            out.0.insert(a.name(), sources);
+        }
+        out
     }
 
     /// The restored sources of the kept sessions of `agent` whose source is gone, each with the
-    /// ids it serves (a search reads them beside the live documents).
+    /// ids it serves (a search reads them beside the live documents). `listed`: what this call's
+    /// `keep_changed` returned, which tells which sources are gone.
     pub fn archived_sources(
         &self,
         ctx: &Context,
         agent: &dyn Agent,
+        listed: &CallSources,
     ) -> Vec<(agents::Source, HashSet<String>)> {
-        kept::archived_sources(&self.kept, ctx, agent)
+        kept::archived_sources(&self.kept, ctx, agent, listed.has(agent))
     }
 
     /// The restored copies of `agent`'s archived sessions as contexts whose stores are the
@@ -340,8 +418,9 @@ impl Storage {
         &self,
         ctx: &Context,
         agent: &dyn Agent,
+        listed: &CallSources,
     ) -> Vec<(Context, HashSet<String>)> {
-        kept::archived_contexts(&self.kept, ctx, agent)
+        kept::archived_contexts(&self.kept, ctx, agent, listed.has(agent))
     }
 
     /// The summaries of `agent`'s archived sessions whose id is in `ids`, marked archived.
@@ -350,6 +429,7 @@ impl Storage {
         ctx: &Context,
         agent: &dyn Agent,
         ids: &HashSet<&str>,
+        listed: &CallSources,
     ) -> Vec<SessionSummary> {
         let not_asked = |id: &str| !ids.contains(id);
         let v = kept::archived(
@@ -358,7 +438,7 @@ impl Storage {
             ctx,
             agent,
             &not_asked,
-            false,
+            listed.has(agent),
             false,
         );
         without_requests(v)
@@ -376,8 +456,12 @@ impl Storage {
         match agent.load(ctx, id, mode) {
             Err(e) if e.code == crate::error::ErrorCode::SessionNotFound => {
                 // A session a database lost since it was last kept is archived once it is kept.
-                kept::keep_changed(&self.kept, &self.cache, ctx, agent);
-                match kept::load(&self.kept, ctx, agent, id, mode) {
+                let just_kept = kept::wanted(ctx);
+                if just_kept {
+                    let sources = self.watch.sources(ctx, agent);
+                    kept::keep_changed(&self.kept, &self.cache, ctx, agent, &sources);
+                }
+                match kept::load(&self.kept, ctx, agent, id, mode, just_kept) {
                     Err(k) if k.code == crate::error::ErrorCode::SessionNotFound => Err(e),
                     r => r.map(|s| (s, true)),
                 }

@@ -27,10 +27,11 @@ impl Storage {
         exact: Option<&str>,
         matches: &(dyn Fn(&str) -> bool + Sync),
     ) -> Vec<Touched> {
-        self.keep_changed(ctx, agents);
+        let listed = self.keep_changed(ctx, agents);
         let kept: Vec<KeptSource> = (agents.iter())
             .flat_map(|&a| {
-                (self.archived_sources(ctx, a).into_iter()).map(move |(src, ids)| (a, src, ids))
+                (self.archived_sources(ctx, a, &listed).into_iter())
+                    .map(move |(src, ids)| (a, src, ids))
             })
             .collect();
         let live = |(a, src): (&'static dyn Agent, Source)| (a, src, None);
