@@ -114,7 +114,10 @@ pub fn snapshot(
         };
         let names: Vec<&'static str> = agents.iter().map(|a| a.name()).collect();
         // What the last search of this client kept, while the index is as it was then.
-        let since = warm.since(&dir, &names, kept.is_empty());
+        // Only a client that watches lives long enough to gain from it; any other holds no
+        // connection or reader between its calls.
+        let warm = ctx.options.watch.then_some(warm);
+        let since = warm.and_then(|w| w.since(&dir, &names, kept.is_empty()));
         let known = match &since {
             Some(s) => s.versions.iter().copied().map(Some).collect(),
             None => vec![None; agents.len()],
@@ -133,7 +136,7 @@ pub fn snapshot(
             // Some store changed since: every one listed in full.
             listed = list(&vec![None; agents.len()]);
         }
-        let began = warm.begin(&dir);
+        let began = warm.and_then(|w| w.begin(&dir));
         let mut versions = Vec::with_capacity(agents.len());
         let (mut synced, mut changed, mut gone) = (Vec::new(), Vec::new(), 0);
         for (a, listed) in agents.iter().zip(listed) {
@@ -171,7 +174,9 @@ pub fn snapshot(
         if let (Some(began), Some(versions)) = (began, versions) {
             if kept.is_empty() && !scope.left_changes() {
                 let parts = (postings.fields, searcher.clone(), generation);
-                warm.keep(began, names, versions, parts, scope.clone());
+                if let Some(w) = warm {
+                    w.keep(began, names, versions, parts, scope.clone());
+                }
             }
         }
         let postings = (postings.fields, searcher, generation);
@@ -180,13 +185,14 @@ pub fn snapshot(
     usable(&dir, snapshot)
 }
 
-/// What a client that lives keeps of the index between its searches (`Storage` holds one): the
-/// sources its last snapshot searched and the postings' reader, searched again while no store
-/// changed (the watcher's numbers for its listings: `watch::Sources`) and no connection
-/// committed to the index since. That is told by SQLite's `data_version` on a connection kept
-/// open for it (it changes when any other connection commits), and the file's inode (a file
-/// made anew at its path is another inode: the one kept open is not freed). Once anything
-/// changed, a search lists, compares and opens the index as a new process does.
+/// What a client that lives (one that watches) keeps of the index between its searches
+/// (`Storage` holds one): the sources its last snapshot searched and the postings' reader,
+/// searched again while no store changed (the watcher's numbers for its listings:
+/// `watch::Sources`) and no connection committed to the index since. That is told by SQLite's
+/// `data_version` on a connection kept open for it (it changes when any other connection
+/// commits), and the file's inode (a file made anew at its path is another inode: the one kept
+/// open is not freed). Once anything changed, a search lists, compares and opens the index as a
+/// new process does.
 #[derive(Default)]
 pub struct Warm {
     held: Mutex<Option<Held>>,
