@@ -137,15 +137,16 @@ describe('redact: options and the command line', () => {
     expect(() => createClient({ redact: 'yes' })).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR' }))
     const c = createClient({ cacheDir: false })
     const [agent, id] = SESSIONS[0]
-    for (const p of [
+    // Each call's rejection is handled as soon as it is made: one that settles while an earlier
+    // one is awaited is otherwise an unhandled rejection.
+    const rejections = [
       c.sessions.get(agent, id, { redact: 1 }),
       c.sessions.export(agent, id, 'json', { redact: 'no' }),
       c.sessions.listAll({ redact: 'no' }),
       c.sessions.search({ text: 'x', redact: 0 }),
       c.messages.window(agent, id, { redact: 'no' }),
-    ]) {
-      expect((await rejection(p)).code).toBe('VALIDATION_ERROR')
-    }
+    ].map(rejection)
+    for (const r of rejections) expect((await r).code).toBe('VALIDATION_ERROR')
   })
 
   it('amux sessions export --redact prints no secret; without it, every secret', () => {
