@@ -16,26 +16,8 @@ use agent_mux_sessions::{Client, ClientOptions, Env, SessionSummary};
 use agent_mux_wire::search_query;
 use serde_json::json;
 
-/// A Claude session of `turns` exchanges holding `word`.
-fn session(id: &str, word: &str, turns: usize) -> String {
-    let mut out = String::new();
-    for t in 0..turns {
-        out.push_str(&exchange(id, word, t));
-    }
-    out
-}
-
-fn exchange(id: &str, word: &str, t: usize) -> String {
-    let ts = format!("2026-10-07T10:{:02}:{:02}.000Z", t / 60, t % 60);
-    let user = json!({"type": "user", "sessionId": id, "uuid": format!("{id}-u{t}"),
-        "timestamp": ts, "cwd": "/src/p",
-        "message": {"role": "user", "content": format!("question {t} about {word}")}});
-    let reply = json!({"type": "assistant", "sessionId": id, "uuid": format!("{id}-a{t}"),
-        "timestamp": ts, "cwd": "/src/p",
-        "message": {"role": "assistant", "model": "claude-sonnet-4-5",
-            "content": [{"type": "text", "text": format!("answer {t} on {word}")}]}});
-    format!("{user}\n{reply}\n")
-}
+mod common;
+use common::{claude_exchange as exchange, claude_session as session};
 
 fn id_of(p: usize, s: usize) -> String {
     format!("0000000{p}-0000-4000-8000-00000000000{s}")

@@ -15,22 +15,8 @@ use agent_mux_sessions::{Client, ClientOptions, Env, SessionSummary};
 use agent_mux_wire::search_query;
 use serde_json::json;
 
-/// A Claude session of `turns` exchanges holding `word`.
-fn session(id: &str, word: &str, turns: usize) -> String {
-    let mut out = String::new();
-    for t in 0..turns {
-        let ts = format!("2026-10-07T10:{:02}:{:02}.000Z", t / 60, t % 60);
-        let user = json!({"type": "user", "sessionId": id, "uuid": format!("{id}-u{t}"),
-            "timestamp": ts, "cwd": "/src/p",
-            "message": {"role": "user", "content": format!("question {t} about {word}")}});
-        let reply = json!({"type": "assistant", "sessionId": id, "uuid": format!("{id}-a{t}"),
-            "timestamp": ts, "cwd": "/src/p",
-            "message": {"role": "assistant", "model": "claude-sonnet-4-5",
-                "content": [{"type": "text", "text": format!("answer {t} on {word}")}]}});
-        out.push_str(&format!("{user}\n{reply}\n"));
-    }
-    out
-}
+mod common;
+use common::claude_session as session;
 
 fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();

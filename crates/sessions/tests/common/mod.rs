@@ -189,3 +189,21 @@ pub fn assert_fingerprints_follow_reads(home: &Path, agent: &str) -> usize {
     }
     named
 }
+
+/// A Claude session of `turns` exchanges holding `word`, as JSONL.
+pub fn claude_session(id: &str, word: &str, turns: usize) -> String {
+    (0..turns).map(|t| claude_exchange(id, word, t)).collect()
+}
+
+/// Exchange `t` of `claude_session`: a question and its answer, both holding `word`.
+pub fn claude_exchange(id: &str, word: &str, t: usize) -> String {
+    let ts = format!("2026-10-07T10:{:02}:{:02}.000Z", t / 60, t % 60);
+    let user = serde_json::json!({"type": "user", "sessionId": id, "uuid": format!("{id}-u{t}"),
+        "timestamp": ts, "cwd": "/src/p",
+        "message": {"role": "user", "content": format!("question {t} about {word}")}});
+    let reply = serde_json::json!({"type": "assistant", "sessionId": id, "uuid": format!("{id}-a{t}"),
+        "timestamp": ts, "cwd": "/src/p",
+        "message": {"role": "assistant", "model": "claude-sonnet-4-5",
+            "content": [{"type": "text", "text": format!("answer {t} on {word}")}]}});
+    format!("{user}\n{reply}\n")
+}
