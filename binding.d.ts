@@ -26,6 +26,11 @@ export declare class NativeClient {
   window(args: string): Promise<unknown>
   /** `options`: JSON of `ClientOptions`. Throws a `VALIDATION_ERROR` for invalid options. */
   constructor(options: string)
+  /**
+   * Give up the search numbered `call` (its `signal` aborted): it stops at its next stage and
+   * rejects with `ABORTED`. A call already done is not found, and nothing happens.
+   */
+  cancel(call: number): void
   /** The latest index progress as JSON `{seq, agent, done, total}`, or `null` before any. */
   progress(): string
   /** `{}` → JSON of the doctor's report (`Client::doctor`). */
@@ -77,8 +82,11 @@ export declare class NativeClient {
    * Dates.
    */
   get(args: string): Promise<object>
-  /** `{query}` → JSON `SessionSummary[]` with `relevanceScore`. */
-  search(args: string): Promise<string>
+  /**
+   * `{query}` → JSON `SessionSummary[]` with `relevanceScore`. `call`: the number `cancel`
+   * gives it up by.
+   */
+  search(args: string, call?: number | undefined | null): Promise<string>
   /** `{path, options}` → JSON `TouchedSession[]` (beyond the spec: `sessions.touched`). */
   touched(args: string): Promise<string>
   /**
