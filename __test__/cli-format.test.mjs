@@ -50,6 +50,17 @@ describe('dates, money and numbers', () => {
     expect(at(800 * 86_400_000)).toBe('2y ago')
     expect(at(-2 * 3_600_000)).toBe('in 2h')
   })
+  it("the page's ages count the same whole units as the command line's", async () => {
+    const { age } = await import('../ui/page/lib/format.js')
+    const words = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto', style: 'short' })
+    const day = 86_400_000
+    // 25 days are 3 weeks in both: one rounded to 4 before.
+    expect(format.relativeDate(new Date(NOW - 25 * day), NOW)).toBe('3w ago')
+    expect(age(new Date(NOW - 25 * day), NOW)).toBe(words.format(-3, 'week'))
+    expect(age(new Date(NOW - 50 * 60_000), NOW)).toBe(words.format(-50, 'minute'))
+    expect(age(new Date(NOW + 2 * 3_600_000 + 40 * 60_000), NOW)).toBe(words.format(2, 'hour'))
+    expect(age(new Date(NOW - 10_000), NOW)).toBe('just now')
+  })
   it('absolute dates are local wall-clock minutes', () => {
     const d = new Date(2025, 0, 5, 7, 3, 59)
     expect(format.absoluteDate(d)).toBe('2025-01-05 07:03')

@@ -38,4 +38,30 @@ function readDate(value, { endOfDay = false, now = Date.now() } = {}) {
   return bare && endOfDay ? new Date(Number(y), Number(mo) - 1, Number(d) + 1, 0, 0, 0, -1) : date
 }
 
-module.exports = { readDate, DATE_SPELLINGS }
+const ELAPSED_UNITS = [
+  ['year', 365 * 86_400_000],
+  ['month', 30 * 86_400_000],
+  ['week', 7 * 86_400_000],
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+]
+
+/**
+ * How long ago (or ahead) `date` is, as the largest whole unit that fits, rounded down (25 days
+ * are 3 weeks): `{ count, unit, future }`, `unit` one of year, month, week, day, hour, minute;
+ * null within 45 seconds ("just now"). The command line and the page both word it from this, so
+ * one session is never "3w ago" in one and "4 wk. ago" in the other.
+ */
+function elapsed(date, now = Date.now()) {
+  const ms = now - new Date(date).getTime()
+  const abs = Math.abs(ms)
+  if (abs < 45_000) return null
+  const future = ms < 0
+  for (const [unit, size] of ELAPSED_UNITS) {
+    if (abs >= size) return { count: Math.floor(abs / size), unit, future }
+  }
+  return { count: 1, unit: 'minute', future }
+}
+
+module.exports = { readDate, DATE_SPELLINGS, elapsed }

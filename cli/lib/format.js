@@ -8,6 +8,7 @@
 const stringWidth = (text) => require('string-width')(text)
 // Dollars and counts read the same from the MCP server: they are human/'s.
 const { usd, count } = require('../../human/cost.js')
+const { elapsed } = require('../../human/dates.js')
 
 // NO_COLOR (https://no-color.org) wins when set to anything non-empty; FORCE_COLOR lets a pipe or a
 // test ask for colour; otherwise colour only when the stream is a terminal.
@@ -42,26 +43,14 @@ function absoluteDate(date) {
   )
 }
 
+const SHORT_UNIT = { year: 'y', month: 'mo', week: 'w', day: 'd', hour: 'h', minute: 'm' }
+
+/** "3h ago", "in 2d", "just now": the age a table has room for. */
 function relativeDate(date, now = Date.now()) {
-  const seconds = Math.round((now - date.getTime()) / 1000)
-  const future = seconds < 0
-  const s = Math.abs(seconds)
-  if (s < 45) return 'just now'
-  const units = [
-    [60 * 60 * 24 * 365, 'y'],
-    [60 * 60 * 24 * 30, 'mo'],
-    [60 * 60 * 24 * 7, 'w'],
-    [60 * 60 * 24, 'd'],
-    [60 * 60, 'h'],
-    [60, 'm'],
-  ]
-  for (const [size, unit] of units) {
-    if (s >= size) {
-      const n = Math.floor(s / size)
-      return future ? `in ${n}${unit}` : `${n}${unit} ago`
-    }
-  }
-  return future ? 'in 1m' : '1m ago'
+  const e = elapsed(date, now)
+  if (!e) return 'just now'
+  const n = `${e.count}${SHORT_UNIT[e.unit]}`
+  return e.future ? `in ${n}` : `${n} ago`
 }
 
 function bothDates(date, now) {

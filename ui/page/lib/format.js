@@ -1,26 +1,16 @@
 // How the pages write dates, money and counts: local time, the user's number format. Money, counts
 // and sizes are written as the share file writes them (render/format.js).
 
+import { elapsed } from '../../../human/dates.js'
+
 export { usd, count, bytes, tokenLine, costUnknown, sessionCost, plural } from '../../../render/format.js'
 
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto', style: 'short' })
 
-const STEPS = [
-  ['year', 365 * 86_400_000],
-  ['month', 30 * 86_400_000],
-  ['week', 7 * 86_400_000],
-  ['day', 86_400_000],
-  ['hour', 3_600_000],
-  ['minute', 60_000],
-]
-
-/** "3 hr. ago", "last week": how long ago `date` was. */
+/** "3 hr. ago", "last week": how long ago `date` was, in the command line's whole units. */
 export function age(date, now = Date.now()) {
-  const ms = new Date(date).getTime() - now
-  for (const [unit, size] of STEPS) {
-    if (Math.abs(ms) >= size) return relative.format(Math.round(ms / size), unit)
-  }
-  return 'just now'
+  const e = elapsed(date, now)
+  return e ? relative.format(e.future ? e.count : -e.count, e.unit) : 'just now'
 }
 
 const pad = (n) => String(n).padStart(2, '0')
