@@ -87,17 +87,15 @@ fn field<'a>(v: &'a Value, key: &str) -> &'a Value {
 }
 
 /// The sessions `{agent, options}` asks `list` for.
-fn list_of(client: &Client, env: Env, args: &str) -> CoreResult<Vec<SessionSummary>> {
-    let v = parse_args(args)?;
-    let agent = wire::string_arg(field(&v, "agent"), "agent")?;
-    let opts = wire::list_options(field(&v, "options"))?;
+fn list_of(client: &Client, env: Env, v: &Value) -> CoreResult<Vec<SessionSummary>> {
+    let agent = wire::string_arg(field(v, "agent"), "agent")?;
+    let opts = wire::list_options(field(v, "options"))?;
     client.list(env, &agent, &opts)
 }
 
 /// The sessions `{options}` asks `listAll` for.
-fn list_all_of(client: &Client, env: Env, args: &str) -> CoreResult<Vec<SessionSummary>> {
-    let v = parse_args(args)?;
-    client.list_all(env, &wire::list_options(field(&v, "options"))?)
+fn list_all_of(client: &Client, env: Env, v: &Value) -> CoreResult<Vec<SessionSummary>> {
+    client.list_all(env, &wire::list_options(field(v, "options"))?)
 }
 
 /// `v` as `JSON.stringify(v, null, 2)` writes it (numbers as JS prints them).
@@ -294,6 +292,21 @@ impl Drop for Forget {
 
 #[napi]
 impl NativeClient {
+    /// A call's work, run on the thread pool with this client, the environment read on the
+    /// calling thread now (`HOME` and the overrides as they are at call time) and the call's
+    /// parsed `{…}` arguments.
+    pub(crate) fn job<T>(
+        &self,
+        args: String,
+        work: impl FnOnce(&Client, Env, &Value) -> CoreResult<T> + Send + 'static,
+    ) -> AsyncTask<Job<T>>
+    where
+        Job<T>: Task,
+    {
+        let (client, env) = (self.inner.clone(), Env::from_process());
+        Job::new(move || work(&client, env, &parse_args(&args)?))
+    }
+
     /// `options`: JSON of `ClientOptions`. Throws a `VALIDATION_ERROR` for invalid options.
     #[napi(constructor)]
     pub fn new(options: String) -> napi::Result<Self, &'static str> {
@@ -339,17 +352,15 @@ impl NativeClient {
 
     /// `{}` → JSON of the doctor's report (`Client::doctor`).
     #[napi]
-    pub fn doctor(&self, _args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || json(&client.doctor(env)?))
+    pub fn doctor(&self, args: String) -> AsyncTask<TextJob> {
+        self.job(args, |client, env, _| json(&client.doctor(env)?))
     }
 
     /// `{options?: {verify?}}` → JSON `KeepStatus`.
     #[napi]
     pub fn keep_status(&self, args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let verify = match field(field(&parse_args(&args)?, "options"), "verify") {
+        self.job(args, |client, env, v| {
+            let verify = match field(field(v, "options"), "verify") {
                 Value::Null => false,
                 Value::Bool(b) => *b,
                 v => {
@@ -366,9 +377,8 @@ impl NativeClient {
     /// `{on}` → JSON `KeepStatus` once the setting is written.
     #[napi]
     pub fn keep_set(&self, args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let on = match field(&parse_args(&args)?, "on") {
+        self.job(args, |client, env, v| {
+            let on = match field(v, "on") {
                 Value::Bool(b) => *b,
                 v => {
                     return Err(CoreError::validation(format!(
@@ -383,9 +393,8 @@ impl NativeClient {
     /// `{options: {ids?, before?}}` → JSON `{forgotten}`.
     #[napi]
     pub fn keep_forget(&self, args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let (ids, before) = wire::forget_options(field(&parse_args(&args)?, "options"))?;
+        self.job(args, |client, env, v| {
+            let (ids, before) = wire::forget_options(field(v, "options"))?;
             let n = client.keep_forget(env, &ids, before)?;
             json(&serde_json::json!({ "forgotten": n }))
         })
@@ -393,9 +402,8 @@ impl NativeClient {
 
     /// `{}` → JSON `IndexStatus`.
     #[napi]
-    pub fn index_status(&self, _args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
+    pub fn index_status(&self, args: String) -> AsyncTask<TextJob> {
+        self.job(args, |client, env, _| {
             client.local_only("index.status")?;
             json(&client.index_status(env))
         })
@@ -403,24 +411,20 @@ impl NativeClient {
 
     /// `{}` → JSON `IndexStatus` after deleting and building the index again.
     #[napi]
-    pub fn index_rebuild(&self, _args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || json(&client.index_rebuild(env)?))
+    pub fn index_rebuild(&self, args: String) -> AsyncTask<TextJob> {
+        self.job(args, |client, env, _| json(&client.index_rebuild(env)?))
     }
 
     /// `{}` → JSON `true` when the index was deleted, `false` when it is off.
     #[napi]
-    pub fn index_clear(&self, _args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || json(&client.index_clear(env)?))
+    pub fn index_clear(&self, args: String) -> AsyncTask<TextJob> {
+        self.job(args, |client, env, _| json(&client.index_clear(env)?))
     }
 
     /// `{options}` → JSON `IndexStatus` after bringing the index up to date with the stores.
     #[napi]
     pub fn index_update(&self, args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let v = parse_args(&args)?;
+        self.job(args, |client, env, v| {
             let if_idle = wire::update_if_idle(&v["options"])?;
             json(&client.index_update(env, if_idle)?)
         })
@@ -463,9 +467,8 @@ impl NativeClient {
     /// (waited for off the JS thread); with `close`, what its searches left is then forgotten.
     #[napi]
     pub fn index_idle(&self, args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let close = field(&parse_args(&args)?, "close").as_bool() == Some(true);
+        self.job(args, |client, env, v| {
+            let close = field(v, "close").as_bool() == Some(true);
             client.index_idle(env, close);
             Ok("null".into())
         })
@@ -474,15 +477,15 @@ impl NativeClient {
     /// `{agent, options}` → JSON `SessionSummary[]`.
     #[napi]
     pub fn list(&self, args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || json(&list_of(&client, env, &args)?))
+        self.job(args, |client, env, v| json(&list_of(client, env, v)?))
     }
 
     /// `{agent, options}` → the same sessions as tab-separated lines (`tsv::session_list`).
     #[napi]
     pub fn list_tsv(&self, args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || Ok(tsv::session_list(&list_of(&client, env, &args)?)))
+        self.job(args, |client, env, v| {
+            Ok(tsv::session_list(&list_of(client, env, v)?))
+        })
     }
 
     /// JSON rows (arrays of strings, numbers and nulls) → tab-separated lines (`tsv::rows`): the
@@ -498,18 +501,14 @@ impl NativeClient {
     /// `{options}` → JSON `SessionSummary[]` of every agent (`Client::list_all`).
     #[napi]
     pub fn list_all(&self, args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || json(&list_all_of(&client, env, &args)?))
+        self.job(args, |client, env, v| json(&list_all_of(client, env, v)?))
     }
 
     /// `{options}` → the same sessions as tab-separated lines, the unified id first.
     #[napi]
     pub fn list_all_tsv(&self, args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            Ok(tsv::session_list_unified(&list_all_of(
-                &client, env, &args,
-            )?))
+        self.job(args, |client, env, v| {
+            Ok(tsv::session_list_unified(&list_all_of(client, env, v)?))
         })
     }
 
@@ -517,13 +516,11 @@ impl NativeClient {
     /// Dates.
     #[napi]
     pub fn get(&self, args: String) -> AsyncTask<SessionJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let v = parse_args(&args)?;
-            let agent = wire::string_arg(field(&v, "agent"), "agent")?;
-            let id = wire::string_arg(field(&v, "sessionId"), "sessionId")?;
-            let redact = wire::opt_redact(&v)?;
-            let machine = wire::opt_machine(&v)?;
+        self.job(args, |client, env, v| {
+            let agent = wire::string_arg(field(v, "agent"), "agent")?;
+            let id = wire::string_arg(field(v, "sessionId"), "sessionId")?;
+            let redact = wire::opt_redact(v)?;
+            let machine = wire::opt_machine(v)?;
             let session = client.get_on(env, &agent, &id, machine.as_deref())?;
             Ok(client.redacted(redact, session))
         })
@@ -533,17 +530,15 @@ impl NativeClient {
     /// gives it up by.
     #[napi]
     pub fn search(&self, args: String, call: Option<u32>) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
         let cancel = Cancel::default();
         // Known before the work is queued: a `cancel` that follows at once finds it.
         if let (Some(n), Ok(mut m)) = (call, self.cancels.lock()) {
             m.insert(n, cancel.clone());
         }
         let done = call.map(|n| Forget(self.cancels.clone(), n));
-        Job::new(move || {
+        self.job(args, move |client, env, v| {
             let _done = done;
-            let v = parse_args(&args)?;
-            let mut q = wire::search_query(field(&v, "query"))?;
+            let mut q = wire::search_query(field(v, "query"))?;
             q.cancel = cancel;
             json(&client.search(env, &q)?)
         })
@@ -552,11 +547,9 @@ impl NativeClient {
     /// `{path, options}` → JSON `TouchedSession[]` (beyond the spec: `sessions.touched`).
     #[napi]
     pub fn touched(&self, args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let v = parse_args(&args)?;
-            let path = wire::string_arg(field(&v, "path"), "path")?;
-            let opts = wire::touched_options(field(&v, "options"))?;
+        self.job(args, |client, env, v| {
+            let path = wire::string_arg(field(v, "path"), "path")?;
+            let opts = wire::touched_options(field(v, "options"))?;
             json(&client.touched(env, &path, &opts)?)
         })
     }
@@ -565,12 +558,10 @@ impl NativeClient {
     /// spec: `sessions.touches`).
     #[napi]
     pub fn touches(&self, args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let v = parse_args(&args)?;
-            let agent = wire::string_arg(field(&v, "agent"), "agent")?;
-            let id = wire::string_arg(field(&v, "sessionId"), "sessionId")?;
-            let redact = wire::opt_redact(&v)?;
+        self.job(args, |client, env, v| {
+            let agent = wire::string_arg(field(v, "agent"), "agent")?;
+            let id = wire::string_arg(field(v, "sessionId"), "sessionId")?;
+            let redact = wire::opt_redact(v)?;
             json(&client.touches(env, &agent, &id, redact)?)
         })
     }
@@ -578,10 +569,8 @@ impl NativeClient {
     /// `{options}` → JSON `CostSummary`.
     #[napi]
     pub fn total_cost(&self, args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let v = parse_args(&args)?;
-            let opts = wire::cost_options(field(&v, "options"))?;
+        self.job(args, |client, env, v| {
+            let opts = wire::cost_options(field(v, "options"))?;
             json(&client.total_cost(env, &opts)?)
         })
     }
@@ -589,11 +578,9 @@ impl NativeClient {
     /// `{url, options}` → JSON `SyncResult`: this machine's sessions pushed into the team database.
     #[napi]
     pub fn sync(&self, args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let v = parse_args(&args)?;
-            let url = wire::string_arg(field(&v, "url"), "url")?;
-            let opts = wire::sync_options(field(&v, "options"))?;
+        self.job(args, |client, env, v| {
+            let url = wire::string_arg(field(v, "url"), "url")?;
+            let opts = wire::sync_options(field(v, "options"))?;
             json(&client.sync(env, &url, &opts)?)
         })
     }
@@ -601,10 +588,8 @@ impl NativeClient {
     /// `{options}` → JSON `Recap`: what the agents did in a period, per project.
     #[napi]
     pub fn recap(&self, args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let v = parse_args(&args)?;
-            let opts = wire::recap_options(field(&v, "options"))?;
+        self.job(args, |client, env, v| {
+            let opts = wire::recap_options(field(v, "options"))?;
             json(&client.recap(env, &opts)?)
         })
     }
@@ -612,10 +597,8 @@ impl NativeClient {
     /// `{report, options}` → JSON report (`{daily|weekly|monthly|sessions, totals, …}`).
     #[napi]
     pub fn cost_report(&self, args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let v = parse_args(&args)?;
-            let opts = wire::report_options(field(&v, "report"), field(&v, "options"))?;
+        self.job(args, |client, env, v| {
+            let opts = wire::report_options(field(v, "report"), field(v, "options"))?;
             json(&client.cost_report(env, &opts)?)
         })
     }
@@ -623,10 +606,8 @@ impl NativeClient {
     /// `{options}` → JSON `{blocks}`.
     #[napi]
     pub fn cost_blocks(&self, args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let v = parse_args(&args)?;
-            let opts = wire::blocks_options(field(&v, "options"))?;
+        self.job(args, |client, env, v| {
+            let opts = wire::blocks_options(field(v, "options"))?;
             json(&client.cost_blocks(env, &opts)?)
         })
     }
@@ -634,11 +615,9 @@ impl NativeClient {
     /// `{report, options, breakdown}` → the report as tab-separated lines (`tsv::cost_report`).
     #[napi]
     pub fn cost_report_tsv(&self, args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let v = parse_args(&args)?;
-            let opts = wire::report_options(field(&v, "report"), field(&v, "options"))?;
-            let breakdown = field(&v, "breakdown").as_bool().unwrap_or(false);
+        self.job(args, |client, env, v| {
+            let opts = wire::report_options(field(v, "report"), field(v, "options"))?;
+            let breakdown = field(v, "breakdown").as_bool().unwrap_or(false);
             Ok(tsv::cost_report(
                 &client.cost_report(env, &opts)?,
                 breakdown,
@@ -649,10 +628,8 @@ impl NativeClient {
     /// `{report, options}` → the report as `JSON.stringify(report, null, 2)` writes it, UTF-8.
     #[napi]
     pub fn cost_report_json(&self, args: String) -> AsyncTask<BytesJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let v = parse_args(&args)?;
-            let opts = wire::report_options(field(&v, "report"), field(&v, "options"))?;
+        self.job(args, |client, env, v| {
+            let opts = wire::report_options(field(v, "report"), field(v, "options"))?;
             let sums = client.cost_report_sums(env, &opts)?;
             memory::release_freed();
             pretty(&sums)
@@ -662,10 +639,8 @@ impl NativeClient {
     /// `{options}` → the blocks as `JSON.stringify(blocks, null, 2)` writes them, UTF-8.
     #[napi]
     pub fn cost_blocks_json(&self, args: String) -> AsyncTask<BytesJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let v = parse_args(&args)?;
-            let opts = wire::blocks_options(field(&v, "options"))?;
+        self.job(args, |client, env, v| {
+            let opts = wire::blocks_options(field(v, "options"))?;
             let blocks = client.cost_blocks(env, &opts)?;
             memory::release_freed();
             pretty(&blocks)
@@ -675,10 +650,8 @@ impl NativeClient {
     /// `{options}` → the blocks as tab-separated lines (`tsv::cost_blocks`).
     #[napi]
     pub fn cost_blocks_tsv(&self, args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let v = parse_args(&args)?;
-            let opts = wire::blocks_options(field(&v, "options"))?;
+        self.job(args, |client, env, v| {
+            let opts = wire::blocks_options(field(v, "options"))?;
             Ok(tsv::cost_blocks(&client.cost_blocks(env, &opts)?))
         })
     }
@@ -686,13 +659,11 @@ impl NativeClient {
     /// `{agent, sessionId, format, options: {redact}}` → the exported text itself.
     #[napi]
     pub fn export(&self, args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let v = parse_args(&args)?;
-            let agent = wire::string_arg(field(&v, "agent"), "agent")?;
-            let id = wire::string_arg(field(&v, "sessionId"), "sessionId")?;
-            let format = wire::export_format(field(&v, "format"))?;
-            let redact = wire::opt_redact(&v)?;
+        self.job(args, |client, env, v| {
+            let agent = wire::string_arg(field(v, "agent"), "agent")?;
+            let id = wire::string_arg(field(v, "sessionId"), "sessionId")?;
+            let format = wire::export_format(field(v, "format"))?;
+            let redact = wire::opt_redact(v)?;
             let out = client.export(env, &agent, &id, format, redact);
             // The session, dropped, leaves the process before its text is copied into JS.
             memory::release_freed();
@@ -703,11 +674,9 @@ impl NativeClient {
     /// `{a: {agent, sessionId}, b: {agent, sessionId}, options: {redact}}` → JSON `SessionDiff`.
     #[napi]
     pub fn diff(&self, args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let v = parse_args(&args)?;
+        self.job(args, |client, env, v| {
             let side = |k: &str| -> CoreResult<(String, String)> {
-                let s = field(&v, k);
+                let s = field(v, k);
                 if !s.is_object() {
                     return Err(CoreError::validation(format!(
                         "{k} must be an object {{ agent, sessionId }}"
@@ -719,7 +688,7 @@ impl NativeClient {
                 ))
             };
             let (a, b) = (side("a")?, side("b")?);
-            let redact = wire::opt_redact(&v)?;
+            let redact = wire::opt_redact(v)?;
             json(&client.diff(env, (&a.0, &a.1), (&b.0, &b.1), redact)?)
         })
     }

@@ -1,13 +1,13 @@
 //! The other side of each call's way across (`bench/contract.mjs` times both): the results that
 //! cross as JSON text built as JS objects instead, the model's moments as JS Dates, and `get`'s
 //! session as JSON text. Both ways are written from the model's serde derives.
-use agent_mux_sessions::{Env, Error as CoreError, Result as CoreResult};
+use agent_mux_sessions::{Error as CoreError, Result as CoreResult};
 use agent_mux_wire as wire;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;
 
-use crate::{field, json, list_of, parse_args, rejection, to_js, Job, NativeClient, TextJob};
+use crate::{field, json, list_of, rejection, to_js, Job, NativeClient, TextJob};
 
 /// A result as a JSON value (made on the worker thread) and the depth of the objects that hold
 /// its moments, built into JS on the main thread.
@@ -46,18 +46,15 @@ impl NativeClient {
     /// `list`'s sessions as objects.
     #[napi]
     pub fn list_objects(&self, args: String) -> AsyncTask<ValueJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || value(&list_of(&client, env, &args)?, 1))
+        self.job(args, |client, env, v| value(&list_of(client, env, v)?, 1))
     }
 
     /// `search`'s sessions as objects.
     #[napi]
     pub fn search_objects(&self, args: String) -> AsyncTask<ValueJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let v = parse_args(&args)?;
+        self.job(args, |client, env, v| {
             value(
-                &client.search(env, &wire::search_query(field(&v, "query"))?)?,
+                &client.search(env, &wire::search_query(field(v, "query"))?)?,
                 1,
             )
         })
@@ -66,11 +63,9 @@ impl NativeClient {
     /// `totalCost`'s summary as objects.
     #[napi]
     pub fn total_cost_objects(&self, args: String) -> AsyncTask<ValueJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let v = parse_args(&args)?;
+        self.job(args, |client, env, v| {
             value(
-                &client.total_cost(env, &wire::cost_options(field(&v, "options"))?)?,
+                &client.total_cost(env, &wire::cost_options(field(v, "options"))?)?,
                 1,
             )
         })
@@ -79,10 +74,8 @@ impl NativeClient {
     /// A cost report as objects.
     #[napi]
     pub fn cost_report_objects(&self, args: String) -> AsyncTask<ValueJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let v = parse_args(&args)?;
-            let opts = wire::report_options(field(&v, "report"), field(&v, "options"))?;
+        self.job(args, |client, env, v| {
+            let opts = wire::report_options(field(v, "report"), field(v, "options"))?;
             value(&client.cost_report(env, &opts)?, 2)
         })
     }
@@ -90,11 +83,9 @@ impl NativeClient {
     /// The billing blocks as objects.
     #[napi]
     pub fn cost_blocks_objects(&self, args: String) -> AsyncTask<ValueJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let v = parse_args(&args)?;
+        self.job(args, |client, env, v| {
             value(
-                &client.cost_blocks(env, &wire::blocks_options(field(&v, "options"))?)?,
+                &client.cost_blocks(env, &wire::blocks_options(field(v, "options"))?)?,
                 2,
             )
         })
@@ -103,11 +94,9 @@ impl NativeClient {
     /// `get`'s session as JSON text.
     #[napi]
     pub fn get_text(&self, args: String) -> AsyncTask<TextJob> {
-        let (client, env) = (self.inner.clone(), Env::from_process());
-        Job::new(move || {
-            let v = parse_args(&args)?;
-            let agent = wire::string_arg(field(&v, "agent"), "agent")?;
-            let id = wire::string_arg(field(&v, "sessionId"), "sessionId")?;
+        self.job(args, |client, env, v| {
+            let agent = wire::string_arg(field(v, "agent"), "agent")?;
+            let id = wire::string_arg(field(v, "sessionId"), "sessionId")?;
             json(&client.get(env, &agent, &id)?)
         })
     }
