@@ -920,3 +920,57 @@ fn an_upgrade_from_v3_summarises_every_machines_rows_and_writes_only_sessions_wi
     assert_eq!(again.sessions, 0, "{again:?}");
     assert_summarised(&mut db);
 }
+
+#[test]
+#[cfg_attr(
+    no_pg,
+    ignore = "no PostgreSQL: run through scripts/cargo-test.mjs, which starts one where initdb is found"
+)]
+fn a_reader_granted_an_older_versions_tables_gets_the_same_cost_from_the_usage_rows() {
+    let server = server();
+    let url = fresh_db(&server, "grants");
+    let dir = tempfile::tempdir().unwrap();
+    let a = machine_home(dir.path(), "a");
+    sync(&a, &url, &opts("alpha"));
+    let mut db = connect(&url);
+    // The reading role of version 3's docs: no grant on the summary.
+    let role = format!("old_reader_{}", std::process::id());
+    db.batch_execute(&format!(
+        "CREATE ROLE {role} LOGIN PASSWORD 'pw'; \
+         GRANT SELECT ON amux_schema, machines, sessions, messages, usage, daily_cost TO {role}"
+    ))
+    .unwrap();
+    let (scheme, rest) = url.split_once("://").unwrap();
+    let reader_url = format!("{scheme}://{role}:pw@{}", rest.split_once('@').unwrap().1);
+    let read = |u: &str, group_by| {
+        Client::new(ClientOptions {
+            source: Some(u.to_string()),
+            ..Default::default()
+        })
+        .total_cost(
+            env(&a),
+            &CostOptions {
+                group_by,
+                ..Default::default()
+            },
+        )
+        .unwrap()
+    };
+    for group_by in [None, Some(GroupBy::Day), Some(GroupBy::Model)] {
+        let owner = read(&url, group_by);
+        assert!(owner.total_usd > 0.0);
+        assert_same_cost(
+            &read(&reader_url, group_by),
+            &owner,
+            &format!("{group_by:?}"),
+        );
+    }
+    db.batch_execute(&format!(
+        "REASSIGN OWNED BY {role} TO CURRENT_USER; DROP OWNED BY {role}"
+    ))
+    .unwrap();
+    // Roles are the server's: leave none behind.
+    connect(&server)
+        .batch_execute(&format!("DROP ROLE {role}"))
+        .unwrap();
+}

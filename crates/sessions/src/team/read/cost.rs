@@ -126,10 +126,9 @@ fn total_cost_from(
 ) -> Result<CostSummary> {
     let sow = opts.start_of_week.map_or(0, |d| d.num_days_from_sunday());
     let (total, groups) = team.with(env, |c| {
-        // A database no sync of this version has upgraded yet has no summary.
-        let v4 = has_summary(c)?;
+        let (v4, readable) = has_summary(c)?;
         let mut p = Params::default();
-        let sql = (summary && v4)
+        let sql = (summary && readable)
             .then(|| summary_sql(opts, sow, &mut p))
             .flatten()
             .unwrap_or_else(|| exact_sql(opts, sow, &mut p, v4));
@@ -177,10 +176,16 @@ fn total_cost_from(
 /// groups, when asked: each group's sums and sessions.
 type Statements = (String, Option<String>);
 
-/// Whether the database holds the summary (schema version 4 on).
-fn has_summary(c: &mut postgres::Client) -> std::result::Result<bool, postgres::Error> {
-    let row = c.query_one("SELECT to_regclass('usage_days') IS NOT NULL", &[])?;
-    Ok(row.get(0))
+/// Whether the database holds the summary (schema version 4 on; a database no sync of this
+/// version has upgraded yet does not), and whether this role may read it (one granted the
+/// tables of an older version only reads the usage rows instead).
+fn has_summary(c: &mut postgres::Client) -> std::result::Result<(bool, bool), postgres::Error> {
+    let row = c.query_one(
+        "SELECT to_regclass('usage_days') IS NOT NULL, CASE WHEN to_regclass('usage_days') IS NULL \
+         THEN false ELSE has_table_privilege('usage_days', 'SELECT') END",
+        &[],
+    )?;
+    Ok((row.get(0), row.get(1)))
 }
 
 /// A group's sessions counted from its pieces: summed per session first, then the sessions
