@@ -55,8 +55,9 @@ function amux(home, args, extra) {
   return spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: cliEnv(home, extra), timeout: 120_000 })
 }
 
-/** Every session's message rows are exactly the ones its stamp says were pushed (a sync killed
- * before it made the schema left no table: nothing to check). */
+/** Every session's message rows are exactly the ones its stamp says were pushed, and the cost
+ * summary is exactly what its view makes of the usage rows (a sync killed before it made the
+ * schema left no table: nothing to check). */
 function expectConsistent(url) {
   if (sql(url, "SELECT to_regclass('sessions') IS NULL")[0][0] === 't') return
   const [[bad]] = sql(
@@ -66,6 +67,12 @@ function expectConsistent(url) {
      OR EXISTS (SELECT 1 FROM messages m WHERE m.machine = s.machine AND m.unified_id = s.unified_id AND m.idx >= s.pushed_messages)`,
   )
   expect(bad).toBe('0')
+  const [[drift]] = sql(
+    url,
+    `SELECT count(*) FROM ((TABLE usage_days EXCEPT ALL TABLE usage_days_of)
+       UNION ALL (TABLE usage_days_of EXCEPT ALL TABLE usage_days)) d`,
+  )
+  expect(drift).toBe('0')
 }
 
 describe.skipIf(!server)('amux sync', () => {

@@ -11,6 +11,8 @@
 // matters (each word is in ten times the messages of ten times the sessions, as it would be for
 // ten machines whose sessions one generator made). The GIN indexes are dropped for the copy and
 // built again after it, in bulk (as the sync's first load does).
+// With --cost-only the messages are not copied (the cost calls read sessions and usage alone):
+// minutes instead of half an hour, for measuring the cost calls.
 // The database is left in place: measure it with bench/team-read.mjs <url>.
 import { createRequire } from 'node:module'
 import { spawnSync } from 'node:child_process'
@@ -27,6 +29,7 @@ if (!url || !homeArg) {
 }
 const at = process.argv.indexOf('--machines')
 const machines = at > 0 ? Number(process.argv[at + 1]) : 10
+const costOnly = process.argv.includes('--cost-only')
 const from = homeArg === '--machine' ? process.argv[4] : null
 const home = resolve(homeArg)
 const source = from ?? 'm0'
@@ -70,7 +73,7 @@ try {
   }).join(',')
   for (let k = 1; k < machines; k++) {
     psql(`INSERT INTO machines SELECT 'm${k}', 'u${k}', last_sync_at, amux_version FROM machines WHERE machine = '${source}'`)
-    for (const table of ['sessions', 'messages', 'usage']) {
+    for (const table of costOnly ? ['sessions', 'usage'] : ['sessions', 'messages', 'usage']) {
       psql(`INSERT INTO ${table} (${columns(table).join(',')}) SELECT ${moved(table, k)} FROM ${table} WHERE machine = '${source}'`)
     }
   }

@@ -7,8 +7,9 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use agent_mux_sessions::cost::CostSummary;
 use agent_mux_sessions::error::ErrorCode;
-use agent_mux_sessions::options::CostOptions;
+use agent_mux_sessions::options::{Archived, CostOptions, Filters, GroupBy};
 use agent_mux_sessions::team::conn::Target;
 use agent_mux_sessions::team::push::{SyncOptions, SyncResult};
 use agent_mux_sessions::team::schema;
@@ -131,6 +132,25 @@ fn assert_consistent(db: &mut postgres::Client) {
         bad, 0,
         "sessions whose message rows do not match their stamp"
     );
+    assert_summarised(db);
+}
+
+/// The summary (from version 4) holds exactly what its definition makes of the usage and session
+/// rows: no row missing, none left over, none with other sums or flags.
+fn assert_summarised(db: &mut postgres::Client) {
+    if one_i64(
+        db,
+        "SELECT count(*) FROM pg_class WHERE relname = 'usage_days'",
+    ) == 0
+    {
+        return;
+    }
+    let drift = one_i64(
+        db,
+        "SELECT count(*) FROM ((TABLE usage_days EXCEPT ALL TABLE usage_days_of) \
+         UNION ALL (TABLE usage_days_of EXCEPT ALL TABLE usage_days)) d",
+    );
+    assert_eq!(drift, 0, "summary rows that differ from the usage rows");
 }
 
 const APPENDED: &str = r#"{"parentUuid":"e647cb8f-74e6-4a5d-8dd2-7a65bd628881","isSidechain":false,"userType":"external","cwd":"/home/dev/src/api","sessionId":"90c192cf-d3ac-44af-8f21-ddb66cad4a26","version":"2.1.197","gitBranch":"main","type":"user","uuid":"0b9d7f7e-0000-4000-8000-000000000001","timestamp":"2026-10-07T00:20:00.000Z","message":{"role":"user","content":"zanzibar quokka appended later, with key AKIAQWERTYUIOPASDFGH"}}"#;
@@ -500,4 +520,457 @@ fn a_connection_dropped_mid_sync_leaves_whole_sessions_and_the_next_sync_complet
     );
     let team = one_f64(&mut db, "SELECT sum(cost_usd) FROM usage");
     assert!((team - local_total(&home)).abs() < 1e-6 * team.max(1.0));
+}
+
+/// `env` with the machine's time zone.
+fn env_in(home: &Path, tz: &str) -> Env {
+    let mut e = env(home);
+    e.set("TZ", tz);
+    e
+}
+
+/// Two cost totals agree: the same sums (to rounding: the pieces are added in another order),
+/// sessions, runs and groups.
+fn assert_same_cost(a: &CostSummary, b: &CostSummary, what: &str) {
+    let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * x.abs().max(1.0);
+    assert!(
+        close(a.total_usd, b.total_usd),
+        "{what}: {} vs {}",
+        a.total_usd,
+        b.total_usd
+    );
+    let counts = |c: &CostSummary| {
+        (
+            c.input_tokens,
+            c.output_tokens,
+            c.thinking_tokens,
+            c.cached_tokens,
+            c.cache_write_tokens,
+        )
+    };
+    assert_eq!(counts(a), counts(b), "{what}");
+    assert_eq!(
+        (a.session_count, a.run_count),
+        (b.session_count, b.run_count),
+        "{what}"
+    );
+    let (ga, gb) = (
+        a.breakdowns.clone().unwrap_or_default(),
+        b.breakdowns.clone().unwrap_or_default(),
+    );
+    assert_eq!(
+        ga.keys().collect::<Vec<_>>(),
+        gb.keys().collect::<Vec<_>>(),
+        "{what}"
+    );
+    for (k, x) in &ga {
+        let y = &gb[k];
+        assert!(
+            close(x.total_usd, y.total_usd),
+            "{what} {k}: {} vs {}",
+            x.total_usd,
+            y.total_usd
+        );
+        assert_eq!(
+            (
+                x.input_tokens,
+                x.output_tokens,
+                x.thinking_tokens,
+                x.cached_tokens,
+                x.session_count
+            ),
+            (
+                y.input_tokens,
+                y.output_tokens,
+                y.thinking_tokens,
+                y.cached_tokens,
+                y.session_count
+            ),
+            "{what} {k}"
+        );
+    }
+}
+
+/// The totals of several machines added up as the team's are: sums, sessions and each group's.
+fn added(all: &[CostSummary]) -> CostSummary {
+    let mut out = CostSummary::default();
+    for c in all {
+        out.total_usd += c.total_usd;
+        out.input_tokens += c.input_tokens;
+        out.output_tokens += c.output_tokens;
+        out.thinking_tokens += c.thinking_tokens;
+        out.cached_tokens += c.cached_tokens;
+        out.cache_write_tokens += c.cache_write_tokens;
+        out.session_count += c.session_count;
+        out.run_count += c.run_count;
+        if let Some(groups) = &c.breakdowns {
+            let mine = out.breakdowns.get_or_insert_with(Default::default);
+            for (k, g) in groups {
+                let m = mine.entry(k.clone()).or_insert_with(|| {
+                    agent_mux_sessions::cost::CostBreakdown {
+                        key: k.clone(),
+                        ..Default::default()
+                    }
+                });
+                m.total_usd += g.total_usd;
+                m.input_tokens += g.input_tokens;
+                m.output_tokens += g.output_tokens;
+                m.thinking_tokens += g.thinking_tokens;
+                m.cached_tokens += g.cached_tokens;
+                m.cache_write_tokens += g.cache_write_tokens;
+                m.session_count += g.session_count;
+            }
+        }
+    }
+    out
+}
+
+const GROUPINGS: [Option<GroupBy>; 9] = [
+    None,
+    Some(GroupBy::Day),
+    Some(GroupBy::Week),
+    Some(GroupBy::Month),
+    Some(GroupBy::Model),
+    Some(GroupBy::Agent),
+    Some(GroupBy::Project),
+    Some(GroupBy::Session),
+    Some(GroupBy::Tag),
+];
+
+#[test]
+#[cfg_attr(
+    no_pg,
+    ignore = "no PostgreSQL: run through scripts/cargo-test.mjs, which starts one where initdb is found"
+)]
+fn the_team_cost_from_the_summary_is_the_exact_one_and_each_machines_own_in_its_zone() {
+    let server = server();
+    let url = fresh_db(&server, "summary");
+    let dir = tempfile::tempdir().unwrap();
+    // Whole-hour, half-hour and quarter-hour offsets: each machine's days are its own.
+    let zones = [
+        ("alpha", "Asia/Kolkata"),
+        ("beta", "America/New_York"),
+        ("gamma", "Asia/Kathmandu"),
+    ];
+    let homes: Vec<PathBuf> = zones
+        .iter()
+        .map(|(m, _)| machine_home(dir.path(), m))
+        .collect();
+    for ((machine, tz), home) in zones.iter().zip(&homes) {
+        Client::new(ClientOptions::default())
+            .sync(env_in(home, tz), &url, &opts(machine))
+            .unwrap();
+    }
+    let mut db = connect(&url);
+    assert_consistent(&mut db);
+    let team = Client::new(ClientOptions {
+        source: Some(url.clone()),
+        ..Default::default()
+    });
+    let exact_team = agent_mux_sessions::team::read::Team::new(&url);
+    let team_env = env(&homes[0]);
+    let summary = |o: &CostOptions| team.total_cost(team_env.clone(), o).unwrap();
+    let exact = |o: &CostOptions| {
+        agent_mux_sessions::team::read::cost::total_cost_exact(&exact_team, &team_env, o).unwrap()
+    };
+    let local = |i: usize, o: &CostOptions| {
+        Client::new(ClientOptions::default())
+            .total_cost(env_in(&homes[i], zones[i].1), o)
+            .unwrap()
+    };
+
+    // A day the sessions were created on, for since/until.
+    let middle: chrono::DateTime<chrono::Utc> = db
+        .query_one(
+            "SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY created_at) FROM sessions",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    let filters = [
+        ("none", Filters::default()),
+        (
+            "machine",
+            Filters {
+                machine: Some("beta".into()),
+                ..Default::default()
+            },
+        ),
+        (
+            "user",
+            Filters {
+                user: Some("gamma-user".into()),
+                ..Default::default()
+            },
+        ),
+        (
+            "since",
+            Filters {
+                since: Some(middle),
+                ..Default::default()
+            },
+        ),
+        (
+            "until",
+            Filters {
+                until: Some(middle),
+                ..Default::default()
+            },
+        ),
+        // What the summary does not hold: the exact path answers.
+        (
+            "model",
+            Filters {
+                model: Some("claude-sonnet-4-5".into()),
+                ..Default::default()
+            },
+        ),
+        (
+            "cwd",
+            Filters {
+                cwd: Some("/home/dev/src/api".into()),
+                ..Default::default()
+            },
+        ),
+        (
+            "archived",
+            Filters {
+                archived: Archived::Exclude,
+                ..Default::default()
+            },
+        ),
+        (
+            "tags",
+            Filters {
+                tags: Some(vec!["release".into()]),
+                ..Default::default()
+            },
+        ),
+    ];
+    let mut nonzero = 0;
+    for (name, f) in &filters {
+        for agent in [None, Some("claude".to_string())] {
+            for group_by in GROUPINGS {
+                let o = CostOptions {
+                    agent: agent.clone(),
+                    filters: f.clone(),
+                    group_by,
+                    start_of_week: Some(chrono::Weekday::Mon),
+                };
+                let what = format!("{name} {agent:?} {group_by:?}");
+                let s = summary(&o);
+                assert_same_cost(&s, &exact(&o), &what);
+                nonzero += (s.total_usd > 0.0) as usize;
+            }
+        }
+    }
+    assert!(
+        nonzero > 100,
+        "the filters leave costs to compare ({nonzero})"
+    );
+
+    // Each machine's share is what `amux cost` says there, on its own calendar; the team's is
+    // the three added up.
+    for group_by in GROUPINGS {
+        let mut locals = Vec::new();
+        for (i, (machine, _)) in zones.iter().enumerate() {
+            let o = CostOptions {
+                group_by,
+                ..Default::default()
+            };
+            let mine = local(i, &o);
+            let theirs = summary(&CostOptions {
+                filters: Filters {
+                    machine: Some(machine.to_string()),
+                    ..Default::default()
+                },
+                ..o.clone()
+            });
+            assert_same_cost(&theirs, &mine, &format!("{machine} {group_by:?}"));
+            locals.push(mine);
+        }
+        let o = CostOptions {
+            group_by,
+            ..Default::default()
+        };
+        assert_same_cost(&summary(&o), &added(&locals), &format!("team {group_by:?}"));
+    }
+    // The zones moved some usage to other days: the machines' days are not all the same.
+    let by_day = |i: usize| {
+        local(
+            i,
+            &CostOptions {
+                group_by: Some(GroupBy::Day),
+                ..Default::default()
+            },
+        )
+        .breakdowns
+        .unwrap()
+    };
+    let days: Vec<_> = (0..3)
+        .map(|i| by_day(i).into_keys().collect::<Vec<_>>())
+        .collect();
+    assert!(days[0] != days[1] || days[1] != days[2], "{days:?}");
+
+    // The dashboards' view reads the summary: the same as the usage rows grouped.
+    let drift = one_i64(
+        &mut db,
+        "SELECT count(*) FROM (SELECT day, os_user, machine, project, agent, model, \
+           round(sum(cost_usd)::numeric, 9), sum(input_tokens)::bigint, count(DISTINCT unified_id) \
+           FROM usage GROUP BY 1, 2, 3, 4, 5, 6 \
+         EXCEPT SELECT day, os_user, machine, project, agent, model, round(cost_usd::numeric, 9), \
+           input_tokens, session_count FROM daily_cost) d",
+    );
+    assert_eq!(
+        drift, 0,
+        "daily_cost rows that are not the usage rows' sums"
+    );
+}
+
+#[test]
+#[cfg_attr(
+    no_pg,
+    ignore = "no PostgreSQL: run through scripts/cargo-test.mjs, which starts one where initdb is found"
+)]
+fn an_upgrade_from_v3_summarises_every_machines_rows_and_writes_only_sessions_without_usage() {
+    let server = server();
+    let url = fresh_db(&server, "upgrade3");
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (machine_home(dir.path(), "a"), machine_home(dir.path(), "b"));
+    let v3 = |m: &str| SyncOptions {
+        schema_version: 3,
+        ..opts(m)
+    };
+    let tz = "Asia/Kolkata";
+    let sync_in = |home: &Path, o: &SyncOptions| {
+        Client::new(ClientOptions::default())
+            .sync(env_in(home, tz), &url, o)
+            .unwrap()
+    };
+    let first = sync_in(&a, &v3("alpha"));
+    sync_in(&b, &v3("beta"));
+    let mut db = connect(&url);
+    let usage = one_i64(&mut db, "SELECT count(*) FROM usage");
+    let cost = one_f64(&mut db, "SELECT sum(cost_usd) FROM usage");
+    let without_usage = one_i64(
+        &mut db,
+        "SELECT count(*) FROM sessions s WHERE machine = 'alpha' AND NOT EXISTS \
+         (SELECT 1 FROM usage u WHERE u.machine = s.machine AND u.unified_id = s.unified_id)",
+    );
+    assert!(
+        without_usage > 0,
+        "the demo home has sessions without usage"
+    );
+
+    // This amux upgrades the schema: the summary is made from both machines' rows at once.
+    let r = sync_in(&a, &opts("alpha"));
+    assert_eq!((r.schema_from, r.schema_to), (3, schema::VERSION));
+    assert_eq!(one_i64(&mut db, "SELECT count(*) FROM usage"), usage);
+    assert!((one_f64(&mut db, "SELECT sum(cost_usd) FROM usage_days") - cost).abs() < 1e-6);
+    assert_summarised(&mut db);
+    // Only the sessions without usage are written again (for the local day they count on), and
+    // none of their messages.
+    assert_eq!((r.sessions as i64, r.messages), (without_usage, 0), "{r:?}");
+    assert_eq!(
+        one_i64(&mut db, "SELECT count(*) FROM sessions WHERE machine = 'alpha' AND created_day IS NULL \
+             AND NOT EXISTS (SELECT 1 FROM usage u WHERE u.machine = sessions.machine AND u.unified_id = sessions.unified_id)"),
+        0
+    );
+    assert!(first.sessions > r.sessions);
+    // The machine synced since counts as it does locally; beta (not synced since) from its rows.
+    let team = Client::new(ClientOptions {
+        source: Some(url.clone()),
+        ..Default::default()
+    });
+    let exact_team = agent_mux_sessions::team::read::Team::new(&url);
+    for group_by in GROUPINGS {
+        let o = CostOptions {
+            filters: Filters {
+                machine: Some("alpha".into()),
+                ..Default::default()
+            },
+            group_by,
+            ..Default::default()
+        };
+        let s = team.total_cost(env(&a), &o).unwrap();
+        let local = Client::new(ClientOptions::default())
+            .total_cost(
+                env_in(&a, tz),
+                &CostOptions {
+                    group_by,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        assert_same_cost(&s, &local, &format!("alpha {group_by:?}"));
+        let all = CostOptions {
+            group_by,
+            ..Default::default()
+        };
+        let exact =
+            agent_mux_sessions::team::read::cost::total_cost_exact(&exact_team, &env(&a), &all)
+                .unwrap();
+        assert_same_cost(
+            &team.total_cost(env(&a), &all).unwrap(),
+            &exact,
+            &format!("all {group_by:?}"),
+        );
+    }
+    let again = sync_in(&a, &opts("alpha"));
+    assert_eq!(again.sessions, 0, "{again:?}");
+    assert_summarised(&mut db);
+}
+
+#[test]
+#[cfg_attr(
+    no_pg,
+    ignore = "no PostgreSQL: run through scripts/cargo-test.mjs, which starts one where initdb is found"
+)]
+fn a_reader_granted_an_older_versions_tables_gets_the_same_cost_from_the_usage_rows() {
+    let server = server();
+    let url = fresh_db(&server, "grants");
+    let dir = tempfile::tempdir().unwrap();
+    let a = machine_home(dir.path(), "a");
+    sync(&a, &url, &opts("alpha"));
+    let mut db = connect(&url);
+    // The reading role of version 3's docs: no grant on the summary.
+    let role = format!("old_reader_{}", std::process::id());
+    db.batch_execute(&format!(
+        "CREATE ROLE {role} LOGIN PASSWORD 'pw'; \
+         GRANT SELECT ON amux_schema, machines, sessions, messages, usage, daily_cost TO {role}"
+    ))
+    .unwrap();
+    let (scheme, rest) = url.split_once("://").unwrap();
+    let reader_url = format!("{scheme}://{role}:pw@{}", rest.split_once('@').unwrap().1);
+    let read = |u: &str, group_by| {
+        Client::new(ClientOptions {
+            source: Some(u.to_string()),
+            ..Default::default()
+        })
+        .total_cost(
+            env(&a),
+            &CostOptions {
+                group_by,
+                ..Default::default()
+            },
+        )
+        .unwrap()
+    };
+    for group_by in [None, Some(GroupBy::Day), Some(GroupBy::Model)] {
+        let owner = read(&url, group_by);
+        assert!(owner.total_usd > 0.0);
+        assert_same_cost(
+            &read(&reader_url, group_by),
+            &owner,
+            &format!("{group_by:?}"),
+        );
+    }
+    db.batch_execute(&format!(
+        "REASSIGN OWNED BY {role} TO CURRENT_USER; DROP OWNED BY {role}"
+    ))
+    .unwrap();
+    // Roles are the server's: leave none behind.
+    connect(&server)
+        .batch_execute(&format!("DROP ROLE {role}"))
+        .unwrap();
 }

@@ -289,6 +289,8 @@ struct Work {
     usage: String,
     usage_rows: u64,
     usage_hash: String,
+    /// The machine's local day the session was created on ("YYYY-MM-DD").
+    created_day: String,
     /// The messages changed (else only the usage did).
     messages: bool,
 }
@@ -379,7 +381,12 @@ fn plan(
             crate::redact::summary(&mut s);
         }
         let (usage, usage_rows) = usage_of.remove(s.unified_id.as_str()).unwrap_or_default();
-        let usage_hash = hex(xxhash_rust::xxh3::xxh3_128(usage.as_bytes()));
+        let created_day = days.day(&s.created_at);
+        // A session without usage counts on the day it was created: that day is its usage.
+        let usage_hash = match (usage.is_empty(), opts.schema_version >= 4) {
+            (true, true) => hex(xxhash_rust::xxh3::xxh3_128(created_day.as_bytes())),
+            _ => hex(xxhash_rust::xxh3::xxh3_128(usage.as_bytes())),
+        };
         let stamp = stamp(&s, opts);
         local_ids.push(s.unified_id.clone());
         let old = stored.get(&s.unified_id);
@@ -394,6 +401,7 @@ fn plan(
             usage,
             usage_rows,
             usage_hash,
+            created_day,
             messages,
         });
     }
@@ -673,7 +681,7 @@ fn write_batch(
 ) -> std::result::Result<(), postgres::Error> {
     let mut tx = db.transaction()?;
     let v3 = opts.schema_version >= 3;
-    let upsert = tx.prepare(&upsert_sql(v3))?;
+    let upsert = tx.prepare(&upsert_sql(opts.schema_version))?;
     for p in batch {
         let s = &p.work.summary;
         let c = s.cost.as_ref();
@@ -723,6 +731,9 @@ fn write_batch(
             params.push(&title_words);
             params.push(&p.words);
         }
+        if opts.schema_version >= 4 {
+            params.push(&p.work.created_day);
+        }
         tx.execute(&upsert, &params)?;
         if p.replace {
             tx.execute(
@@ -761,6 +772,12 @@ fn write_batch(
         COPY_USAGE,
         batch.iter().map(|p| p.work.usage.as_str()),
     )?;
+    if opts.schema_version >= 4 {
+        let ids: Vec<&str> = (batch.iter())
+            .map(|p| p.work.summary.unified_id.as_str())
+            .collect();
+        summarise(&mut tx, &opts.machine, "unified_id = ANY($2)", &ids)?;
+    }
     tx.commit()?;
     out.messages += batch.iter().map(|p| p.count as u64).sum::<u64>();
     out.usage += batch.iter().map(|p| p.work.usage_rows).sum::<u64>();
@@ -819,6 +836,10 @@ fn finish(
         &[&opts.machine],
     )?;
     copy(&mut tx, COPY_USAGE, std::iter::once(runs.0.as_str()))?;
+    let summary = opts.schema_version >= 4;
+    if summary {
+        summarise(&mut tx, &opts.machine, "unified_id LIKE 'run:%'", &[])?;
+    }
     let gone = if opts.prune {
         // Not here: of the agents that changed, those not found; of the others, those an
         // earlier sync marked gone (nothing of them changed since).
@@ -836,6 +857,15 @@ fn finish(
             ),
             &[&opts.machine, &ids, &changed],
         )?;
+        if summary {
+            tx.execute(
+                &format!(
+                    "DELETE FROM usage_days d USING sessions s WHERE d.machine = $1 \
+                     AND s.unified_id = d.unified_id AND {not_here}"
+                ),
+                &[&opts.machine, &ids, &changed],
+            )?;
+        }
         tx.execute(
             &format!("DELETE FROM sessions s WHERE {not_here}"),
             &[&opts.machine, &ids, &changed],
@@ -871,6 +901,32 @@ fn finish(
     Ok(gone)
 }
 
+/// The summary rows (`usage_days`) of this machine's sessions or runs that `which` names (on
+/// `unified_id`, its ids as `$2` when it takes them) made again from their usage rows: in the
+/// transaction that wrote those, so the summary never holds what the rows do not.
+fn summarise(
+    tx: &mut Transaction<'_>,
+    machine: &str,
+    which: &str,
+    ids: &[&str],
+) -> std::result::Result<(), postgres::Error> {
+    let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&machine];
+    if which.contains("$2") {
+        params.push(&ids);
+    }
+    tx.execute(
+        &format!("DELETE FROM usage_days WHERE machine = $1 AND {which}"),
+        &params,
+    )?;
+    tx.execute(
+        &format!(
+            "INSERT INTO usage_days SELECT * FROM usage_days_of WHERE machine = $1 AND {which}"
+        ),
+        &params,
+    )?;
+    Ok(())
+}
+
 const COPY_MESSAGES: &str =
     "COPY messages (machine, unified_id, idx, role, at, model, message, tsv, cjk) FROM STDIN";
 /// Before version 3 (the upgrade test's older amux).
@@ -880,16 +936,23 @@ const COPY_USAGE: &str = "COPY usage (machine, unified_id, n, os_user, agent, mo
      input_tokens, output_tokens, thinking_tokens, cached_tokens, cache_write_tokens, cost_usd) FROM STDIN";
 
 /// The statement that writes a session's row; from version 3 with its title's words ($28) and
-/// its words ($29: NULL when its messages were not read, which leaves them as they are).
-fn upsert_sql(v3: bool) -> String {
-    let (col, val, set) = match v3 {
+/// its words ($29: NULL when its messages were not read, which leaves them as they are), from
+/// version 4 with the local day it was created on ($30).
+fn upsert_sql(version: i32) -> String {
+    let (mut col, mut val, mut set) = match version >= 3 {
         true => (
-            ", title_tsv, words",
-            ", $28::text::tsvector, coalesce($29::text::tsvector, '')",
-            ", title_tsv = $28::text::tsvector, words = coalesce($29::text::tsvector, sessions.words)",
+            ", title_tsv, words".to_string(),
+            ", $28::text::tsvector, coalesce($29::text::tsvector, '')".to_string(),
+            ", title_tsv = $28::text::tsvector, words = coalesce($29::text::tsvector, sessions.words)"
+                .to_string(),
         ),
-        false => ("", "", ""),
+        false => Default::default(),
     };
+    if version >= 4 {
+        col.push_str(", created_day");
+        val.push_str(", $30::text::date");
+        set.push_str(", created_day = $30::text::date");
+    }
     format!(
         "INSERT INTO sessions (machine, unified_id, os_user, agent, session_id, title, \
          created_at, updated_at, turn_count, message_count, model, cwd, git_branch, forked_from, tags, \

@@ -11,6 +11,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("schema/v1.sql"),
     include_str!("schema/v2.sql"),
     include_str!("schema/v3.sql"),
+    include_str!("schema/v4.sql"),
 ];
 
 /// The version this amux writes and reads.

@@ -22,7 +22,7 @@ use crate::options::{CostOptions, Filters, GroupBy, Grouping, ReportOptions};
 /// session that passes the filters, a zero piece for such a session without usage (it still
 /// counts, under its model), and the rows of runs that match no session, which pass the filters
 /// on their own fields (a run has no directory, tags or branch here).
-fn pieces(opts: &CostOptions, p: &mut Params) -> String {
+fn pieces(opts: &CostOptions, p: &mut Params, v4: bool) -> String {
     let agent = opts.agent.as_deref();
     let filter = sessions_where(&opts.filters, agent, p);
     let f = &opts.filters;
@@ -50,14 +50,26 @@ fn pieces(opts: &CostOptions, p: &mut Params) -> String {
     }
     let tokens = "u.input_tokens, u.output_tokens, u.thinking_tokens, u.cached_tokens, \
                   u.cache_write_tokens, u.cost_usd";
+    // A session without usage counts on the machine's local day it was created on (from
+    // version 4), else its UTC day.
+    let (created_day, zero_day) = match v4 {
+        true => (
+            "s.created_day",
+            "coalesce(ss.created_day, (ss.created_at AT TIME ZONE 'UTC')::date)",
+        ),
+        false => (
+            "NULL::date AS created_day",
+            "(ss.created_at AT TIME ZONE 'UTC')::date",
+        ),
+    };
     format!(
         "WITH ss AS (SELECT s.machine, s.unified_id, s.agent, s.model, s.cwd, s.os_user, s.tags, \
-             s.created_at FROM sessions s WHERE {filter}), \
+             s.created_at, {created_day} FROM sessions s WHERE {filter}), \
          p AS (SELECT u.machine, u.unified_id, true AS sess, u.agent, u.model, u.project, \
                u.os_user, ss.tags, u.day, {tokens} \
              FROM usage u JOIN ss ON ss.machine = u.machine AND ss.unified_id = u.unified_id \
            UNION ALL SELECT ss.machine, ss.unified_id, true, ss.agent, coalesce(ss.model, ''), \
-               coalesce(ss.cwd, ''), ss.os_user, ss.tags, ss.created_at::date, 0, 0, 0, 0, 0, 0 \
+               coalesce(ss.cwd, ''), ss.os_user, ss.tags, {zero_day}, 0, 0, 0, 0, 0, 0 \
              FROM ss WHERE NOT EXISTS (SELECT 1 FROM usage u WHERE u.machine = ss.machine \
                AND u.unified_id = ss.unified_id) \
            UNION ALL SELECT u.machine, u.unified_id, false, u.agent, u.model, u.project, \
@@ -93,41 +105,36 @@ fn n(v: i64) -> u64 {
     v.max(0) as u64
 }
 
-/// `totalCost` over the team: the whole, and each group's share when `groupBy` asks.
+/// `totalCost` over the team: the whole, and each group's share when `groupBy` asks. Read from
+/// the summary (`usage_days`) when it serves the call's filters and grouping, else from the
+/// usage rows joined to their sessions.
 pub fn total_cost(team: &Team, env: &Env, opts: &CostOptions) -> Result<CostSummary> {
-    let mut p = Params::default();
-    let with = pieces(opts, &mut p);
-    // Every session that passes the filters has a piece at least: they are counted in `ss`.
-    let totals = format!(
-        "{with} SELECT {SUMS}, (SELECT count(*) FROM ss), \
-         count(DISTINCT unified_id) FILTER (WHERE NOT sess) FROM p"
-    );
-    let grouped = opts.group_by.map(|by| {
-        let sow = opts.start_of_week.map_or(0, |d| d.num_days_from_sunday());
-        let tags = match by {
-            // A session counts in each of its tags; an untagged one under "".
-            GroupBy::Tag => {
-                " CROSS JOIN LATERAL unnest(CASE WHEN cardinality(tags) = 0 \
-                THEN ARRAY[''] ELSE tags END) AS k(key)"
-            }
-            _ => "",
-        };
-        // A group's sessions: its pieces summed per session first, then the sessions counted
-        // (two hashed groupings, where a count of distinct pairs would sort every piece).
-        format!(
-            "{with}, g AS (SELECT {} AS key, machine, unified_id, bool_or(sess) AS sess, \
-               sum(cost_usd) AS cost_usd, sum(input_tokens) AS input_tokens, \
-               sum(output_tokens) AS output_tokens, sum(thinking_tokens) AS thinking_tokens, \
-               sum(cached_tokens) AS cached_tokens, sum(cache_write_tokens) AS cache_write_tokens \
-               FROM p{tags} GROUP BY 1, 2, 3) \
-             SELECT key, {SUMS}, count(*) FILTER (WHERE sess) FROM g GROUP BY key",
-            key(by, sow)
-        )
-    });
+    total_cost_from(team, env, opts, true)
+}
+
+/// `total_cost` from the usage rows joined to their sessions, whatever the summary could serve:
+/// what the summary is checked against.
+pub fn total_cost_exact(team: &Team, env: &Env, opts: &CostOptions) -> Result<CostSummary> {
+    total_cost_from(team, env, opts, false)
+}
+
+fn total_cost_from(
+    team: &Team,
+    env: &Env,
+    opts: &CostOptions,
+    summary: bool,
+) -> Result<CostSummary> {
+    let sow = opts.start_of_week.map_or(0, |d| d.num_days_from_sunday());
     let (total, groups) = team.with(env, |c| {
-        let total = c.query_one(&totals, &p.refs())?;
-        let groups = match &grouped {
-            Some(sql) => Some(c.query(sql, &p.refs())?),
+        let (v4, readable) = has_summary(c)?;
+        let mut p = Params::default();
+        let sql = (summary && readable)
+            .then(|| summary_sql(opts, sow, &mut p))
+            .flatten()
+            .unwrap_or_else(|| exact_sql(opts, sow, &mut p, v4));
+        let total = c.query_one(&sql.0, &p.refs())?;
+        let groups = match &sql.1 {
+            Some(grouped) => Some(c.query(grouped, &p.refs())?),
             None => None,
         };
         Ok((total, groups))
@@ -163,6 +170,122 @@ pub fn total_cost(team: &Team, env: &Env, opts: &CostOptions) -> Result<CostSumm
             .collect::<BTreeMap<_, _>>()
     });
     Ok(out)
+}
+
+/// The statements of a total (its sums, sessions and runs that match no session) and of its
+/// groups, when asked: each group's sums and sessions.
+type Statements = (String, Option<String>);
+
+/// Whether the database holds the summary (schema version 4 on; a database no sync of this
+/// version has upgraded yet does not), and whether this role may read it (one granted the
+/// tables of an older version only reads the usage rows instead).
+fn has_summary(c: &mut postgres::Client) -> std::result::Result<(bool, bool), postgres::Error> {
+    let row = c.query_one(
+        "SELECT to_regclass('usage_days') IS NOT NULL, CASE WHEN to_regclass('usage_days') IS NULL \
+         THEN false ELSE has_table_privilege('usage_days', 'SELECT') END",
+        &[],
+    )?;
+    Ok((row.get(0), row.get(1)))
+}
+
+/// A group's sessions counted from its pieces: summed per session first, then the sessions
+/// counted (two hashed groupings, where a count of distinct pairs would sort every piece).
+fn per_session_groups(pieces: &str, key: &str, tags: &str) -> String {
+    format!(
+        "g AS (SELECT {key} AS key, machine, unified_id, bool_or(sess) AS sess, \
+           sum(cost_usd) AS cost_usd, sum(input_tokens) AS input_tokens, \
+           sum(output_tokens) AS output_tokens, sum(thinking_tokens) AS thinking_tokens, \
+           sum(cached_tokens) AS cached_tokens, sum(cache_write_tokens) AS cache_write_tokens \
+           FROM {pieces}{tags} GROUP BY 1, 2, 3) \
+         SELECT key, {SUMS}, count(*) FILTER (WHERE sess) FROM g GROUP BY key"
+    )
+}
+
+/// From the usage rows joined to their sessions: every filter and grouping.
+fn exact_sql(opts: &CostOptions, sow: u32, p: &mut Params, v4: bool) -> Statements {
+    let with = pieces(opts, p, v4);
+    // Every session that passes the filters has a piece at least: they are counted in `ss`.
+    let totals = format!(
+        "{with} SELECT {SUMS}, (SELECT count(*) FROM ss), \
+         count(DISTINCT unified_id) FILTER (WHERE NOT sess) FROM p"
+    );
+    let grouped = opts.group_by.map(|by| {
+        let tags = match by {
+            // A session counts in each of its tags; an untagged one under "".
+            GroupBy::Tag => {
+                " CROSS JOIN LATERAL unnest(CASE WHEN cardinality(tags) = 0 \
+                THEN ARRAY[''] ELSE tags END) AS k(key)"
+            }
+            _ => "",
+        };
+        format!("{with}, {}", per_session_groups("p", &key(by, sow), tags))
+    });
+    (totals, grouped)
+}
+
+/// From the summary, when it serves `opts`: its rows hold what the filters on the agent, the
+/// machine, the user and the creation time read (each session's own, so a session passes or
+/// not as a whole, as in the exact path), and each grouping but tags. `None`: it does not.
+fn summary_sql(opts: &CostOptions, sow: u32, p: &mut Params) -> Option<Statements> {
+    let f = &opts.filters;
+    let served = f.model.is_none()
+        && f.tags.as_ref().is_none_or(|t| t.is_empty())
+        && f.cwd.is_none()
+        && f.branch.is_none()
+        && f.project.is_none()
+        && f.archived == crate::options::Archived::Include
+        && opts.group_by != Some(GroupBy::Tag);
+    if !served {
+        return None;
+    }
+    let mut c: Vec<String> = vec!["true".into()];
+    if let Some(a) = &opts.agent {
+        c.push(format!("agent = {}", p.add(a.clone())));
+    }
+    if let Some(t) = f.since {
+        c.push(format!("created_at >= {}", p.moment(t)));
+    }
+    if let Some(t) = f.until {
+        c.push(format!("created_at <= {}", p.moment(t)));
+    }
+    if let Some(m) = &f.machine {
+        c.push(format!("machine = {}", p.add(m.clone())));
+    }
+    if let Some(u) = &f.user {
+        c.push(format!("os_user = {}", p.add(u.clone())));
+    }
+    let w = c.join(" AND ");
+    let totals = format!(
+        "SELECT {SUMS}, count(*) FILTER (WHERE sess AND first_of_session), \
+         count(DISTINCT unified_id) FILTER (WHERE NOT sess) FROM usage_days WHERE {w}"
+    );
+    let grouped = opts.group_by.map(|by| {
+        // The flag set on one row per session of each group, where the grouping has one.
+        let first = match by {
+            GroupBy::Day => Some("first_of_day"),
+            GroupBy::Month => Some("first_of_month"),
+            GroupBy::Model => Some("first_of_model"),
+            // A session has one agent, directory, machine, user and id.
+            GroupBy::Agent
+            | GroupBy::Project
+            | GroupBy::Machine
+            | GroupBy::User
+            | GroupBy::Session => Some("first_of_session"),
+            GroupBy::Week | GroupBy::Tag => None,
+        };
+        let key = key(by, sow);
+        match first {
+            Some(flag) => format!(
+                "SELECT {key}, {SUMS}, count(*) FILTER (WHERE sess AND {flag}) \
+                 FROM usage_days WHERE {w} GROUP BY 1"
+            ),
+            None => format!(
+                "WITH d AS (SELECT * FROM usage_days WHERE {w}), {}",
+                per_session_groups("d", &key, "")
+            ),
+        }
+    });
+    Some((totals, grouped))
 }
 
 /// A cost report (`cost.daily|weekly|monthly|sessions`) over the team's sessions (of
