@@ -179,8 +179,10 @@ impl Client {
         let since = (opts.since).unwrap_or_else(|| {
             recap::default_since(ctx.env.now().unwrap_or_else(chrono::Utc::now))
         });
+        // Every store listed once, for the summaries and the touches.
+        let listed = self.storage.sources_of(&ctx, &targets);
         let mut v: Vec<SessionSummary> = (targets.iter())
-            .flat_map(|a| self.storage.summaries_since(&ctx, *a, since))
+            .flat_map(|a| self.storage.summaries_since(&ctx, *a, since, &listed))
             .filter(|s| recap::selected(s, opts, since))
             .collect();
         let mut children = list::take_children(&mut v);
@@ -190,7 +192,8 @@ impl Client {
         if self.redacts(None) {
             v.iter_mut().for_each(crate::redact::summary);
         }
-        let touches = self.touches_by_session(&ctx, v.iter().chain(children.values().flatten()))?;
+        let sessions = v.iter().chain(children.values().flatten());
+        let touches = self.touches_by_session(&ctx, sessions, &listed)?;
         let edited = |s: &SessionSummary| -> Vec<recap::Edit> {
             let t = touches.get(&s.unified_id).into_iter().flatten();
             t.filter(|t| matches!(t.action, FileAction::Edit | FileAction::Write))
@@ -210,11 +213,13 @@ impl Client {
         Ok(recap::build(v, since, opts.until, &edits))
     }
 
-    /// The touches of `sessions`, by unified id, asked of each agent once.
+    /// The edits and writes of `sessions` (what a recap counts), by unified id, asked of each
+    /// agent once.
     fn touches_by_session<'a>(
         &self,
         ctx: &Context,
         sessions: impl Iterator<Item = &'a SessionSummary>,
+        listed: &crate::storage::CallSources,
     ) -> Result<std::collections::HashMap<String, Vec<crate::model::Touch>>> {
         let mut by_agent: std::collections::BTreeMap<&str, std::collections::HashSet<&str>> =
             Default::default();
@@ -222,9 +227,11 @@ impl Client {
             by_agent.entry(&s.agent).or_default().insert(&s.session_id);
         }
         let mut out = std::collections::HashMap::new();
+        let edits =
+            |t: &crate::model::Touch| matches!(t.action, FileAction::Edit | FileAction::Write);
         for (name, ids) in by_agent {
             let a = agent(name)?;
-            for t in self.storage.touches(ctx, a, &ids) {
+            for t in self.storage.touches(ctx, a, &ids, listed, &edits) {
                 let id = crate::ids::unified_id(name, &t.summary.session_id);
                 out.insert(id, t.touches.touches);
             }
@@ -374,12 +381,21 @@ impl Client {
             redact: Some(redact),
             ..q.clone()
         };
-        if !files.is_empty() {
+        // `file:` asks the index twice (the touches, then the terms): the stores listed once.
+        let listed = (!files.is_empty()).then(|| self.storage.listing(&ctx, &targets));
+        if let Some(listed) = &listed {
             // `file:`: only the sessions that touched a matching file of each term.
-            let touching =
-                crate::touched::sessions_touching(&ctx, &self.storage, &targets, &files)?;
-            if crate::query::Query::parse(&words).is_none() {
-                let mut v = crate::touched::as_results(touching, &q);
+            let words_too = crate::query::Query::parse(&words).is_some();
+            let touching = crate::touched::sessions_touching(
+                &ctx,
+                &self.storage,
+                &targets,
+                &files,
+                listed,
+                words_too,
+            )?;
+            if !words_too {
+                let mut v = crate::touched::as_results(touching.sessions, &q);
                 price(&mut v);
                 if redact {
                     v.iter_mut().for_each(crate::redact::summary);
@@ -387,8 +403,9 @@ impl Client {
                 return Ok(v);
             }
             q.text = words;
-            let ids = touching.iter().map(|s| s.unified_id.clone()).collect();
-            q.only = Some(Arc::new(ids));
+            let ids = (touching.sessions.iter()).map(|s| s.unified_id.clone());
+            q.only = Some(Arc::new(ids.collect()));
+            q.only_docs = touching.docs.map(Arc::new);
         }
         let mut hits = without_requests(crate::search::run(
             &ctx,
@@ -396,6 +413,7 @@ impl Client {
             &targets,
             &q,
             &price,
+            listed,
         ));
         if q.cancel.is_cancelled() {
             return Err(crate::error::Error::aborted());
@@ -760,7 +778,9 @@ impl Client {
         }
         let ctx = self.context(env);
         let ids = std::collections::HashSet::from([session_id]);
-        let found = self.storage.touches(&ctx, a, &ids);
+        let found = self
+            .storage
+            .touches(&ctx, a, &ids, &Default::default(), &|_| true);
         let Some(t) = found.into_iter().max_by_key(|t| t.summary.updated_at) else {
             // Not indexed nor read: whether the session exists at all.
             self.storage.load(&ctx, a, session_id, Mode::Summary)?;
@@ -789,7 +809,7 @@ impl Client {
         let ctx = self.context(env);
         Ok(self
             .storage
-            .touches(&ctx, a, ids)
+            .touches(&ctx, a, ids, &Default::default(), &|_| true)
             .into_iter()
             .map(|t| (t.summary.session_id, t.touches.touches))
             .collect())

@@ -151,10 +151,22 @@ pub struct SearchQuery {
     /// names (`file:`). Set by the client, never read from the caller.
     #[serde(skip)]
     pub only: Option<std::sync::Arc<std::collections::HashSet<String>>>,
+    /// The index's documents of those sessions, when the index answered which they are: a
+    /// lookup of the same index scores no other document as a hit.
+    #[serde(skip)]
+    pub only_docs: Option<std::sync::Arc<OnlyDocs>>,
     /// Set by the caller that no longer needs the results (the binding's `signal`): the search
     /// stops at its next stage and fails with `ABORTED`.
     #[serde(skip)]
     pub cancel: Cancel,
+}
+
+/// Documents of the index as its generation `generation` numbers them (another generation may
+/// number them otherwise: then they name nothing).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OnlyDocs {
+    pub generation: u64,
+    pub docs: std::collections::HashSet<i64>,
 }
 
 /// A caller's word that it no longer needs a call's answer, shared with the call.
@@ -192,6 +204,7 @@ impl SearchQuery {
             sort: SearchSort::Relevance,
             redact: None,
             only: None,
+            only_docs: None,
             cancel: Cancel::default(),
         }
     }

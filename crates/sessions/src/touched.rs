@@ -10,11 +10,11 @@ use crate::context::Context;
 use crate::error::Result;
 use crate::model::SessionSummary;
 use crate::model::{Timestamp, Touch};
-use crate::options::{SearchQuery, TouchedOptions};
+use crate::options::{OnlyDocs, SearchQuery, TouchedOptions};
 use crate::query::files::FilePattern;
 use crate::read::project::Projects;
-use crate::storage::touched::{SessionTouches, Touched};
-use crate::storage::Storage;
+use crate::storage::touched::{Cut, Read, SessionTouches, Touched};
+use crate::storage::{CallSources, Storage};
 
 /// A session that touched the file, as `touched` returns it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -117,7 +117,24 @@ pub fn run(
 ) -> Result<Vec<TouchedSession>> {
     let m = FileMatch::new(path, ctx.env.cwd(), opts.any_checkout)?;
     let matches = |p: &str| m.matches(p);
-    let mut found = storage.touched(ctx, targets, m.exact(), &matches);
+    let listed = storage.listing(ctx, targets);
+    // The index keeps only what is returned, unless a project is asked for (which its whole
+    // summary tells).
+    let keep = |t: &Touch, updated: Timestamp| {
+        opts.action.is_none_or(|a| a == t.action)
+            && opts
+                .since
+                .is_none_or(|since| t.at.unwrap_or(updated) >= since)
+    };
+    let cut = Cut {
+        keep: &keep,
+        limit: opts.limit,
+    };
+    let read = match opts.project {
+        None => Read::Cut(&cut),
+        Some(_) => Read::Whole,
+    };
+    let (mut found, _) = storage.touched(ctx, targets, &listed, m.exact(), &matches, read);
     if opts.project.is_some() {
         // Sessions read from their stores come without the project the index stores.
         Projects::default().fill(found.iter_mut().map(|t| &mut t.summary));
@@ -219,20 +236,49 @@ fn newest(s: &TouchedSession) -> Timestamp {
         .unwrap_or(s.updated_at)
 }
 
+/// The sessions that touched a file matching each of the `file:` terms of a query: their
+/// summaries, and their documents in the index when it answered every term from one generation.
+pub struct Touching {
+    pub sessions: Vec<SessionSummary>,
+    pub docs: Option<OnlyDocs>,
+}
+
 /// The sessions of `targets` that touched a file matching each of `files` (the `file:` terms
-/// of a query), by their summaries.
+/// of a query); `listed`: the call's sources. With `heads`, the summaries the index gives are
+/// their heads (`SessionSummary::new`): enough to name the sessions a search may find.
 pub fn sessions_touching(
     ctx: &Context,
     storage: &Storage,
     targets: &[&'static dyn Agent],
     files: &[String],
-) -> Result<Vec<SessionSummary>> {
+    listed: &CallSources,
+    heads: bool,
+) -> Result<Touching> {
+    let read = match heads {
+        true => Read::Heads,
+        false => Read::Whole,
+    };
     let mut kept: Option<HashMap<String, SessionSummary>> = None;
+    // The documents of each term's sessions, while every term's are of one generation.
+    let mut docs: Option<Option<OnlyDocs>> = None;
     for f in files {
         let m = FileMatch::new(f, ctx.env.cwd(), false)?;
         let matches = |p: &str| m.matches(p);
         let mut these: HashMap<String, SessionSummary> = HashMap::new();
-        for t in storage.touched(ctx, targets, m.exact(), &matches) {
+        let (found, generation) = storage.touched(ctx, targets, listed, m.exact(), &matches, read);
+        let term_docs = generation.map(|generation| OnlyDocs {
+            generation,
+            docs: found.iter().filter_map(|t| t.doc).collect(),
+        });
+        docs = Some(match (docs, term_docs) {
+            (None, d) => d,
+            (Some(Some(mut have)), Some(d)) if have.generation == d.generation => {
+                have.docs.retain(|id| d.docs.contains(id));
+                Some(have)
+            }
+            _ => None,
+        });
+        for t in found {
             let id = crate::ids::unified_id(&t.agent, &t.summary.session_id);
             match these.get(&id) {
                 Some(have) if have.updated_at >= t.summary.updated_at => {}
@@ -251,7 +297,10 @@ pub fn sessions_touching(
             }
         });
     }
-    Ok(kept.map(|k| k.into_values().collect()).unwrap_or_default())
+    Ok(Touching {
+        sessions: kept.map(|k| k.into_values().collect()).unwrap_or_default(),
+        docs: docs.flatten(),
+    })
 }
 
 /// Sessions found by `file:` alone, as a search returns them: filtered as the query says,

@@ -574,3 +574,124 @@ fn touched_keeps_the_sessions_of_the_project_asked_for() {
         assert!(agents(Some("shop")).is_empty());
     }
 }
+
+/// A generated home of every agent, whose sessions edit files (scripts/gen_home.py
+/// --file-edits). Python 3 is a stated prerequisite, so a generator that does not run fails.
+fn generated_home(out: &Path, sessions: u32, seed: u32) -> std::path::PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let status = std::process::Command::new("python3")
+        .arg(root.join("scripts/gen_home.py"))
+        .args(["--out", out.to_str().unwrap()])
+        .args([
+            "--sessions",
+            &sessions.to_string(),
+            "--seed",
+            &seed.to_string(),
+        ])
+        .args(["--scale", "1", "--file-edits"])
+        .status()
+        .expect("python3 runs scripts/gen_home.py (a prerequisite, see the README)");
+    assert!(status.success(), "scripts/gen_home.py failed: {status}");
+    out.to_path_buf()
+}
+
+/// `file:` with words: through the index only the documents of the sessions that touched a
+/// matching file are scored as hits, against the statistics of every session as a scan ranks
+/// them. The results (scores, snippets, order) are those a scan of the stores gives, with a
+/// client that built the index in the call and with one answering from it, and fewer than the
+/// words alone find.
+#[test]
+fn file_with_words_through_the_index_answers_as_the_stores_do() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = generated_home(&tmp.path().join("home"), 300, 5);
+    let cache = tmp.path().join("cache");
+    let now = chrono::DateTime::parse_from_rfc3339("2026-11-28T12:00:00Z").unwrap();
+    let env = Env::with_home(&home).at(now.with_timezone(&chrono::Utc));
+    let (with, without) = (client_in(Some(&cache)), client_in(None));
+    let opts = TouchedOptions {
+        action: Some(Edit),
+        limit: 100_000,
+        ..TouchedOptions::default()
+    };
+    let edited = without.touched(env.clone(), "**", &opts).unwrap();
+    let mut files: Vec<&str> = (edited.iter())
+        .flat_map(|s| s.touches.iter().map(|t| t.touch.path.as_str()))
+        .collect();
+    files.sort_unstable();
+    let first = files.first().expect("the generated sessions edit files");
+    let dir = &first[..first.rfind('/').unwrap()];
+    let ext = &first[first.rfind('.').unwrap() + 1..];
+    let search = |c: &Client, text: &str| {
+        let mut q = SearchQuery::new(text);
+        q.limit = 1000;
+        c.search(env.clone(), &q).unwrap()
+    };
+    let (mut compared, mut narrowed) = (0, 0);
+    for round in 0..2 {
+        for words in [
+            "the",
+            "error",
+            "kubernetes",
+            "docker compose",
+            "\"docker compose\"",
+            "test NOT kubernetes",
+            "kube*",
+        ] {
+            let alone = search(&without, words).len();
+            for text in [
+                format!("file:{dir}/* {words}"),
+                format!("file:**/*.{ext} {words}"),
+                format!("file:{dir}/* file:**/*.{ext} {words}"),
+            ] {
+                let want = search(&without, &text);
+                assert_eq!(search(&with, &text), want, "round {round}: {text}");
+                assert!(want.len() <= alone, "{text}");
+                compared += want.len();
+                narrowed += (!want.is_empty() && want.len() < alone) as usize;
+            }
+        }
+    }
+    assert!(compared > 50, "{compared} results compared");
+    assert!(narrowed > 4, "{narrowed} queries narrowed by their files");
+}
+
+/// `touched` cut (a limit, an action, a date) gives from the index what a read of the stores
+/// gives: the index decodes only the sessions it returns, chosen as the stores' are.
+#[test]
+fn the_index_cuts_touched_as_the_stores_do() {
+    let tmp = tempfile::tempdir().unwrap();
+    let generated = generated_home(&tmp.path().join("home"), 200, 7);
+    let since = chrono::DateTime::parse_from_rfc3339("2026-11-10T00:00:00Z")
+        .unwrap()
+        .to_utc();
+    let mut compared = 0;
+    for home in [common::demo_home(), generated] {
+        let cache = tempfile::tempdir().unwrap();
+        let env = Env::with_home(&home);
+        let (with, without) = (client_in(Some(cache.path())), client_in(None));
+        for pattern in ["**", "/home/dev/src/*", "**/*.css"] {
+            let cuts = [
+                (None, None, 1),
+                (None, None, 3),
+                (Some(Command), None, 2),
+                (Some(Edit), None, 4),
+                (None, Some(since), 2),
+                (Some(Read), Some(since), 5),
+            ];
+            for (action, since, limit) in cuts {
+                let opts = TouchedOptions {
+                    action,
+                    since,
+                    limit,
+                    ..TouchedOptions::default()
+                };
+                let want = without.touched(env.clone(), pattern, &opts).unwrap();
+                assert!(want.len() <= limit);
+                let got = with.touched(env.clone(), pattern, &opts).unwrap();
+                assert_eq!(got, want, "{pattern} {opts:?}");
+                compared += want.len();
+            }
+        }
+    }
+    assert!(compared > 40, "{compared} sessions compared");
+}

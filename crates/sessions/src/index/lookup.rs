@@ -24,6 +24,7 @@ use super::sync::Synced;
 use crate::agents::{Agent, Source};
 use crate::context::Context;
 use crate::model::{Session, SessionSummary};
+use crate::options::OnlyDocs;
 use crate::query::fields::FIELDS;
 use crate::query::Query;
 
@@ -46,8 +47,15 @@ pub trait TermLookup {
     /// Every session of the sources searched that may satisfy `q` ignoring its NOTs, with its
     /// counts of each leaf, or none when only reading it can tell. With `later`, the count of
     /// an implicit AND's words side by side is left at 0 where `FoundDoc::adjacent_at` says, for
-    /// `side_by_side` to tell of the sessions that need it.
-    fn find(&self, q: &Query, later: bool) -> Result<Vec<FoundDoc>, Fault>;
+    /// `side_by_side` to tell of the sessions that need it. `among`: the only documents that may
+    /// be hits, when they are of this index's generation; the others are found for the corpus
+    /// statistics alone (`FoundDoc::may_hit`), without their summaries.
+    fn find(
+        &self,
+        q: &Query,
+        later: bool,
+        among: Option<&OnlyDocs>,
+    ) -> Result<Vec<FoundDoc>, Fault>;
 
     /// The side-by-side counts of the sessions found at `at` (`FoundDoc::adjacent_at`).
     fn side_by_side(&self, q: &Query, at: &[At]) -> Result<Vec<u32>, Fault>;
@@ -83,6 +91,8 @@ pub struct FoundDoc {
     summary: Vec<u8>,
     /// Served from a kept copy: its source is gone.
     archived: bool,
+    /// Whether it may be a hit (`TermLookup::find`'s `among`); else its summary is not read.
+    pub may_hit: bool,
 }
 
 impl FoundDoc {
@@ -130,6 +140,8 @@ pub struct Snapshot {
     conn: Connection,
     fields: Fields,
     searcher: tantivy::Searcher,
+    /// The generation the file and the postings are of.
+    generation: u64,
     ctx: Context,
     scope: Arc<Scope>,
 }
@@ -212,8 +224,14 @@ impl TermLookup for Snapshot {
         &self.scope.sources
     }
 
-    fn find(&self, q: &Query, later: bool) -> Result<Vec<FoundDoc>, Fault> {
-        removed_if_broken(&self.dir, self.read_found(q, later))
+    fn find(
+        &self,
+        q: &Query,
+        later: bool,
+        among: Option<&OnlyDocs>,
+    ) -> Result<Vec<FoundDoc>, Fault> {
+        let among = among.filter(|o| o.generation == self.generation);
+        removed_if_broken(&self.dir, self.read_found(q, later, among))
     }
 
     fn side_by_side(&self, q: &Query, at: &[At]) -> Result<Vec<u32>, Fault> {
@@ -251,6 +269,7 @@ impl Snapshot {
             conn,
             fields,
             searcher,
+            generation,
             ctx: ctx.clone(),
             scope,
         })
@@ -262,18 +281,28 @@ impl Snapshot {
         self.scope.left_changes
     }
 
-    fn read_found(&self, q: &Query, later: bool) -> Result<Vec<FoundDoc>, Fault> {
+    fn read_found(
+        &self,
+        q: &Query,
+        later: bool,
+        among: Option<&OnlyDocs>,
+    ) -> Result<Vec<FoundDoc>, Fault> {
         // tantivy may panic on a damaged file rather than fail: that is damage too.
         let looked_up = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             lookup(&self.searcher, &self.fields, q, later)
         }));
-        self.stored_rows(postings_read(looked_up)?)
+        self.stored_rows(postings_read(looked_up)?, among)
     }
 
     /// What the SQLite file keeps of the documents `found`, those of the sources searched, in
     /// id order. Dense among the rows they span (a word in most sessions), they are read in one
     /// pass over those rows; sparse, each by its id.
-    fn stored_rows(&self, mut found: Vec<Found>) -> Result<Vec<FoundDoc>, Fault> {
+    fn stored_rows(
+        &self,
+        mut found: Vec<Found>,
+        among: Option<&OnlyDocs>,
+    ) -> Result<Vec<FoundDoc>, Fault> {
+        let may_hit = |doc: DocId| among.is_none_or(|o| o.docs.contains(&doc));
         found.sort_unstable_by_key(|f| f.doc);
         let (Some(first), Some(last)) = (found.first(), found.last()) else {
             return Ok(Vec::new());
@@ -289,7 +318,8 @@ impl Snapshot {
                 // The postings and the file are of one generation: a document without its row
                 // is damage.
                 let r = rows.next()?.ok_or_else(corrupt)?;
-                out.extend(self.stored(f, r, 0)?);
+                let hit = may_hit(f.doc);
+                out.extend(self.stored(f, r, 0, hit)?);
             }
             return Ok(out);
         }
@@ -302,7 +332,8 @@ impl Snapshot {
             let id: DocId = r.get(0)?;
             // Rows no document found are passed over.
             while let Some(f) = found.next_if(|f| f.doc == id) {
-                out.extend(self.stored(f, r, 1)?);
+                let hit = may_hit(f.doc);
+                out.extend(self.stored(f, r, 1, hit)?);
             }
         }
         match found.next() {
@@ -311,9 +342,15 @@ impl Snapshot {
         }
     }
 
-    /// `f` with what its row `r` keeps (source, lengths and summary from column `at` on), or
-    /// `None` when its source is not searched.
-    fn stored(&self, f: Found, r: &Row, at: usize) -> Result<Option<FoundDoc>, Fault> {
+    /// `f` with what its row `r` keeps (source, lengths and summary from column `at` on, the
+    /// summary when it `may_hit`), or `None` when its source is not searched.
+    fn stored(
+        &self,
+        f: Found,
+        r: &Row,
+        at: usize,
+        may_hit: bool,
+    ) -> Result<Option<FoundDoc>, Fault> {
         let source: SourceId = r.get(at)?;
         if !self.scope.searched.contains(&source) {
             return Ok(None);
@@ -325,8 +362,12 @@ impl Snapshot {
             lengths: codec::decode_lengths(lengths).map_err(|_| corrupt())?,
             counts: f.counts,
             adjacent_at: f.adjacent_at,
-            summary: r.get_ref(at + 2)?.as_blob()?.to_vec(),
+            summary: match may_hit {
+                true => r.get_ref(at + 2)?.as_blob()?.to_vec(),
+                false => Vec::new(),
+            },
             archived: self.scope.archived.contains(&source),
+            may_hit,
         }))
     }
 

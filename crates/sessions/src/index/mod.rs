@@ -570,10 +570,15 @@ pub fn summaries_since(
 ) -> Option<Listing> {
     with_index(ctx, |dir, conn| {
         let sources = sync::sync_sources(conn, dir, ctx, agent, now, Part::Summaries)?;
+        // Two ranges of the index, so the agent's other rows are not read (an unreadable source
+        // has no `active`).
         let mut st = conn.prepare_cached(
             "SELECT id, summaries, list_error FROM source
-             WHERE agent = ?1 AND list_key IS NOT NULL
-               AND (active >= ?2 OR list_error IS NOT NULL)",
+             WHERE agent = ?1 AND active >= ?2 AND list_key IS NOT NULL
+             UNION ALL
+             SELECT id, summaries, list_error FROM source
+             WHERE agent = ?1 AND active IS NULL AND list_key IS NOT NULL
+               AND list_error IS NOT NULL",
         )?;
         let mut stored = HashMap::default();
         let mut rows = st.query(rusqlite::params![agent.name(), since.timestamp_millis()])?;
@@ -809,23 +814,30 @@ pub fn rebuild(
 /// sessions each serves.
 pub struct TouchedIn {
     pub found: Vec<touches::Touched>,
+    /// The index's generation `found` was read from (which numbers their documents).
+    pub generation: u64,
     pub changed: Vec<(&'static dyn Agent, Source)>,
     pub kept: Vec<archived::KeptSource>,
 }
 
 /// The sessions of `agents` that touched a file `matches` accepts (`exact`: the one path asked
 /// for), from the index brought up to date first, the archived sessions of the restored copies
-/// `kept` included; `None` when it is off or unusable.
+/// `kept` included; `None` when it is off or unusable. `listed`: each agent's sources as this
+/// call already listed them, else listed here. `read`: what is read of each session found (a
+/// cut applied only when the index answers alone: no source left for the caller to read).
+#[allow(clippy::too_many_arguments)]
 pub fn touched(
     ctx: &Context,
     agents: &[&'static dyn Agent],
+    listed: Option<Vec<Vec<Source>>>,
     watch: &Watch,
     kept: &[archived::KeptSource],
     exact: Option<&str>,
     matches: &dyn Fn(&str) -> bool,
+    read: touches::Read,
 ) -> Option<TouchedIn> {
     with_index(ctx, |dir, conn| {
-        let listed: Vec<Vec<Source>> = watch.sources_of(ctx, agents);
+        let listed = listed.unwrap_or_else(|| watch.sources_of(ctx, agents));
         let (mut fresh, mut changed) = (rustc_hash::FxHashSet::default(), Vec::new());
         for (a, listed) in agents.iter().zip(listed) {
             match sync::sync_sources(conn, dir, ctx, *a, listed.clone(), Part::Documents) {
@@ -845,25 +857,39 @@ pub fn touched(
         fresh.extend(archived.into_iter().map(|(_, s)| s.id));
         let names: Vec<&str> = agents.iter().map(|a| a.name()).collect();
         conn.execute_batch("BEGIN")?;
-        let found = touches::lookup(conn, &names, &fresh, exact, matches);
+        let read = match read {
+            touches::Read::Cut(_) if !changed.is_empty() || !left.is_empty() => {
+                touches::Read::Whole
+            }
+            read => read,
+        };
+        let found = sync::generation(conn).and_then(|g| {
+            let found = touches::lookup(conn, &names, &fresh, exact, matches, read)?;
+            Ok((g, found))
+        });
         conn.execute_batch("COMMIT")?;
+        let (generation, found) = found?;
         Ok(TouchedIn {
-            found: found?,
+            generation,
+            found,
             changed,
             kept: left,
         })
     })
 }
 
-/// Every touch of the sessions of `agent` named in `ids`, from the index brought up to date
-/// first; `None` when it is off, unusable or being written by another process.
+/// The touches `keep` accepts of the sessions of `agent` named in `ids`, from the index brought
+/// up to date first with `listed`, the agent's sources as the call listed them; `None` when it is off,
+/// unusable or being written by another process.
 pub fn touches_of(
     ctx: &Context,
     agent: &dyn Agent,
     ids: &std::collections::HashSet<&str>,
+    listed: Vec<Source>,
+    keep: &dyn Fn(&crate::model::Touch) -> bool,
 ) -> Option<Vec<touches::Touched>> {
     with_index(ctx, |dir, conn| {
-        sync::sync(conn, dir, ctx, agent, Part::Documents)?;
-        touches::of_sessions(conn, agent.name(), ids)
+        sync::sync_sources(conn, dir, ctx, agent, listed, Part::Documents)?;
+        touches::of_sessions(conn, agent.name(), ids, keep)
     })
 }

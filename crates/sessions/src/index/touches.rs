@@ -157,28 +157,45 @@ pub struct Touched {
     pub agent: String,
     pub summary: SessionSummary,
     pub touches: SessionTouches,
+    /// Its document, when the index answered (`TouchedIn::generation` numbers it).
+    pub doc: Option<i64>,
 }
 
-/// The touches of `doc` whose path `paths` names (all when `paths` is `None`, each path then
-/// read from `touch_path`), with the requests that led to them.
-fn touches_of_doc(
+/// Which touches of a document to read: those of the paths named (`Wanted`), or every one,
+/// each path read from `touch_path` once per call (`Every`, the paths read so far).
+enum Paths<'a> {
+    Wanted(&'a HashMap<i64, String>),
+    Every(HashMap<i64, String>),
+}
+
+/// The touches of `doc` whose path `paths` names, with the requests that led to them.
+fn touches_of_doc(conn: &Connection, doc: i64, paths: &mut Paths) -> Result<SessionTouches, Fault> {
+    match packed_of(conn, doc)? {
+        Some(packed) => resolved(conn, packed, paths, &|_| true),
+        None => Ok(SessionTouches::default()),
+    }
+}
+
+/// The touches `packed` whose path `paths` names and that `keep` accepts, with their paths and
+/// the requests that led to them.
+fn resolved(
     conn: &Connection,
-    doc: i64,
-    paths: Option<&HashMap<i64, String>>,
+    (packed, requests): codec::PackedTouches,
+    paths: &mut Paths,
+    keep: &dyn Fn(&Touch) -> bool,
 ) -> Result<SessionTouches, Fault> {
-    let Some((packed, requests)) = packed_of(conn, doc)? else {
-        return Ok(SessionTouches::default());
-    };
     let mut path_of = conn.prepare_cached("SELECT path FROM touch_path WHERE id = ?1")?;
-    let mut read: HashMap<i64, String> = HashMap::default();
     let mut touches = Vec::with_capacity(packed.len());
     for (id, mut t) in packed {
+        if !keep(&t) {
+            continue;
+        }
         t.path = match paths {
-            Some(wanted) => match wanted.get(&id) {
+            Paths::Wanted(wanted) => match wanted.get(&id) {
                 Some(p) => p.clone(),
                 None => continue,
             },
-            None => match read.get(&id) {
+            Paths::Every(read) => match read.get(&id) {
                 Some(p) => p.clone(),
                 None => {
                     let p: String = path_of.query_row([id], |r| r.get(0))?;
@@ -197,13 +214,15 @@ fn touches_of_doc(
 }
 
 /// The sessions of `agents` (by name) among the sources `sources` (ids) that touched a path
-/// `matches` accepts; `exact`: the one path asked for, looked up directly.
+/// `matches` accepts; `exact`: the one path asked for, looked up directly; of each, what `read`
+/// says.
 pub fn lookup(
     conn: &Connection,
     agents: &[&str],
     sources: &HashSet<i64>,
     exact: Option<&str>,
     matches: &dyn Fn(&str) -> bool,
+    read: Read,
 ) -> Result<Vec<Touched>, Fault> {
     let mut paths: HashMap<i64, String> = HashMap::default();
     match exact {
@@ -248,9 +267,23 @@ pub fn lookup(
             continue;
         }
         let agent = agent.to_string();
-        let summary = codec::decode_summary(r.get_ref(2)?.as_blob()?)
-            .map_err(|_| Fault::Broken("a stored summary does not decode".into()))?;
-        let mut touches = touches_of_doc(conn, id, Some(&paths))?;
+        let blob = r.get_ref(2)?.as_blob()?;
+        // Cut, only the sessions kept are decoded whole, once chosen.
+        let summary = match read {
+            Read::Whole => codec::decode_summary(blob),
+            Read::Heads | Read::Cut(_) => codec::decode_summary_head(blob),
+        }
+        .map_err(|_| undecodable())?;
+        let mut touches = match read {
+            Read::Heads => SessionTouches::default(),
+            _ => touches_of_doc(conn, id, &mut Paths::Wanted(&paths))?,
+        };
+        if let Read::Cut(c) = read {
+            (touches.touches).retain(|t| (c.keep)(t, summary.updated_at));
+            if touches.touches.is_empty() {
+                continue;
+            }
+        }
         touches
             .touches
             .sort_by(|a, b| (a.message_index, &a.path).cmp(&(b.message_index, &b.path)));
@@ -258,43 +291,99 @@ pub fn lookup(
             agent,
             summary,
             touches,
+            doc: Some(id),
         });
+    }
+    let Read::Cut(c) = read else {
+        return Ok(out);
+    };
+    let chosen = newest_sessions(&out, c.limit);
+    out.retain(|t| chosen.contains(&crate::ids::unified_id(&t.agent, &t.summary.session_id)));
+    for t in &mut out {
+        let id = t.doc.expect("found in the index");
+        let blob: Vec<u8> = doc.query_row([id], |r| r.get(2))?;
+        t.summary = codec::decode_summary(&blob).map_err(|_| undecodable())?;
     }
     Ok(out)
 }
 
-/// Every touch of the documents of `agent` whose session id is in `ids` (the recap's files),
-/// found by the hash of each id.
+fn undecodable() -> Fault {
+    Fault::Broken("a stored summary does not decode".into())
+}
+
+/// What a lookup reads of each session it finds.
+#[derive(Clone, Copy)]
+pub enum Read<'a> {
+    /// Its whole summary, and its touches of the paths.
+    Whole,
+    /// The head of its summary (`SessionSummary::new`) alone: which sessions they are (`file:`
+    /// with words).
+    Heads,
+    /// `Whole`, of the sessions `touched` keeps (`Cut`) alone.
+    Cut(&'a Cut<'a>),
+}
+
+/// What `touched` keeps of the sessions the index finds, when it answers alone: the touches it
+/// counts (`keep`, given a touch and its session's last update), and at most `limit` sessions,
+/// the newest first.
+pub struct Cut<'a> {
+    pub keep: &'a (dyn Fn(&Touch, crate::model::Timestamp) -> bool + Sync),
+    pub limit: usize,
+}
+
+/// The unified ids of the `limit` sessions of `found` that `touched` lists first: newest by
+/// their latest touch (else their latest update), a session found twice taken as one.
+fn newest_sessions(found: &[Touched], limit: usize) -> HashSet<String> {
+    type Newest = (Option<crate::model::Timestamp>, crate::model::Timestamp);
+    let mut by_id: HashMap<String, Newest> = HashMap::default();
+    for t in found {
+        let at = t.touches.touches.iter().filter_map(|x| x.at).max();
+        let id = crate::ids::unified_id(&t.agent, &t.summary.session_id);
+        let e = by_id.entry(id).or_insert((None, t.summary.updated_at));
+        e.0 = e.0.max(at);
+        e.1 = e.1.max(t.summary.updated_at);
+    }
+    let mut order: Vec<(crate::model::Timestamp, String)> = (by_id.into_iter())
+        .map(|(id, (at, updated))| (at.unwrap_or(updated), id))
+        .collect();
+    order.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    order.into_iter().take(limit).map(|(_, id)| id).collect()
+}
+
+/// The touches `keep` accepts of the documents of `agent` whose session id is in `ids` (the
+/// recap's files), found by the hash of each id; each with the head of its summary
+/// (`SessionSummary::new`).
 pub fn of_sessions(
     conn: &Connection,
     agent: &str,
     ids: &std::collections::HashSet<&str>,
+    keep: &dyn Fn(&Touch) -> bool,
 ) -> Result<Vec<Touched>, Fault> {
-    let mut by_key = conn.prepare_cached("SELECT doc FROM touch_set WHERE session = ?1")?;
-    let mut doc = conn.prepare_cached("SELECT agent, summary FROM doc WHERE id = ?1")?;
+    let mut by_key = conn.prepare_cached(
+        "SELECT t.doc, d.agent, d.summary, t.touches FROM touch_set t JOIN doc d ON d.id = t.doc
+         WHERE t.session = ?1",
+    )?;
+    // Many sessions of a period touch the same files.
+    let mut paths = Paths::Every(HashMap::default());
     let mut out = Vec::new();
     for sid in ids {
-        let docs = by_key
-            .query_map([session_key(sid)], |r| r.get::<_, i64>(0))?
-            .collect::<rusqlite::Result<Vec<i64>>>()?;
-        for id in docs {
-            let mut rows = doc.query([id])?;
-            let Some(r) = rows.next()? else {
-                continue;
-            };
-            if r.get_ref(0)?.as_str()? != agent {
+        let mut rows = by_key.query([session_key(sid)])?;
+        while let Some(r) = rows.next()? {
+            if r.get_ref(1)?.as_str()? != agent {
                 continue;
             }
-            let summary = codec::decode_summary(r.get_ref(1)?.as_blob()?)
-                .map_err(|_| Fault::Broken("a stored summary does not decode".into()))?;
+            let summary =
+                codec::decode_summary_head(r.get_ref(2)?.as_blob()?).map_err(|_| undecodable())?;
             // Another session of the same hash.
             if summary.session_id != *sid {
                 continue;
             }
+            let packed = codec::decode_touches(r.get_ref(3)?.as_blob()?).map_err(|_| broken())?;
             out.push(Touched {
                 agent: agent.to_string(),
                 summary,
-                touches: touches_of_doc(conn, id, None)?,
+                touches: resolved(conn, packed, &mut paths, keep)?,
+                doc: Some(r.get(0)?),
             });
         }
     }

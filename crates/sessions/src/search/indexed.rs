@@ -15,6 +15,7 @@ use super::scan;
 use super::score::{adjacency_leaf, analyse, recency, Corpus, Matcher, Stats};
 use crate::context::Context;
 use crate::model::Timestamp;
+use crate::options::OnlyDocs;
 use crate::query::parse::Query;
 use crate::query::prefilter::Prefilter;
 use crate::storage::{At, DocId, Fault, FoundDoc, Searched, SourceId, TermLookup};
@@ -28,6 +29,8 @@ pub struct Indexed<'a> {
     pub kept: &'a [scan::Kept],
     /// The cut the results go to, when nothing but their score decides it (`Cut`).
     pub cut: Option<Cut>,
+    /// The only documents that may be hits (`file:`), found in the same index.
+    pub among: Option<&'a OnlyDocs>,
 }
 
 /// Results ranked by score alone, no filter, at most `limit` of them, their recency taken at
@@ -41,7 +44,7 @@ pub struct Cut {
 impl HitSource for Indexed<'_> {
     fn hits(&self, q: &Query, summary: PendingSummary) -> Result<Vec<Hit>, Fault> {
         let later = self.cut.is_some() && adjacency_leaf(q).is_some();
-        let found = self.lookup.find(q, later)?;
+        let found = self.lookup.find(q, later, self.among)?;
         let (counted, unsure): (Vec<FoundDoc>, Vec<FoundDoc>) =
             found.into_iter().partition(|f| f.counts.is_some());
         let mut read = from_counts(q, counted, summary)?;
@@ -201,7 +204,7 @@ fn from_counts(
                 lengths: d.lengths,
                 snippet: None,
             };
-            let hit = match (stats.matches(q), summary) {
+            let hit = match (d.may_hit && stats.matches(q), summary) {
                 (false, _) => None,
                 (true, PendingSummary::Whole) => Some(Box::new(d.summary()?)),
                 (true, PendingSummary::Head) => Some(Box::new(d.summary_head()?)),
@@ -227,6 +230,8 @@ fn by_analysis(
         return Ok(Vec::new());
     }
     let ids: Vec<DocId> = docs.iter().map(|d| d.id).collect();
+    // Read for the corpus statistics alone, those that may not be hits.
+    let may_hit: HashSet<DocId> = (docs.iter()).filter(|d| d.may_hit).map(|d| d.id).collect();
     let pf = Prefilter::new(q);
     let matcher = Matcher::new(q, &pf);
     let read = lookup.sessions(&ids, &|text: &str| matcher.needle_free(text))?;
@@ -234,7 +239,8 @@ fn by_analysis(
         .into_par_iter()
         .map(|d| {
             let st = analyse(&matcher, &d.session);
-            let hit = st.matches(q).then(|| Box::new(d.session.summary));
+            let hit =
+                (may_hit.contains(&d.id) && st.matches(q)).then(|| Box::new(d.session.summary));
             (d.id, d.source, ReadSession::analysed(st, hit))
         })
         .collect())

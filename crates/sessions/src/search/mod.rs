@@ -57,13 +57,15 @@ struct Found {
 
 /// Run `q` over `targets`. `storage` gives the summaries of natively found sessions (only the
 /// hits are copied and priced, not a whole store) and the documents the other agents' hits are
-/// found in; `price` prices and tags summaries.
+/// found in; `price` prices and tags summaries. `listed`: the sources as the call listed them
+/// (`Storage::listing`), else listed here.
 pub fn run(
     ctx: &Context,
     storage: &Storage,
     targets: &[&'static dyn Agent],
     q: &SearchQuery,
     price: &dyn Fn(&mut [SessionSummary]),
+    listed: Option<CallSources>,
 ) -> Vec<SessionSummary> {
     let Some(mut query) = Query::parse(&q.text) else {
         return Vec::new();
@@ -75,7 +77,7 @@ pub fn run(
     let (native, documented): (Vec<&'static dyn Agent>, Vec<&'static dyn Agent>) =
         targets.iter().partition(|a| a.native_search().is_some());
     // The sources listed for the kept store serve the rest of the call.
-    let listed = storage.keep_changed(ctx, targets);
+    let listed = listed.unwrap_or_else(|| storage.keep_changed(ctx, targets));
     // Kept sessions whose source is gone, read from their restored copies beside the others
     // (those of an agent with a search engine of its own are searched by it: `run_on`).
     let kept: Vec<scan::Kept> = (documented.iter())
@@ -96,6 +98,7 @@ pub fn run(
                     lookup: lookup.as_ref(),
                     kept: unindexed,
                     cut: cut_by_score(ctx, q),
+                    among: q.only_docs.as_deref(),
                 };
                 &indexed
             }

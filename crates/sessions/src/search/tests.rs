@@ -111,7 +111,7 @@ impl Home {
             .collect();
         let price = |_: &mut [SessionSummary]| {};
         // A context without a cache directory: the storage layer reads the agents.
-        run(&ctx, &Storage::default(), &targets, q, &price)
+        run(&ctx, &Storage::default(), &targets, q, &price, None)
     }
     fn search(&self, text: &str) -> Vec<String> {
         self.search_q(&SearchQuery::new(text))

@@ -40,15 +40,30 @@ pub enum Documents<'a> {
     Agents(&'a [&'static dyn Agent]),
 }
 
-/// The sources of each agent a call listed for the kept store (`Storage::keep_changed`), which
-/// the rest of the call uses rather than listing them again.
+/// The sources of each agent a call listed once (`Storage::keep_changed`, `Storage::listing`),
+/// which the rest of the call uses rather than listing them again.
 #[derive(Default)]
-pub struct CallSources(std::collections::HashMap<&'static str, Vec<agents::Source>>);
+pub struct CallSources {
+    listed: std::collections::HashMap<&'static str, Vec<agents::Source>>,
+    /// Whether the kept store took what changed in them.
+    kept: bool,
+}
 
 impl CallSources {
-    /// Whether `agent`'s sources were listed (and so which kept sources are gone is known).
+    /// Whether `agent`'s sources were listed for the kept store (and so which kept sources are
+    /// gone is known).
     pub fn has(&self, agent: &dyn Agent) -> bool {
-        self.0.contains_key(agent.name())
+        self.kept && self.listed.contains_key(agent.name())
+    }
+
+    /// `agent`'s sources as the call listed them, when it did.
+    pub fn of(&self, agent: &dyn Agent) -> Option<&Vec<agents::Source>> {
+        self.listed.get(agent.name())
+    }
+
+    /// The sources of each of `agents`, when the call listed them all.
+    fn of_all(&self, agents: &[&'static dyn Agent]) -> Option<Vec<Vec<agents::Source>>> {
+        agents.iter().map(|a| self.of(*a).cloned()).collect()
     }
 }
 
@@ -102,14 +117,16 @@ impl Storage {
 
     /// The unpriced summaries of the sessions of `agent` last active at or after `since` (a
     /// recap's), one per session id: from the index, only the sources that recent are read.
+    /// `listed`: the call's listing (the touches of these sessions are read from it too).
     pub fn summaries_since(
         &self,
         ctx: &Context,
         agent: &dyn Agent,
         since: crate::model::Timestamp,
+        listed: &CallSources,
     ) -> Vec<SessionSummary> {
         // Listed once, for the index and the kept store.
-        let sources = self.watch.sources(ctx, agent);
+        let sources = (listed.of(agent).cloned()).unwrap_or_else(|| self.watch.sources(ctx, agent));
         let for_keep = kept::wanted(ctx).then(|| sources.clone());
         let Some(listing) = index::summaries_since(ctx, agent, since, sources) else {
             let mut v = self.summaries(ctx, agent);
@@ -302,9 +319,7 @@ impl Storage {
             (kept.iter().cloned()).partition(|(a, ..)| agents.iter().any(|x| x.name() == a.name()));
         // No agent to read: the index is not even opened.
         // The sources this call listed for the kept store, when it listed every agent's.
-        let listed: Option<Vec<Vec<agents::Source>>> = (agents.iter())
-            .map(|a| listed.0.get(a.name()).cloned())
-            .collect();
+        let listed = listed.of_all(agents);
         let indexed = match agents.is_empty() {
             true => None,
             false => index::snapshot(
@@ -391,11 +406,33 @@ impl Storage {
         if !kept::wanted(ctx) {
             return CallSources::default();
         }
+        self.listed(ctx, agents, true)
+    }
+
+    /// The sources of `agents`, listed once for a call that asks the index more than one
+    /// question (`file:` with words: the touches, then the terms); the kept store takes what
+    /// changed first, when keeping is on, as `keep_changed`.
+    pub fn listing(&self, ctx: &Context, agents: &[&'static dyn Agent]) -> CallSources {
+        self.listed(ctx, agents, kept::wanted(ctx))
+    }
+
+    /// The sources of `agents`, listed once for a call that reads them more than once (the
+    /// recap: the summaries, then the touches), the kept store left to the reads.
+    pub fn sources_of(&self, ctx: &Context, agents: &[&'static dyn Agent]) -> CallSources {
+        self.listed(ctx, agents, false)
+    }
+
+    fn listed(&self, ctx: &Context, agents: &[&'static dyn Agent], kept: bool) -> CallSources {
         let listed = self.watch.sources_of(ctx, agents);
-        let mut out = CallSources::default();
+        let mut out = CallSources {
+            kept,
+            ..Default::default()
+        };
         for (a, sources) in agents.iter().zip(listed) {
-            kept::keep_changed(&self.kept, &self.cache, ctx, *a, &sources);
-            out.0.insert(a.name(), sources);
+            if kept {
+                kept::keep_changed(&self.kept, &self.cache, ctx, *a, &sources);
+            }
+            out.listed.insert(a.name(), sources);
         }
         out
     }

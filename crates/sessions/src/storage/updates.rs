@@ -18,6 +18,7 @@ use crate::env::Env;
 use crate::index;
 use crate::index::lookup::{At, NeedleFree};
 use crate::index::Snapshot;
+use crate::options::OnlyDocs;
 use crate::query::Query;
 
 use super::{DocId, FoundDoc, ReadDoc, Searched, TermLookup};
@@ -326,8 +327,13 @@ impl TermLookup for Updating {
         self.snapshot.sources()
     }
 
-    fn find(&self, q: &Query, later: bool) -> Result<Vec<FoundDoc>, Fault> {
-        self.snapshot.find(q, later)
+    fn find(
+        &self,
+        q: &Query,
+        later: bool,
+        among: Option<&OnlyDocs>,
+    ) -> Result<Vec<FoundDoc>, Fault> {
+        self.snapshot.find(q, later, among)
     }
 
     fn side_by_side(&self, q: &Query, at: &[At]) -> Result<Vec<u32>, Fault> {
