@@ -228,6 +228,17 @@ describe.skipIf(!server)('a team database read across machines', () => {
     for (const call of [() => team.index.status(), () => team.keep.status(), () => team.cost.blocks(), () => team.index.rebuild()]) {
       expect((await rejection(call())).code).toBe('CAPABILITY_ERROR')
     }
+    // A filter the team's rows cannot apply is refused, never ignored (every session would answer).
+    for (const call of [
+      () => team.sessions.listAll({ project: 'api' }),
+      () => team.sessions.search({ text: 'kubernetes', project: 'api' }),
+      () => team.sessions.totalCost({ project: '/home/dev/src/api' }),
+      () => team.cost.daily({ project: 'api' }),
+    ]) {
+      const e = await rejection(call())
+      expect(e.code).toBe('CAPABILITY_ERROR')
+      expect(e.message).toMatch(/project/)
+    }
     await local(homes[0], async (c) => {
       const e = await rejection(c.sessions.listAll({ machine: 'laptop' }))
       expect(e.code).toBe('VALIDATION_ERROR')

@@ -63,10 +63,11 @@ impl Client {
         }
     }
 
-    /// Refuse, on this machine's sessions, a filter only a team database answers.
+    /// Refuse a filter the source cannot apply: on this machine's sessions one only a team
+    /// database answers, on a team database one only this machine answers.
     fn team_filters(&self, filters: &crate::options::Filters) -> Result<()> {
         match self.team {
-            Some(_) => Ok(()),
+            Some(_) => team::team_check(filters),
             None => team::local_check(filters),
         }
     }
@@ -557,6 +558,7 @@ impl Client {
         let who = crate::options::Filters {
             machine: opts.machine.clone(),
             user: opts.user.clone(),
+            project: opts.project.clone(),
             ..Default::default()
         };
         self.team_filters(&who)?;

@@ -50,12 +50,13 @@ impl Clean {
     }
 }
 
-/// A summary's text fields: title, snippet, working directory, branch, tags.
+/// A summary's text fields: title, snippet, working directory and its project, branch, tags.
 pub fn summary(s: &mut SessionSummary) {
     in_place(&mut s.title);
     for field in [
         &mut s.snippet,
         &mut s.cwd,
+        &mut s.project,
         &mut s.git_branch,
         &mut s.forked_from,
     ]

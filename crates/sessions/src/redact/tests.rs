@@ -568,3 +568,22 @@ fn windows_find_what_the_whole_text_run_finds_in_the_real_captures() {
     assert!(texts.len() > 1000, "{} texts", texts.len());
     assert_windows_change_nothing(&texts, "real captures");
 }
+
+#[test]
+fn a_summarys_directory_and_its_project_are_redacted_alike() {
+    let key = format!("AKIA{}", chars("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16, 9));
+    let dir = format!("/home/dev/{key}/api");
+    let mut s =
+        crate::model::SessionSummary::new("claude", "s1", Default::default(), Default::default());
+    s.cwd = Some(dir.clone());
+    s.project = Some(dir.clone());
+    s.git_branch = Some(format!("fix-{key}"));
+    summary(&mut s);
+    for field in [&s.cwd, &s.project, &s.git_branch] {
+        let text = field.as_deref().unwrap();
+        assert!(
+            !text.contains(&key) && text.contains("[REDACTED:"),
+            "{text}"
+        );
+    }
+}

@@ -62,6 +62,20 @@ pub fn unsupported(what: &str) -> Error {
     )
 }
 
+/// The filters a team database cannot apply, refused there so that none is silently ignored: its
+/// sessions hold their working directory, not the repository (`project`) it belongs to.
+pub fn team_check(filters: &crate::options::Filters) -> Result<()> {
+    match filters.project {
+        None => Ok(()),
+        Some(_) => Err(Error::new(
+            ErrorCode::Capability,
+            "project does not filter a team database's sessions: they hold their working \
+             directory, not its repository; filter by cwd instead"
+                .to_string(),
+        )),
+    }
+}
+
 /// The filters only a team database answers, refused on this machine's sessions so that none is
 /// silently ignored.
 pub fn local_check(filters: &crate::options::Filters) -> Result<()> {
