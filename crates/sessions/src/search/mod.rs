@@ -96,6 +96,7 @@ pub fn run(
                     lookup: lookup.as_ref(),
                     kept: unindexed,
                     cut: cut_by_score(ctx, q),
+                    snippet_fields: Default::default(),
                 };
                 &indexed
             }
