@@ -8,8 +8,9 @@
 // Without an addon named, the package's own (npm run build). The home is read in place; the
 // "after one appended message" figure appends to one Claude session, so it is measured only on
 // a home we may write (not under /work/bench-data: copy it with `cp -al`, the file appended to
-// is then copied apart first). CACHE: a cache dir whose index is kept between runs (else a
-// temporary one, built first); RUNS (default 7) rounds, medians in ms. Shapes: SHAPES, a JSON
+// is then copied apart first). CACHE: a directory whose indexes are kept between runs (else a
+// temporary one, built first), one cache dir in it per addon name (two index formats never share
+// one); RUNS (default 7) rounds, medians in ms. Shapes: SHAPES, a JSON
 // list of [name, query] (the defaults suit gen_home.py's --vocabulary real).
 import { execFileSync, fork, spawnSync } from 'node:child_process'
 import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
@@ -83,19 +84,24 @@ async function driver() {
     return performance.now() - t
   }
 
-  const env = (addon) => ({ ...process.env, HOME: home, AGENT_MUX_CACHE_DIR: cache, ...(addon ? { NAPI_RS_NATIVE_LIBRARY_PATH: addon } : {}) })
+  const cacheOf = (name) => join(cache, name.replace(/[^\w.-]/g, '_'))
+  const env = (addon, name) => ({ ...process.env, HOME: home, AGENT_MUX_CACHE_DIR: cacheOf(name), ...(addon ? { NAPI_RS_NATIVE_LIBRARY_PATH: addon } : {}) })
   const workers = []
   for (const [name, addon] of addons) {
-    const child = fork(fileURLToPath(import.meta.url), ['--worker'], { env: env(addon) })
+    const child = fork(fileURLToPath(import.meta.url), ['--worker'], { env: env(addon, name) })
     const queue = []
     child.on('message', (m) => queue.shift()?.(m))
     const ask = (m) => new Promise((resolve) => (queue.push(resolve), m && child.send(m)))
     await ask() // ready
-    workers.push({ name, addon, ask, child })
+    workers.push({ name, addon, ask, child, env: env(addon, name) })
   }
-  const t0 = performance.now()
-  await workers[0].ask({ op: 'update' })
-  const built = performance.now() - t0
+  // Each addon's index brought up to date (built, unless CACHE kept it), one after another.
+  const built = []
+  for (const w of workers) {
+    const t0 = performance.now()
+    await w.ask({ op: 'update' })
+    built.push(performance.now() - t0)
+  }
   const calls = [...SHAPES.map(([name, text]) => [`${name} (${text})`, { op: 'search', text }, rg(text)]), ["list('claude')", { op: 'list' }, rg(SHAPES[0][1])]]
   // Each client's first calls: the watcher watches and lists every store once.
   const hits = {}
@@ -135,7 +141,7 @@ async function driver() {
     const t = { rg: [], ...Object.fromEntries(workers.map((w) => [w.name, []])) }
     for (let i = 0; i < Math.min(runs, 5); i++) {
       t.rg.push(await timed(grep))
-      for (const w of workers) t[w.name].push(firstCall(env(w.addon), m.text))
+      for (const w of workers) t[w.name].push(firstCall(w.env, m.text))
     }
     rows.push([`first call in a new process: ${name}`, med(t.rg), workers.map((w) => med(t[w.name]))])
   }
@@ -144,7 +150,7 @@ async function driver() {
   for (const w of workers) statuses.push(await w.ask({ op: 'status' }))
   for (const w of workers) w.child.send({ op: 'exit' })
   const files = Number(execFileSync('sh', ['-c', `find ${dirs.map((d) => `'${d}'`).join(' ')} -type f | wc -l`]).toString())
-  console.log(`home: ${home}, ${files} files in the file-based stores, ${statuses[0].status.sources} sources indexed (index up to date in ${ms(built / 1000)} s)`)
+  console.log(`home: ${home}, ${files} files in the file-based stores, ${statuses[0].status.sources} sources indexed (indexes up to date in ${built.map((b) => ms(b / 1000)).join(' / ')} s)`)
   console.log(`machine: ${cpus().length} cores, ${cpus()[0].model}, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}, node ${process.version}`)
   console.log(`rounds: ${runs}, medians in ms; each round: rg, then ${workers.map((w) => w.name).join(', ')}\n`)
   const names = workers.map((w) => w.name)

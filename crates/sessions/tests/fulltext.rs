@@ -147,3 +147,85 @@ fn the_index_answers_as_the_scan_on_the_real_captures() {
     let ctx = context(tmp.path(), &dirs);
     assert!(assert_same(&ctx, &tmp.path().join("index")) >= 10);
 }
+
+/// The snippet of a matching session as the index completes a hit is the snippet its whole
+/// analysis makes: for a query of one leaf, read without its tool outputs when its counts put
+/// the snippet before them and matched only in the field they name (`score::snippet_field`);
+/// words side by side matched on the original text (`Matcher::for_snippets`). Over every Claude
+/// and Codex session of a generated home, the demo home and the real captures. Returns how many snippets were compared, and how many of them were narrowed.
+fn assert_narrowed_snippets_agree(ctx: &Context) -> (usize, usize) {
+    use agent_mux_sessions::query::prefilter::Prefilter;
+    use agent_mux_sessions::query::Query;
+    use agent_mux_sessions::search::score::{analyse, snippet, snippet_field, Matcher};
+    let (mut compared, mut narrowed) = (0, 0);
+    for name in ["claude", "codex"] {
+        let a = agents::find(name).unwrap();
+        let support = a.search_support().expect("reads for search");
+        for src in a.sources(ctx) {
+            let whole = a.load_source(ctx, &src).unwrap();
+            let without_outputs = support.load_for_search(ctx, &src, &|_| true).unwrap();
+            let without_outputs = without_outputs.unwrap();
+            for text in QUERIES.iter().chain(&[
+                "the",
+                "bash",
+                "read",
+                "kube*",
+                "\"the file\"",
+                "function error",
+            ]) {
+                let q = Query::parse(text).unwrap();
+                let pf = Prefilter::new(&q);
+                let m = Matcher::new(&q, &pf);
+                let for_snippets = Matcher::for_snippets(&q, &pf);
+                for (s, narrow) in whole.iter().zip(&without_outputs) {
+                    let st = analyse(&m, s);
+                    if !st.matches(&q) {
+                        continue;
+                    }
+                    let field = snippet_field(&q, &st.tf);
+                    let read = match field {
+                        Some(f) if f != agent_mux_sessions::query::fields::Field::ToolOutput => {
+                            narrowed += 1;
+                            narrow
+                        }
+                        _ => s,
+                    };
+                    assert_eq!(
+                        snippet(&for_snippets, read, field),
+                        st.snippet,
+                        "{text} in {:?}",
+                        src.path
+                    );
+                    compared += 1;
+                }
+            }
+        }
+    }
+    (compared, narrowed)
+}
+
+#[test]
+fn a_snippet_read_without_tool_outputs_is_the_whole_reads_on_generated_and_demo_homes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = generated_home(&tmp.path().join("real"), "claude,codex", "real", 3);
+    for home in [home, common::demo_home()] {
+        let (compared, narrowed) =
+            assert_narrowed_snippets_agree(&context(&home, &BTreeMap::new()));
+        assert!(
+            compared >= 30 && narrowed >= 20,
+            "{home:?}: {compared} / {narrowed}"
+        );
+    }
+}
+
+#[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
+fn a_snippet_read_without_tool_outputs_is_the_whole_reads_on_the_real_captures() {
+    let mut dirs = BTreeMap::new();
+    for name in ["claude", "codex"] {
+        dirs.insert(name.to_string(), common::real_fixtures().join(name));
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (compared, narrowed) = assert_narrowed_snippets_agree(&context(tmp.path(), &dirs));
+    assert!(compared >= 15 && narrowed >= 10, "{compared} / {narrowed}");
+}

@@ -12,13 +12,16 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use super::hits::{CompletedHit, Hit, HitSource, PendingSummary};
 use super::rank::{rank, take_in_order, Examined, ReadSession};
 use super::scan;
-use super::score::{adjacency_leaf, analyse, recency, Corpus, Matcher, Stats};
+use super::score::{
+    adjacency_leaf, analyse, recency, snippet, snippet_field, Corpus, Matcher, Stats,
+};
 use crate::context::Context;
 use crate::model::Timestamp;
 use crate::options::OnlyDocs;
+use crate::query::fields::Field;
 use crate::query::parse::Query;
 use crate::query::prefilter::Prefilter;
-use crate::storage::{At, DocId, Fault, FoundDoc, Searched, SourceId, TermLookup};
+use crate::storage::{At, DocId, Fault, FoundDoc, NeedleFree, Searched, SourceId, TermLookup};
 
 /// The index's sessions, looked up by the terms they hold.
 pub struct Indexed<'a> {
@@ -31,6 +34,9 @@ pub struct Indexed<'a> {
     pub cut: Option<Cut>,
     /// The only documents that may be hits (`file:`), found in the same index.
     pub among: Option<&'a OnlyDocs>,
+    /// Of the hits `hits` left pending, the field their counts say their snippet is in
+    /// (`score::snippet_field`), where they tell.
+    pub snippet_fields: std::sync::Mutex<HashMap<DocId, Field>>,
 }
 
 /// Results ranked by score alone, no filter, at most `limit` of them, their recency taken at
@@ -48,6 +54,14 @@ impl HitSource for Indexed<'_> {
         let (counted, unsure): (Vec<FoundDoc>, Vec<FoundDoc>) =
             found.into_iter().partition(|f| f.counts.is_some());
         let mut read = from_counts(q, counted, summary)?;
+        let fields = (read.iter())
+            .filter(|(_, _, r)| r.hit.is_some())
+            .filter_map(|(id, _, r)| Some((*id, snippet_field(q, &r.stats.tf)?)))
+            .collect();
+        *self
+            .snippet_fields
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = fields;
         read.extend(by_analysis(self.lookup, q, &unsure)?);
         let mut examined = examined(
             self.ctx,
@@ -62,27 +76,44 @@ impl HitSource for Indexed<'_> {
         Ok(rank(q, examined.into_iter()))
     }
 
-    /// The sessions of hits left pending by `from_counts`, read and analysed.
+    /// The sessions of hits left pending by `from_counts`, read for their snippets. A session
+    /// whose snippet is in a field before the tool outputs (`snippet_field`) is read without
+    /// any tool output, and only that field is matched.
     fn complete_pending(&self, q: &Query, keys: &[u64]) -> Result<Vec<CompletedHit>, Fault> {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
-        let ids: Vec<DocId> = keys.iter().map(|&k| k as DocId).collect();
+        let fields = self
+            .snippet_fields
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let field_of = |k: u64| fields.get(&(k as DocId)).copied();
+        let without_outputs = |k: u64| field_of(k).is_some_and(|f| f != Field::ToolOutput);
         let pf = Prefilter::new(q);
-        let matcher = Matcher::new(q, &pf);
-        let docs = self
-            .lookup
-            .sessions(&ids, &|text: &str| matcher.needle_free(text))?;
-        Ok(docs
-            .into_par_iter()
-            .map(|d| {
-                let st = analyse(&matcher, &d.session);
-                CompletedHit {
-                    snippet: st.snippet,
-                    summary: d.session.summary,
-                }
+        let matcher = Matcher::for_snippets(q, &pf);
+        let read =
+            |ids: Vec<DocId>, needle_free: &NeedleFree| -> Result<Vec<CompletedHit>, Fault> {
+                let docs = self.lookup.sessions(&ids, needle_free)?;
+                Ok(docs
+                    .into_par_iter()
+                    .map(|d| CompletedHit {
+                        snippet: snippet(&matcher, &d.session, field_of(d.id as u64)),
+                        summary: d.session.summary,
+                    })
+                    .collect())
+            };
+        let (narrow, whole): (Vec<u64>, Vec<u64>) = keys.iter().partition(|&&k| without_outputs(k));
+        let ids = |v: &[u64]| v.iter().map(|&k| k as DocId).collect::<Vec<_>>();
+        let mut narrow_read = read(ids(&narrow), &|_: &str| true)?.into_iter();
+        let mut whole_read =
+            read(ids(&whole), &|text: &str| matcher.needle_free(text))?.into_iter();
+        keys.iter()
+            .map(|&k| match without_outputs(k) {
+                true => narrow_read.next(),
+                false => whole_read.next(),
             })
-            .collect())
+            .map(|d| d.ok_or_else(|| Fault::Unusable("a pending hit was not read".into())))
+            .collect()
     }
 }
 

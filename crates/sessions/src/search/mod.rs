@@ -99,6 +99,7 @@ pub fn run(
                     kept: unindexed,
                     cut: cut_by_score(ctx, q),
                     among: q.only_docs.as_deref(),
+                    snippet_fields: Default::default(),
                 };
                 &indexed
             }

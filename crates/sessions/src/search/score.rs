@@ -228,6 +228,8 @@ pub struct Matcher<'a> {
     /// Shortcuts (off: the reference behaviour tests compare against): skip fields the
     /// prefilter rules out, analyse huge sessions in parallel parts.
     shortcuts: bool,
+    /// Matching on the original text only where it is ASCII (`for_snippets`).
+    direct_ascii_only: bool,
 }
 
 impl<'a> Matcher<'a> {
@@ -240,6 +242,23 @@ impl<'a> Matcher<'a> {
             adjacency,
             direct,
             shortcuts: true,
+            direct_ascii_only: false,
+        }
+    }
+
+    /// For snippets and counts of leaves alone, not of words side by side (the index counts
+    /// those): an implicit AND of words is matched on the original text too, where it is ASCII
+    /// (there the folded text has the same bytes and offsets, so hits, windows and passages are
+    /// the same), rather than folded and tokenised.
+    pub fn for_snippets(q: &'a Query, pf: &'a Prefilter) -> Matcher<'a> {
+        match adjacency_leaf(q) {
+            None => Matcher::new(q, pf),
+            Some(_) => Matcher {
+                adjacency: None,
+                direct: Direct::new(q),
+                direct_ascii_only: true,
+                ..Matcher::new(q, pf)
+            },
         }
     }
 
@@ -445,6 +464,9 @@ fn word_end(text: &str, at: usize) -> Option<usize> {
 struct Analysis<'a> {
     m: &'a Matcher<'a>,
     answered: HashSet<&'a str>,
+    /// Only the texts of this field are looked at (`snippet`): the counts are then not the
+    /// session's.
+    only: Option<Field>,
 }
 
 fn analyse_body(a: &Analysis, messages: &[Message]) -> Body {
@@ -474,6 +496,9 @@ fn analyse_body(a: &Analysis, messages: &[Message]) -> Body {
         &a.answered,
         &mut scratch,
         &mut |field, text, copy| {
+            if a.only.is_some_and(|only| only != field) {
+                return;
+            }
             let k = field as usize;
             let len = text.len() as u64;
             let beyond = |n: u64, seen: u64| copy.beyond(n, seen);
@@ -481,7 +506,9 @@ fn analyse_body(a: &Analysis, messages: &[Message]) -> Body {
             previous.0 = len;
             // Direct matching is one pass and, without a hit, finds nothing to count. Otherwise
             // most fields hold no needle at all: nothing to fold or count there.
-            let direct = a.m.direct.as_ref().and_then(|d| d.field(q, pf, text));
+            let direct = (a.m.direct.as_ref())
+                .filter(|_| !a.m.direct_ascii_only || text.is_ascii())
+                .and_then(|d| d.field(q, pf, text));
             if direct.is_none() && a.m.needle_free(text) {
                 previous.1.fill(0);
                 previous.2 = 0;
@@ -545,6 +572,7 @@ pub fn analyse(m: &Matcher, s: &Session) -> Stats {
     let a = Analysis {
         m,
         answered: answered(&s.messages),
+        only: None,
     };
     let body = analyse_body(&a, &s.messages);
     let title = Folded::new(&s.summary.title);
@@ -568,6 +596,40 @@ pub fn analyse(m: &Matcher, s: &Session) -> Stats {
         None => title_snippet_of(q, &title, &s.summary.title, title_hits),
     };
     st
+}
+
+/// The one body field whose texts hold the snippet of a session that matches `q` with these
+/// counts (occurrences per leaf and field), when the counts tell it: a query with one leaf that
+/// counts makes every passage with a hit hold that leaf alone, so the snippet is in the first
+/// field (conversation, thinking, tool inputs, tool outputs: `PassageKey`) that holds it. (A
+/// copy of a text holds no hit its text does not, and that text's field comes first.)
+pub fn snippet_field(q: &Query, tf: &[FieldCounts]) -> Option<Field> {
+    let mut positive = (0..q.leaves.len()).filter(|&l| q.positive[l]);
+    let (Some(leaf), None) = (positive.next(), positive.next()) else {
+        return None;
+    };
+    (Field::ALL.into_iter())
+        .filter(|&f| f != Field::Title)
+        .find(|&f| tf[leaf][f as usize] > 0)
+}
+
+/// The snippet of a session known to match `q`, as `analyse` makes it, looking only at the texts
+/// of `field` when given (`snippet_field`: the snippet is there).
+pub fn snippet(m: &Matcher, s: &Session, field: Option<Field>) -> Option<String> {
+    let Some(only) = field else {
+        return analyse(m, s).snippet;
+    };
+    let a = Analysis {
+        m,
+        answered: answered(&s.messages),
+        only: Some(only),
+    };
+    match analyse_body(&a, &s.messages).best {
+        Some(p) => Some(snippet::make_redacted(
+            &p.text, &p.ranges, p.from, m.q.redact,
+        )),
+        None => title_snippet(m.q, &s.summary.title),
+    }
 }
 
 /// The snippet of a session found by its title alone: the title, its hits marked.
@@ -758,6 +820,7 @@ pub fn message_hits(m: &Matcher, messages: &[Message]) -> Vec<(usize, String)> {
     let a = Analysis {
         m,
         answered: answered(messages),
+        only: None,
     };
     let q = m.q;
     (0..messages.len())

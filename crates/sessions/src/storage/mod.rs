@@ -24,7 +24,9 @@ pub mod touched;
 pub mod updates;
 
 pub use crate::index::archived::KeptSource;
-pub use crate::index::lookup::{At, DocId, FoundDoc, ReadDoc, Searched, SourceId, TermLookup};
+pub use crate::index::lookup::{
+    At, DocId, FoundDoc, NeedleFree, ReadDoc, Searched, SourceId, TermLookup,
+};
 pub use crate::index::store::Fault;
 pub use crate::index::{Status, WatchStatus};
 pub use cache::{dedupe_by_id, SummaryCache};

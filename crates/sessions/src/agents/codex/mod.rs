@@ -9,7 +9,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::agents::adapter::{
-    existing_dirs, Agent, FileTools, FormatVersion, Mode, Place, Source, ToolKind, SESSION_DIRS,
+    existing_dirs, Agent, FileTools, FormatVersion, Mode, Place, SearchSupport, Source, ToolKind,
+    SESSION_DIRS,
 };
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -80,6 +81,10 @@ impl Agent for Codex {
         ])
     }
 
+    fn search_support(&self) -> Option<&dyn SearchSupport> {
+        Some(self)
+    }
+
     fn file_tools(&self) -> FileTools {
         &[
             ("apply_patch", ToolKind::Patch),
@@ -90,6 +95,19 @@ impl Agent for Codex {
             ("container.exec", ToolKind::Shell),
             ("exec", ToolKind::Script),
         ]
+    }
+}
+
+impl SearchSupport for Codex {
+    fn load_for_search(
+        &self,
+        _ctx: &Context,
+        source: &Source,
+        needle_free: &dyn Fn(&str) -> bool,
+    ) -> Option<Result<Vec<Session>>> {
+        let id = session_id(&source.path);
+        let parsed = parse::read_for_search(&source.path, &id, needle_free);
+        Some(parsed.map(|p| vec![p.into_session()]))
     }
 }
 

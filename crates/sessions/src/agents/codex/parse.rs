@@ -86,6 +86,10 @@ struct Payload<'a> {
     num_turns: LNum,
     #[serde(borrow)]
     thread_settings: LObj<Settings<'a>>,
+    /// A tool call's output as its JSON text: a search read looks at it before building the
+    /// line's tree.
+    #[serde(borrow)]
+    output: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize, Default)]
@@ -216,10 +220,32 @@ struct State {
     prev_total: Option<Counts>,
     usage: Vec<ModelUsage>,
     raw: Vec<Box<RawValue>>,
+    /// The decoded length of the tool output on the line being read, when a search read leaves
+    /// it out (`left_out`).
+    left_out: Option<u64>,
 }
 
 /// Read the rollout at `path` as session `id`, as deep as `mode` asks.
 pub(super) fn read(path: &Path, id: &str, mode: Mode) -> Result<Parsed> {
+    read_with(path, id, mode, None)
+}
+
+/// `Mode::Messages`, leaving out the tool outputs for which `needle_free` holds
+/// (`Message::elided`): their lines are not parsed into a tree.
+pub(super) fn read_for_search(
+    path: &Path,
+    id: &str,
+    needle_free: &dyn Fn(&str) -> bool,
+) -> Result<Parsed> {
+    read_with(path, id, Mode::Messages, Some(needle_free))
+}
+
+fn read_with(
+    path: &Path,
+    id: &str,
+    mode: Mode,
+    needle_free: Option<&dyn Fn(&str) -> bool>,
+) -> Result<Parsed> {
     let full = mode.messages();
     let mut st = State {
         transcript: Transcript::new(full),
@@ -233,11 +259,12 @@ pub(super) fn read(path: &Path, id: &str, mode: Mode) -> Result<Parsed> {
                 return true;
             };
             parsed += 1;
+            st.left_out = needle_free.and_then(|f| left_out(&line, f));
             // The line as a tree only where it is used: tool calls and their outputs (kept as
-            // JSON) and lines without an envelope (legacy rollouts). Messages, reasoning and
-            // events are read from the borrowed struct alone.
+            // JSON, unless left out) and lines without an envelope (legacy rollouts). Messages,
+            // reasoning and events are read from the borrowed struct alone.
             let tree = match &line.payload.0 {
-                Some(p) => p.kind.as_str().is_some_and(is_tool_item),
+                Some(p) => p.kind.as_str().is_some_and(is_tool_item) && st.left_out.is_none(),
                 None => true,
             };
             let value = if tree {
@@ -279,6 +306,22 @@ pub(super) fn read(path: &Path, id: &str, mode: Mode) -> Result<Parsed> {
     })
 }
 
+/// Search reads: the decoded length of a tool call's output that is a string with no needle in
+/// it, judged on its raw JSON (as the Claude reader judges its results), for an output that
+/// answers a call by id (a call without one keeps its own output, which search reads there).
+/// `None`: read it.
+fn left_out(line: &Line, needle_free: &dyn Fn(&str) -> bool) -> Option<u64> {
+    let p = line.payload.0.as_ref()?;
+    let output_item = line.kind.as_str() == Some("response_item")
+        && p.kind.as_str().is_some_and(|k| k.ends_with("_call_output"));
+    if !output_item || p.call_id.non_empty().is_none() {
+        return None;
+    }
+    let raw = p.output?.get();
+    let len = crate::read::json_str::decoded_len(raw)?;
+    needle_free(raw).then_some(len as u64)
+}
+
 /// A tool call or its output (`State::item` sends them to `tool_call` and `tool_output`): the
 /// items whose input and output are kept as JSON.
 fn is_tool_item(kind: &str) -> bool {
@@ -289,6 +332,12 @@ fn is_tool_item(kind: &str) -> bool {
 fn legacy_payload(line: &Line, value: &Value) -> Option<Payload<'static>> {
     if line.payload.0.is_some() || value.get("payload").is_some() {
         return None;
+    }
+    // A tree cannot lend its output as raw JSON, and the item is read from the tree anyway.
+    if value.get("output").is_some() {
+        let mut without = value.clone();
+        without.as_object_mut()?.remove("output");
+        return Payload::deserialize(&without).ok().map(into_static_payload);
     }
     Payload::deserialize(value).ok().map(into_static_payload)
 }
@@ -329,6 +378,8 @@ fn into_static_payload(p: Payload<'_>) -> Payload<'static> {
         info: LObj(None),
         num_turns: p.num_turns,
         thread_settings: LObj(None),
+        // Legacy items are read from their tree.
+        output: None,
     }
 }
 
@@ -675,7 +726,13 @@ impl State {
         m.timestamp = ts;
         if self.full() {
             let id = p.call_id.as_str().unwrap_or("").to_string();
-            let (text, output) = tool_output(native.and_then(|n| n.get("output")));
+            let (text, output) = match self.left_out.take() {
+                Some(len) => {
+                    m.elided = len;
+                    (String::new(), Value::String(String::new()))
+                }
+                None => tool_output(native.and_then(|n| n.get("output"))),
+            };
             let mut name = String::new();
             if let Some(&(mi, ci)) = self.tools.get(&id) {
                 if let Some(call) = self
