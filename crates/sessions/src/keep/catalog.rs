@@ -19,6 +19,11 @@ use serde::{Deserialize, Serialize};
 use super::files;
 use super::manifest::{self, Manifest};
 
+/// The format of the catalog and its log. Not the manifests': an amux that reads the catalog
+/// only (format 1, before the log) makes it again from the manifests rather than miss what the
+/// log holds.
+pub const FORMAT: u32 = 2;
+
 const FILE: &str = "catalog.json";
 const LOG: &str = "catalog.log";
 /// The log's first word, then the format and the checksum of the catalog it follows.
@@ -160,7 +165,7 @@ enum Log {
 fn read_log(bytes: &[u8], sum: &str) -> Log {
     let mut lines = bytes.split_inclusive(|b| *b == b'\n');
     let header = lines.next().unwrap_or_default();
-    let want = format!("{LOG_MAGIC} {} ", manifest::FORMAT);
+    let want = format!("{LOG_MAGIC} {} ", FORMAT);
     let Some(named) = header.strip_prefix(want.as_bytes()) else {
         return Log::Bad("not a log of this format".into());
     };
@@ -201,7 +206,7 @@ fn load_whole(dir: &Path) -> (Catalog, Option<String>, Vec<String>) {
     let p = dir.join(FILE);
     match std::fs::read(&p) {
         Ok(bytes) => match manifest::decode::<Catalog>(&bytes) {
-            Ok(c) if c.format == manifest::FORMAT => (c, sum_of(&bytes), Vec::new()),
+            Ok(c) if c.format == FORMAT => (c, sum_of(&bytes), Vec::new()),
             Ok(c) => {
                 let (c2, mut faults) = rebuild(dir);
                 faults.insert(
@@ -225,7 +230,7 @@ fn load_whole(dir: &Path) -> (Catalog, Option<String>, Vec<String>) {
         }
         Err(_) => (
             Catalog {
-                format: manifest::FORMAT,
+                format: FORMAT,
                 ..Default::default()
             },
             None,
@@ -237,7 +242,7 @@ fn load_whole(dir: &Path) -> (Catalog, Option<String>, Vec<String>) {
 /// The catalog made from every manifest, and the manifests that could not be read.
 pub fn rebuild(dir: &Path) -> (Catalog, Vec<String>) {
     let mut c = Catalog {
-        format: manifest::FORMAT,
+        format: FORMAT,
         ..Default::default()
     };
     let mut faults = Vec::new();
@@ -310,7 +315,7 @@ fn append(dir: &Path, at: &At, lines: &[u8]) -> std::io::Result<Append> {
         Err(e) => return Err(e),
     };
     let len = f.metadata()?.len();
-    let header = format!("{LOG_MAGIC} {} {}\n", manifest::FORMAT, at.sum);
+    let header = format!("{LOG_MAGIC} {} {}\n", FORMAT, at.sum);
     let mut first = vec![0u8; header.len()];
     let follows = f.read_exact(&mut first).is_ok() && first == header.as_bytes();
     if !follows {
@@ -352,7 +357,7 @@ pub fn write(dir: &Path, c: &Catalog) -> std::io::Result<At> {
     let bytes = manifest::encode(c);
     files::write_batched(&dir.join(FILE), &bytes, true)?;
     let sum = sum_of(&bytes).unwrap_or_default();
-    let header = format!("{LOG_MAGIC} {} {sum}\n", manifest::FORMAT);
+    let header = format!("{LOG_MAGIC} {} {sum}\n", FORMAT);
     super::pause::at("catalog-fold");
     files::write_batched(&dir.join(LOG), header.as_bytes(), true)?;
     Ok(At {
@@ -410,7 +415,7 @@ mod tests {
 
     fn empty() -> Catalog {
         Catalog {
-            format: manifest::FORMAT,
+            format: FORMAT,
             ..Default::default()
         }
     }
@@ -491,7 +496,9 @@ mod tests {
         let (c, at, faults) = load_at(d);
         assert_eq!((c, at), (empty(), None), "nothing of it applied");
         assert!(faults[0].contains("a damaged line"), "{faults:?}");
-        let foreign = String::from_utf8(good).unwrap().replacen(" 1 ", " 99 ", 1);
+        let foreign = String::from_utf8(good)
+            .unwrap()
+            .replacen(&format!(" {FORMAT} "), " 99 ", 1);
         std::fs::write(d.join(LOG), foreign).unwrap();
         let (_, at, faults) = load_at(d);
         assert_eq!(at, None);
