@@ -6,18 +6,32 @@
 //   kinds of caller: a new process (each amux command: a new client, no watcher) against a new
 //   process's warm call, and a client that lives (`watch: true`, as `amux mcp`/`amux ui`) against
 //   its own warm call.
-//   node bench/keep.mjs <home>          RUNS (default 5) calls per warm figure, medians
-//   ONLY=update                         the update's figures only
+//   node bench/keep.mjs <home> [name=addon.node ...]
+//   RUNS (default 5) calls per warm figure, medians; ONLY=update: the update's figures only.
+// Without an addon named, the package's own; with several (before/after a change), each runs the
+// whole bench in a process of its own, one after the other, each with the load average before.
 // The data and cache directories are fresh temporary ones (never the user's).
 import { createRequire } from 'node:module'
 import { execFileSync } from 'node:child_process'
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
+const home = resolve(process.argv[2] ?? 'bench/data/home')
+const named = process.argv.slice(3)
+if (named.length) {
+  for (const [name, addon] of named.map((n) => n.split('='))) {
+    const load = loadavg().map((l) => l.toFixed(2)).join(' ')
+    console.log(`== ${name} (${addon}), load ${load}`)
+    const env = { ...process.env, NAPI_RS_NATIVE_LIBRARY_PATH: resolve(addon) }
+    execFileSync(process.execPath, [fileURLToPath(import.meta.url), home], { stdio: 'inherit', env })
+  }
+  console.log(`load after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`)
+  process.exit(0)
+}
 const require = createRequire(import.meta.url)
 const { createClient } = require('../index.js')
-const home = resolve(process.argv[2] ?? 'bench/data/home')
 const runs = Number(process.env.RUNS ?? 5)
 const work = mkdtempSync(join(tmpdir(), 'amux-keep-bench-'))
 process.env.HOME = home

@@ -320,6 +320,7 @@ fn kill_9_at_any_point_of_a_keep_write_loses_nothing_kept_before() {
         "chunks-written",
         "manifest",
         "catalog",
+        "catalog-log",
     ] {
         // Grown once more each time, so that there is something to keep.
         let mut t = std::fs::read_to_string(grown).unwrap();
@@ -351,6 +352,273 @@ fn kill_9_at_any_point_of_a_keep_write_loses_nothing_kept_before() {
     }
     assert_eq!(now.len(), before.len());
     assert!(!now_gets.is_empty());
+}
+
+/// Run as a child process by the tests below (ignored otherwise): a client that lives keeps the
+/// home, one line is appended to `KEEP_TEST_GROW`, the client answers again (said on stdout) and
+/// then waits for what it left to keep after its answer.
+#[test]
+#[ignore = "a child process of the keep-after-the-answer tests"]
+fn child_lives() {
+    let Ok(home) = std::env::var("KEEP_TEST_HOME") else {
+        return;
+    };
+    let (data, grow) = (var("KEEP_TEST_DATA"), var("KEEP_TEST_GROW"));
+    let env = Env::from_pairs([
+        ("HOME", home.as_str()),
+        ("AGENT_MUX_DATA_DIR", data.as_str()),
+        ("AGENT_MUX_KEEP_PAUSE", var("KEEP_TEST_PAUSE").as_str()),
+    ]);
+    let client = Client::new(ClientOptions {
+        keep: Some(true),
+        watch: true,
+        ..Default::default()
+    });
+    list(&client, env.clone(), Archived::Include);
+    grow_by_one_line(Path::new(&grow));
+    let v = list(&client, env.clone(), Archived::Include);
+    println!("answered {}", v.len());
+    client.index_idle(env, true);
+    println!("kept");
+}
+
+fn var(name: &str) -> String {
+    std::env::var(name).unwrap_or_default()
+}
+
+/// Append a copy of its last line to a JSONL file.
+fn grow_by_one_line(file: &Path) {
+    let mut text = std::fs::read_to_string(file).unwrap();
+    let last = text.lines().last().unwrap().to_string();
+    text.push_str(&last);
+    text.push('\n');
+    std::fs::write(file, text).unwrap();
+}
+
+fn child_living(h: &Home, grow: &Path, pause: &str) -> std::process::Child {
+    Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child_lives", "--ignored", "--nocapture"])
+        .args(["--test-threads=1"])
+        .env("KEEP_TEST_HOME", &h.home)
+        .env("KEEP_TEST_DATA", &h.data)
+        .env("KEEP_TEST_GROW", grow)
+        .env("KEEP_TEST_PAUSE", pause)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// The child's stdout up to a line that holds `word` (all of it if it ends first).
+fn read_until(c: &mut std::process::Child, word: &str) -> String {
+    use std::io::BufRead;
+    let mut out = std::io::BufReader::new(c.stdout.as_mut().unwrap());
+    let mut seen = String::new();
+    let mut line = String::new();
+    while out.read_line(&mut line).is_ok_and(|n| n > 0) {
+        seen.push_str(&line);
+        if line.contains(word) {
+            break;
+        }
+        line.clear();
+    }
+    seen
+}
+
+/// The size the catalog last kept `path` at.
+fn kept_size(h: &Home, path: &Path) -> Option<u64> {
+    let (cat, faults) = agent_mux_sessions::keep::Kept { dir: h.kept() }.catalog();
+    assert!(faults.is_empty(), "{faults:?}");
+    let e = cat.sources.values().find(|e| e.path == path)?;
+    e.stamps.first().map(|s| s.0)
+}
+
+#[test]
+fn a_living_client_keeps_a_grown_source_after_its_answer() {
+    let h = Home::new();
+    let grown = h.claude_files()[1].clone();
+    let mut c = child_living(&h, &grown, "");
+    let said = read_until(&mut c, "kept");
+    assert!(c.wait().unwrap().success(), "{said}");
+    assert!(said.contains("answered") && said.contains("kept"), "{said}");
+    let size = std::fs::metadata(&grown).unwrap().len();
+    assert_eq!(
+        kept_size(&h, &grown),
+        Some(size),
+        "kept once the client settled"
+    );
+    // Served from the kept copy, as it was with the appended line, once the source is gone.
+    let want = keeping().get(h.env(), "claude", &stem(&grown)).unwrap();
+    std::fs::remove_file(&grown).unwrap();
+    let got = keeping().get(h.env(), "claude", &stem(&grown)).unwrap();
+    assert_eq!(
+        serde_json::to_string(&got).unwrap(),
+        serde_json::to_string(&want).unwrap()
+    );
+}
+
+#[test]
+fn a_living_client_killed_before_it_keeps_after_its_answer_loses_nothing() {
+    let h = Home::new();
+    let files = h.claude_files();
+    let grown = files[1].clone();
+    let before_size = std::fs::metadata(&grown).unwrap().len();
+    let mut c = child_living(&h, &grown, "later");
+    let paused = wait_paused(&mut c);
+    // It answered while what it left to keep had not begun.
+    let said = read_until(&mut c, "answered");
+    c.kill().unwrap(); // SIGKILL
+    c.wait().unwrap();
+    assert!(paused && said.contains("answered"), "{said}");
+    assert_eq!(
+        kept_size(&h, &grown),
+        Some(before_size),
+        "nothing kept after the answer"
+    );
+    // Everything kept before is served; the next call keeps the grown source.
+    let before = list(&keeping(), h.env(), Archived::Include);
+    let want = keeping().get(h.env(), "claude", &stem(&grown)).unwrap();
+    let size = std::fs::metadata(&grown).unwrap().len();
+    assert_eq!(kept_size(&h, &grown), Some(size), "kept by the next call");
+    std::fs::remove_file(&files[0]).unwrap();
+    std::fs::remove_file(&grown).unwrap();
+    let client = keeping();
+    let after = list(&client, h.env(), Archived::Include);
+    assert_eq!(ids(&after), ids(&before));
+    let archived = list(&client, h.env(), Archived::Only);
+    let mut gone = vec![
+        format!("claude:{}", stem(&files[0])),
+        format!("claude:{}", stem(&grown)),
+    ];
+    gone.sort();
+    assert_eq!(ids(&archived), gone);
+    served_as_before(&client, &h, &grown, &want);
+}
+
+/// `get` of the Claude session of `file` answers `want`, and nothing kept is damaged.
+fn served_as_before(client: &Client, h: &Home, file: &Path, want: &agent_mux_sessions::Session) {
+    let got = client.get(h.env(), "claude", &stem(file)).unwrap();
+    assert_eq!(
+        serde_json::to_string(&got).unwrap(),
+        serde_json::to_string(want).unwrap()
+    );
+    assert_eq!(
+        client.keep_status(h.env(), false).damaged,
+        Vec::<String>::new()
+    );
+}
+
+/// Run as a child process by the test below (ignored otherwise): `index update` of the home,
+/// keeping, into the cache directory named, pausing where `KEEP_TEST_PAUSE` says.
+#[test]
+#[ignore = "a child process of the kill -9 during an update test"]
+fn child_updates() {
+    let Ok(home) = std::env::var("KEEP_TEST_HOME") else {
+        return;
+    };
+    let data = var("KEEP_TEST_DATA");
+    let env = Env::from_pairs([
+        ("HOME", home.as_str()),
+        ("AGENT_MUX_DATA_DIR", data.as_str()),
+        ("AGENT_MUX_KEEP_PAUSE", var("KEEP_TEST_PAUSE").as_str()),
+    ]);
+    indexed(Path::new(&var("KEEP_TEST_CACHE")))
+        .index_update(env, false)
+        .unwrap();
+    println!("updated");
+}
+
+/// A client that keeps, with its index in `cache`.
+fn indexed(cache: &Path) -> Client {
+    Client::new(ClientOptions {
+        keep: Some(true),
+        cache: agent_mux_sessions::context::CacheSetting::Dir(cache.to_path_buf()),
+        ..Default::default()
+    })
+}
+
+#[test]
+fn kill_9_after_the_chunks_stored_beside_an_update_loses_nothing() {
+    let h = Home::new();
+    let cache = h.home.parent().unwrap().join("cache");
+    indexed(&cache).index_update(h.env(), false).unwrap();
+    let before = list(&indexed(&cache), h.env(), Archived::Include);
+    let grown = h.claude_files()[1].clone();
+    let before_size = std::fs::metadata(&grown).unwrap().len();
+    grow_by_one_line(&grown);
+    let mut c = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child_updates", "--ignored", "--nocapture"])
+        .args(["--test-threads=1"])
+        .env("KEEP_TEST_HOME", &h.home)
+        .env("KEEP_TEST_DATA", &h.data)
+        .env("KEEP_TEST_CACHE", &cache)
+        .env("KEEP_TEST_PAUSE", "chunks-ahead")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let paused = wait_paused(&mut c);
+    c.kill().unwrap(); // SIGKILL
+    c.wait().unwrap();
+    assert!(paused, "the child never stored chunks ahead of its update");
+    // Its chunks are named by no manifest yet: what was kept is as it was, and whole.
+    assert_eq!(kept_size(&h, &grown), Some(before_size));
+    let status = indexed(&cache).keep_status(h.env(), true);
+    assert_eq!(status.damaged, Vec::<String>::new());
+    // The next update keeps the grown source; deleted, it is served as it was.
+    indexed(&cache).index_update(h.env(), false).unwrap();
+    let size = std::fs::metadata(&grown).unwrap().len();
+    assert_eq!(kept_size(&h, &grown), Some(size));
+    let want = indexed(&cache)
+        .get(h.env(), "claude", &stem(&grown))
+        .unwrap();
+    std::fs::remove_file(&grown).unwrap();
+    let client = indexed(&cache);
+    assert_eq!(
+        ids(&list(&client, h.env(), Archived::Include)),
+        ids(&before)
+    );
+    let got = client.get(h.env(), "claude", &stem(&grown)).unwrap();
+    assert_eq!(
+        serde_json::to_string(&got).unwrap(),
+        serde_json::to_string(&want).unwrap()
+    );
+}
+
+#[test]
+fn kill_9_while_the_catalog_is_written_whole_again_loses_nothing() {
+    let h = Home::new();
+    let client = keeping();
+    let before = list(&client, h.env(), Archived::Include);
+    let files = h.claude_files();
+    let want = client.get(h.env(), "claude", &stem(&files[0])).unwrap();
+    // A writer killed midway through a line of the catalog's log: the next one makes the
+    // catalog again from the manifests and writes it whole; it is killed between the catalog
+    // and its new log.
+    let log = h.kept().join("catalog.log");
+    let mut text = std::fs::read(&log).unwrap();
+    text.extend_from_slice(b"{\"name\":\"0123");
+    std::fs::write(&log, &text).unwrap();
+    let grown = &files[1];
+    grow_by_one_line(grown);
+    let mut c = child(&h, "catalog-fold");
+    let paused = wait_paused(&mut c);
+    c.kill().unwrap(); // SIGKILL
+    c.wait().unwrap();
+    assert!(paused, "the child never wrote the catalog whole");
+    let size = std::fs::metadata(grown).unwrap().len();
+    assert_eq!(
+        kept_size(&h, grown),
+        Some(size),
+        "in the catalog written whole"
+    );
+    std::fs::remove_file(&files[0]).unwrap();
+    let client = keeping();
+    assert_eq!(
+        ids(&list(&client, h.env(), Archived::Include)),
+        ids(&before)
+    );
+    served_as_before(&client, &h, &files[0], &want);
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Keep lists no store of its own: a call with keeping on lists each store once, as the same call
 //! with keeping off does (a new process: one stat pass, shared by the index and the kept store),
-//! and a watching client keeps an appended session from the file events alone, with no listing
-//! of the store, and archives a deleted one with no listing but the watcher's own. Counted by `agents::adapter::listed_files`, the
+//! and a watching client keeps an appended session from the file events alone (after its
+//! answer), with no listing of the store, and archives a deleted one with no listing but the watcher's own. Counted by `agents::adapter::listed_files`, the
 //! files stat'ed by listings of whole stores in this process (one test in this binary, so no
 //! other test's listings are counted).
 #![cfg(target_os = "linux")]
@@ -144,6 +144,8 @@ fn keep_adds_no_listing_to_a_call_and_a_watching_client_keeps_from_the_events() 
     let (n, after) = listed_by(|| list(&watching, &env));
     assert_eq!(n, 0, "the call after an append listed the store");
     assert_eq!(after.len(), files.len());
+    // Kept after the answer, by a thread of the client (waited for here).
+    watching.index_idle(env.clone(), false);
     assert_eq!(kept_size(&root.join("data"), grown), Some(size));
 
     // A deleted session: archived, still listed and found.

@@ -103,14 +103,22 @@ pub fn snapshot(
 ) -> Option<(Snapshot, Vec<archived::KeptSource>)> {
     let (dir, conn) = open(ctx)?;
     let snapshot = (|| {
-        // Sources this call listed are numbered as a store listed and stat'ed is.
-        let list = |known: &[Option<u64>]| -> Vec<watch::Sources> {
-            match &listed {
-                Some(given) => (given.iter().zip(known))
-                    .map(|(sources, known)| watch::numbered(sources.clone(), *known))
-                    .collect(),
-                None => watch.listings(ctx, agents, known),
-            }
+        // Sources this call listed are numbered as a store listed and stat'ed is, once, and
+        // moved rather than copied.
+        let mut given = listed;
+        let numbers: Option<Vec<u64>> =
+            (given.as_ref()).map(|g| g.iter().map(|sources| watch::number_of(sources)).collect());
+        let list = |given: &mut Option<Vec<Vec<Source>>>, known: &[Option<u64>]| match (
+            given.as_mut(),
+            &numbers,
+        ) {
+            (Some(g), Some(numbers)) => (g.iter_mut().zip(numbers).zip(known))
+                .map(|((sources, n), known)| match *known == Some(*n) {
+                    true => watch::Sources::Same(*n),
+                    false => watch::Sources::Now(std::mem::take(sources), Some(*n)),
+                })
+                .collect(),
+            _ => watch.listings(ctx, agents, known),
         };
         let names: Vec<&'static str> = agents.iter().map(|a| a.name()).collect();
         // What the last search of this client kept, while the index is as it was then.
@@ -122,7 +130,7 @@ pub fn snapshot(
             Some(s) => s.versions.iter().copied().map(Some).collect(),
             None => vec![None; agents.len()],
         };
-        let mut listed = list(&known);
+        let mut listed = list(&mut given, &known);
         if let Some(since) = since {
             if listed.iter().all(|l| matches!(l, watch::Sources::Same(_))) {
                 conn.execute_batch("BEGIN")?;
@@ -133,8 +141,18 @@ pub fn snapshot(
                 }
                 conn.execute_batch("ROLLBACK")?;
             }
-            // Some store changed since: every one listed in full.
-            listed = list(&vec![None; agents.len()]);
+            // Some store changed since: every one listed in full (those given, as they were).
+            listed = match given.as_mut() {
+                Some(g) => (listed.into_iter().zip(g.iter_mut()))
+                    .map(|(l, sources)| match l {
+                        watch::Sources::Same(n) => {
+                            watch::Sources::Now(std::mem::take(sources), Some(n))
+                        }
+                        now => now,
+                    })
+                    .collect(),
+                None => list(&mut None, &vec![None; agents.len()]),
+            };
         }
         let began = warm.and_then(|w| w.begin(&dir));
         let mut versions = Vec::with_capacity(agents.len());

@@ -247,8 +247,17 @@ pub enum Sources {
 /// number is the same listing. `Same` when that is the number `known`. Apart from the numbers a
 /// watched store's listings take (the top bit tells them apart).
 pub fn numbered(sources: Vec<Source>, known: Option<u64>) -> Sources {
+    let version = number_of(&sources);
+    match known == Some(version) {
+        true => Sources::Same(version),
+        false => Sources::Now(sources, Some(version)),
+    }
+}
+
+/// The number `numbered` gives a listing.
+pub fn number_of(sources: &[Source]) -> u64 {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
-    for s in &sources {
+    for s in sources {
         for p in std::iter::once(&s.path).chain(&s.side_files) {
             h.update(p.as_os_str().as_encoded_bytes());
             h.update(&[0]);
@@ -260,11 +269,7 @@ pub fn numbered(sources: Vec<Source>, known: Option<u64>) -> Sources {
         }
         h.update(&[1]);
     }
-    let version = h.digest() | 1 << 63;
-    match known == Some(version) {
-        true => Sources::Same(version),
-        false => Sources::Now(sources, Some(version)),
-    }
+    h.digest() | 1 << 63
 }
 
 impl Sources {

@@ -86,6 +86,9 @@ impl Manifest {
     }
 }
 
+/// The length of the checksum line `encode` ends with: `\nxxh3:`, 32 hex digits, `\n`.
+pub const SUM_LINE: usize = 6 + 32 + 1;
+
 /// Serialised with its checksum line.
 pub fn encode<T: Serialize>(v: &T) -> Vec<u8> {
     let mut body = serde_json::to_vec(v).unwrap_or_default();

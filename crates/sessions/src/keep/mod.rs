@@ -8,7 +8,7 @@
 //! Separate from the index: nothing here is in the cache directory but the restored copies,
 //! which are made again when missing. Only the storage layer decides when to keep and when to
 //! serve what was kept.
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -26,7 +26,7 @@ pub mod restore;
 pub mod take;
 
 pub use catalog::{Catalog, Entry};
-pub use manifest::{KeptSession, Manifest};
+pub use manifest::{KeptFile, KeptSession, Manifest};
 pub use place::Origin;
 
 /// Sources kept in one call above which their files are synced together.
@@ -53,8 +53,36 @@ pub struct Taken {
     /// Sources that could not be kept, and why.
     pub faults: Vec<String>,
     /// The catalog as written, when it was.
-    pub catalog: Option<Catalog>,
+    pub catalog: Option<Written>,
 }
+
+/// The catalog a `take` wrote: `base` with `changes`, as it stands `at`; `before`, where `base`
+/// stood when it was the catalog given to the take (a holder of it applies `changes` to its own).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Written {
+    pub before: Option<catalog::At>,
+    pub at: catalog::At,
+    pub base: std::sync::Arc<Catalog>,
+    pub changes: Vec<catalog::Change>,
+}
+
+/// What a `take` may use rather than read or store again.
+#[derive(Default)]
+pub struct Given<'a> {
+    /// A catalog the caller read, with where it stood: used while it stands there still (else
+    /// read again).
+    pub catalog: Option<(catalog::At, std::sync::Arc<Catalog>)>,
+    /// Chunks stored ahead (`take_chunks`): used for each source still at the stamps it was
+    /// listed at then.
+    pub chunks: Option<&'a Chunked>,
+}
+
+/// The sources whose chunks were stored ahead of their sessions (`Kept::take_chunks`), by path:
+/// the stamps they were listed at, their file and side files as chunks, the bytes written.
+#[derive(Debug, Default)]
+pub struct Chunked(HashMap<PathBuf, Ahead>);
+
+type Ahead = (Vec<(u64, i128, u64)>, Vec<Option<KeptFile>>, u64);
 
 impl Kept {
     /// The store of `ctx`'s data directory.
@@ -71,8 +99,14 @@ impl Kept {
         catalog::load(&self.dir)
     }
 
-    pub fn catalog_stamp(&self) -> Option<crate::read::fs::Stamp> {
-        catalog::stamp(&self.dir)
+    /// The catalog and where it stood when read (`catalog::load_at`).
+    pub fn catalog_read(&self) -> (Catalog, Option<catalog::At>, Vec<String>) {
+        catalog::load_at(&self.dir)
+    }
+
+    /// Where the catalog stands now (`catalog::at`).
+    pub fn catalog_at(&self) -> Option<catalog::At> {
+        catalog::at(&self.dir)
     }
 
     /// The sources of `agent` whose stamps differ from those they were last kept at.
@@ -92,15 +126,45 @@ impl Kept {
             .collect()
     }
 
+    /// Store the chunks of `sources` of `agent` (those `changed` found), before their sessions
+    /// are known (beside the index's write), for `take` to write their versions from; durable
+    /// once `sync_chunks` returns. Until then no manifest names them, so nothing kept changes;
+    /// what could not be stored is left for `take` to store and report.
+    pub fn take_chunks(&self, ctx: &Context, agent: &str, sources: &[&Source]) -> Chunked {
+        if sources.is_empty() || files::private_dir(&self.dir).is_err() {
+            return Chunked::default();
+        }
+        pause::arm(ctx);
+        let made = (sources.par_iter())
+            .filter_map(|src| {
+                let name = manifest::name_of(agent, &src.path);
+                let prev = manifest::read(&self.dir, &name).ok().flatten();
+                let (files, wrote) = take::files(&self.dir, src, prev.as_ref(), true).ok()?;
+                Some((
+                    src.path.clone(),
+                    (manifest::stamps_of(&src.stamps), files, wrote),
+                ))
+            })
+            .collect();
+        Chunked(made)
+    }
+
+    /// Make the chunks `take_chunks` stored durable: one sync of the store's file system.
+    pub fn sync_chunks(&self) -> std::io::Result<()> {
+        files::sync_batch(&self.dir)
+    }
+
     /// Keep `sources` of `agent` (those `changed` found), each with the sessions `sessions_of`
-    /// reads from it (`None`: unreadable, not kept). Chunks are written first, in parallel; then,
-    /// under the store's lock, each manifest gains its version and the catalog is written.
+    /// reads from it (`None`: unreadable, not kept). Chunks are written first, in parallel, unless
+    /// `given` holds them; then, under the store's lock, each manifest gains its version and the
+    /// catalog is written.
     pub fn take(
         &self,
         ctx: &Context,
         agent: &str,
         sources: &[&Source],
         sessions_of: &(dyn Fn(&Source) -> Option<Vec<KeptSession>> + Sync),
+        given: Given,
     ) -> Taken {
         let mut taken = Taken::default();
         if sources.is_empty() {
@@ -119,11 +183,21 @@ impl Kept {
             .now()
             .unwrap_or_else(chrono::Utc::now)
             .timestamp_millis();
+        let ahead = |src: &Source| {
+            let (stamps, files, wrote) = given.chunks?.0.get(&src.path)?;
+            (*stamps == manifest::stamps_of(&src.stamps)).then(|| (files.clone(), *wrote))
+        };
+        let stored_now = std::sync::atomic::AtomicBool::new(false);
         let made: Vec<Result<(String, manifest::Version, u64), String>> = sources
             .par_iter()
             .filter_map(|src| {
                 let sessions = sessions_of(src)?;
                 let name = manifest::name_of(agent, &src.path);
+                if let Some((files, wrote)) = ahead(src) {
+                    let v = take::of_files(src, files, sessions, now_ms);
+                    return Some(Ok((name, v, wrote)));
+                }
+                stored_now.store(true, std::sync::atomic::Ordering::Relaxed);
                 let prev = manifest::read(&self.dir, &name).ok().flatten();
                 Some(
                     take::version(&self.dir, src, prev.as_ref(), sessions, now_ms, batched)
@@ -132,8 +206,8 @@ impl Kept {
                 )
             })
             .collect();
-        // The chunks are durable before any manifest names them.
-        let synced = match batched {
+        // The chunks are durable before any manifest names them (those stored ahead were made so).
+        let synced = match batched && stored_now.into_inner() {
             true => files::sync_batch(&self.dir),
             false => Ok(()),
         };
@@ -149,77 +223,125 @@ impl Kept {
                 return taken;
             }
         };
-        let (mut cat, faults) = self.catalog();
-        taken.faults.extend(faults);
+        // The catalog as it stands now: the one given while its files are as it was read.
+        let given_at = given
+            .catalog
+            .filter(|(at, _)| self.catalog_at().as_ref() == Some(at));
+        let (before, base) = match given_at {
+            Some((at, c)) => (Some(at), c),
+            None => {
+                let (c, at, faults) = self.catalog_read();
+                taken.faults.extend(faults);
+                (at, std::sync::Arc::new(c))
+            }
+        };
         let by_path: BTreeMap<&Path, &Source> =
             sources.iter().map(|s| (s.path.as_path(), *s)).collect();
-        for r in made {
-            let (name, v, wrote) = match r {
-                Ok(x) => x,
-                Err(e) => {
-                    taken.faults.push(e);
-                    continue;
-                }
-            };
-            let mut m = match manifest::read(&self.dir, &name) {
-                Ok(m) => m,
+        // Each manifest gains its version (in parallel: a first keep writes thousands).
+        let versioned: Vec<Result<(String, Manifest, u64, u64), String>> = (made.into_par_iter())
+            .map(|r| {
+                let (name, v, wrote) = r?;
                 // A damaged or foreign manifest is left as it is (reported), never overwritten.
-                Err(e) => {
-                    taken.faults.push(e);
-                    continue;
+                let m = manifest::read(&self.dir, &name)?;
+                let mut m = m.unwrap_or_else(|| {
+                    let src = by_path
+                        .values()
+                        .find(|s| manifest::name_of(agent, &s.path) == name);
+                    Manifest {
+                        format: manifest::FORMAT,
+                        agent: agent.to_string(),
+                        path: src.map(|s| s.path.clone()).unwrap_or_default(),
+                        side_files: src.map(|s| s.side_files.clone()).unwrap_or_default(),
+                        versions: Vec::new(),
+                    }
+                });
+                let mut garbage = 0;
+                if m.versions
+                    .last()
+                    .is_some_and(|last| last.files == v.files && last.sessions == v.sessions)
+                {
+                    // The same bytes (a touch, another process kept it first): only the stamps
+                    // move.
+                    if let Some(last) = m.versions.last_mut() {
+                        last.stamps = v.stamps;
+                    }
+                } else {
+                    let before: HashSet<String> = chunk_names(&m);
+                    m.versions.push(v);
+                    m.retain();
+                    let after = chunk_names(&m);
+                    garbage = before.difference(&after).count() as u64 * (64 << 10);
                 }
-            }
-            .unwrap_or_else(|| {
-                let src = by_path
-                    .values()
-                    .find(|s| manifest::name_of(agent, &s.path) == name);
-                Manifest {
-                    format: manifest::FORMAT,
-                    agent: agent.to_string(),
-                    path: src.map(|s| s.path.clone()).unwrap_or_default(),
-                    side_files: src.map(|s| s.side_files.clone()).unwrap_or_default(),
-                    versions: Vec::new(),
+                manifest::write(&self.dir, &name, &m, batched)
+                    .map_err(|e| format!("{}: {e}", m.path.display()))?;
+                Ok((name, m, wrote, garbage))
+            })
+            .collect();
+        let mut changes = Vec::with_capacity(versioned.len());
+        let mut garbage = base.garbage;
+        for r in versioned {
+            match r {
+                Ok((name, m, wrote, g)) => {
+                    garbage += g;
+                    let entry = Some(Entry::of(&m));
+                    changes.push(catalog::Change {
+                        name,
+                        entry,
+                        garbage,
+                    });
+                    taken.sources += 1;
+                    taken.bytes += wrote;
                 }
-            });
-            if m.versions
-                .last()
-                .is_some_and(|last| last.files == v.files && last.sessions == v.sessions)
-            {
-                // The same bytes (a touch, another process kept it first): only the stamps move.
-                if let Some(last) = m.versions.last_mut() {
-                    last.stamps = v.stamps;
-                }
-            } else {
-                let before: HashSet<String> = chunk_names(&m);
-                m.versions.push(v);
-                m.retain();
-                let after = chunk_names(&m);
-                cat.garbage += before.difference(&after).count() as u64 * (64 << 10);
+                Err(e) => taken.faults.push(e),
             }
-            if let Err(e) = manifest::write(&self.dir, &name, &m, batched) {
-                taken.faults.push(format!("{}: {e}", m.path.display()));
-                continue;
-            }
-            cat.sources.insert(name, Entry::of(&m));
-            taken.sources += 1;
-            taken.bytes += wrote;
         }
         // The manifests too, before the catalog that lists them.
         let synced = match batched {
             true => files::sync_batch(&self.dir),
             false => Ok(()),
         };
-        let written = synced.and_then(|_| catalog::write(&self.dir, &cat));
-        if let Err(e) = written {
+        if let Err(e) = synced {
             taken.faults.push(format!("{}: {e}", self.dir.display()));
+            return taken;
         }
+        if changes.is_empty() {
+            return taken;
+        }
+        let mut written = match catalog::write_changes(&self.dir, &base, before.as_ref(), &changes)
+        {
+            Ok((at, None)) => Written {
+                before,
+                at,
+                base,
+                changes,
+            },
+            Ok((at, Some(whole))) => Written {
+                before,
+                at,
+                base: std::sync::Arc::new(whole),
+                changes: Vec::new(),
+            },
+            Err(e) => {
+                taken.faults.push(format!("{}: {e}", self.dir.display()));
+                return taken;
+            }
+        };
         // The store's size is walked for only when the garbage passes the floor.
-        if cat.garbage > GARBAGE_FLOOR && cat.garbage > self.bytes() / 10 {
-            self.sweep(&mut cat);
-            let _ = catalog::write(&self.dir, &cat);
+        if garbage > GARBAGE_FLOOR && garbage > self.bytes() / 10 {
+            let mut c = (*written.base).clone();
+            c.apply(&written.changes);
+            self.sweep(&mut c);
+            match catalog::write(&self.dir, &c) {
+                Ok(at) => {
+                    written.at = at;
+                    written.base = std::sync::Arc::new(c);
+                    written.changes = Vec::new();
+                }
+                Err(e) => taken.faults.push(format!("{}: {e}", self.dir.display())),
+            }
         }
         drop(lock);
-        taken.catalog = Some(cat);
+        taken.catalog = Some(written);
         taken
     }
 

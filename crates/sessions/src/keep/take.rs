@@ -27,6 +27,33 @@ pub fn version(
     now_ms: i64,
     batched: bool,
 ) -> std::io::Result<(Version, u64)> {
+    let (files, wrote) = files(dir, src, prev, batched)?;
+    Ok((of_files(src, files, sessions, now_ms), wrote))
+}
+
+/// The version of `src` made of `files` (stored by `files`).
+pub fn of_files(
+    src: &Source,
+    files: Vec<Option<KeptFile>>,
+    sessions: Vec<KeptSession>,
+    now_ms: i64,
+) -> Version {
+    Version {
+        kept_ms: now_ms,
+        stamps: stamps_of(&src.stamps),
+        files,
+        sessions,
+    }
+}
+
+/// The file and side files of `src` stored as chunks (`None`: a side file that does not exist),
+/// given the manifest as last kept; the compressed bytes written.
+pub fn files(
+    dir: &Path,
+    src: &Source,
+    prev: Option<&Manifest>,
+    batched: bool,
+) -> std::io::Result<(Vec<Option<KeptFile>>, u64)> {
     let last = prev.and_then(|m| m.versions.last());
     let mut files = Vec::with_capacity(src.stamps.len());
     let mut wrote = 0;
@@ -44,13 +71,7 @@ pub fn version(
         wrote += n;
         files.push(Some(kept));
     }
-    let v = Version {
-        kept_ms: now_ms,
-        stamps: stamps_of(&src.stamps),
-        files,
-        sessions,
-    };
-    Ok((v, wrote))
+    Ok((files, wrote))
 }
 
 /// `path` as chunks, reusing `before`'s when the file only grew since.

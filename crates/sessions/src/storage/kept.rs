@@ -11,47 +11,118 @@ use crate::agents::{Agent, Mode, Source};
 use crate::context::Context;
 use crate::error::{Error, ErrorCode, Result};
 use crate::index;
-use crate::keep::{self, Catalog, Kept, KeptSession};
+use crate::keep::catalog::At;
+use crate::keep::{self, Catalog, Chunked, Given, Kept, KeptSession, Written};
 use crate::model::{Session, SessionSummary};
-use crate::read::fs::Stamp;
 
 use super::cache::SummaryCache;
 
-/// A catalog as read: the store it is of, its file's stamp then, and what it held.
-type ReadCatalog = (PathBuf, Option<Stamp>, Arc<Catalog>);
+/// A catalog as read: the store it is of, where it stood then, and what it held.
+type ReadCatalog = (PathBuf, Option<At>, Arc<Catalog>);
 
 /// The archived sessions of an agent by the kept version that serves them: `(manifest name,
 /// version) → ids`.
 type Plan = BTreeMap<(String, usize), HashSet<String>>;
 
-/// The catalog last read, while its file is unchanged.
+/// What a client holds of the kept store between its calls.
 #[derive(Default)]
 pub struct KeptState {
-    catalog: Mutex<Option<ReadCatalog>>,
-    /// Faults met reading the store (damaged chunks or manifests), for status and doctor.
-    faults: Mutex<Vec<String>>,
+    held: Arc<Held>,
     /// The paths of each agent's sources as the last keep of it found them: whether a kept
     /// source is gone, without a stat of each.
     live: Mutex<std::collections::HashMap<String, Arc<HashSet<PathBuf>>>>,
+    /// The keep of each agent a client that lives left to a thread after its answer (`later`).
+    later: Mutex<std::collections::HashMap<&'static str, std::thread::JoinHandle<()>>>,
+}
+
+/// What a client's calls and the threads keeping after its answers share.
+#[derive(Default)]
+struct Held {
+    /// The catalog last read or written, while it stands where it stood then.
+    catalog: Mutex<Option<ReadCatalog>>,
+    /// Faults met reading the store (damaged chunks or manifests), for status and doctor.
+    faults: Mutex<Vec<String>>,
 }
 
 impl KeptState {
     fn catalog(&self, kept: &Kept) -> Arc<Catalog> {
-        let stamp = kept.catalog_stamp();
-        let mut held = self.catalog.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((dir, s, c)) = held.as_ref() {
-            if *dir == kept.dir && *s == stamp && stamp.is_some() {
-                return c.clone();
-            }
-        }
-        let (c, faults) = kept.catalog();
-        self.note(faults);
-        let c = Arc::new(c);
-        *held = Some((kept.dir.clone(), stamp, c.clone()));
-        c
+        self.held.read(kept).1
     }
 
     pub fn note(&self, faults: Vec<String>) {
+        self.held.note(faults)
+    }
+
+    pub fn faults(&self) -> Vec<String> {
+        (self.held.faults.lock().unwrap_or_else(|e| e.into_inner())).clone()
+    }
+
+    /// Wait for the keep left to a thread for `agent` (every agent's: `None`).
+    pub fn settle(&self, agent: Option<&str>) {
+        let left: Vec<std::thread::JoinHandle<()>> = {
+            let mut later = self.later.lock().unwrap_or_else(|e| e.into_inner());
+            let names: Vec<&'static str> = (later.keys().copied())
+                .filter(|n| agent.is_none_or(|a| a == *n))
+                .collect();
+            names.iter().filter_map(|n| later.remove(n)).collect()
+        };
+        for t in left {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Held {
+    /// The catalog, with where it stood when read.
+    fn read(&self, kept: &Kept) -> (Option<At>, Arc<Catalog>) {
+        let at = kept.catalog_at();
+        let mut held = self.catalog.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((dir, a, c)) = held.as_ref() {
+            if *dir == kept.dir && *a == at && at.is_some() {
+                return (at, c.clone());
+            }
+        }
+        let (c, at, faults) = kept.catalog_read();
+        self.note(faults);
+        let c = Arc::new(c);
+        *held = Some((kept.dir.clone(), at.clone(), c.clone()));
+        (at, c)
+    }
+
+    /// The catalog held, for a writer (who changes it without a copy when no one else holds it
+    /// then: `give_up`), with where it stood when read.
+    fn for_writer(&self, kept: &Kept, give_up: bool) -> Option<(At, Arc<Catalog>)> {
+        let mut held = self.catalog.lock().unwrap_or_else(|e| e.into_inner());
+        let mine = |h: &ReadCatalog| h.0 == kept.dir && h.1.is_some();
+        match give_up {
+            true => held.take().filter(mine),
+            false => held.clone().filter(mine),
+        }
+        .and_then(|(_, at, c)| Some((at?, c)))
+    }
+
+    /// What a writer wrote, held for the next calls: its changes applied to the catalog held
+    /// when that is the one it was given (no copy unless another call holds it meanwhile), else
+    /// to the one it wrote them to.
+    fn hold(&self, kept: &Kept, w: Option<Written>) {
+        let Some(w) = w else {
+            return;
+        };
+        let mut held = self.catalog.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((dir, Some(at), c)) = held.as_mut() {
+            if *dir == kept.dir && w.before.as_ref() == Some(&*at) && !w.changes.is_empty() {
+                drop(w.base);
+                Arc::make_mut(c).apply(&w.changes);
+                *at = w.at;
+                return;
+            }
+        }
+        let mut c = w.base;
+        Arc::make_mut(&mut c).apply(&w.changes);
+        *held = Some((kept.dir.clone(), Some(w.at), c));
+    }
+
+    fn note(&self, faults: Vec<String>) {
         if faults.is_empty() {
             return;
         }
@@ -61,13 +132,6 @@ impl KeptState {
                 f.push(x);
             }
         }
-    }
-
-    pub fn faults(&self) -> Vec<String> {
-        self.faults
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
     }
 }
 
@@ -80,12 +144,18 @@ pub fn wanted(ctx: &Context) -> bool {
 /// Keep the sources of `agent` that changed since they were kept, when keeping is on.
 /// `sources`: as this call listed them (through the watcher, or stat'ed for the index), so keep
 /// adds no listing of its own; they also tell this call's `archived` which kept sources are gone.
+/// `live`: the ids of the sessions this call's listing of `agent` holds, when it was made first:
+/// a client that lives then keeps after its answer the sources that only grew, each still holding
+/// every session it was kept with (`later_for`). `ahead`: chunks stored beside the index's write
+/// (`chunks_ahead`).
 pub fn keep_changed(
     state: &KeptState,
     cache: &SummaryCache,
     ctx: &Context,
     agent: &dyn Agent,
     sources: &[Source],
+    live: Option<&HashSet<String>>,
+    ahead: Option<&Chunked>,
 ) {
     let Some(kept) = Kept::of(ctx) else {
         return;
@@ -96,14 +166,74 @@ pub fn keep_changed(
     if !keep::place::is_on(ctx).0 {
         return;
     }
+    // What this client left to a thread for this agent is kept first.
+    state.settle(Some(agent.name()));
     let cat = state.catalog(&kept);
     let changed = kept.changed(&cat, agent.name(), sources);
     if changed.is_empty() {
         return;
     }
-    // The sessions each holds: as the index read them at these stamps when it did (a listing or
-    // an update just did), else read now through the summary cache.
-    let stored = index::stored_of(ctx, agent, &changed).unwrap_or_default();
+    if let Some(a) = later_for(ctx, agent, &cat, &changed, live) {
+        let sources: Vec<Source> = changed.into_iter().cloned().collect();
+        let (held, ctx) = (state.held.clone(), ctx.clone());
+        let job = std::thread::spawn(move || {
+            keep::pause::arm(&ctx);
+            keep::pause::at("later");
+            let changed: Vec<&Source> = sources.iter().collect();
+            let cache = SummaryCache::default();
+            let given = Given {
+                catalog: held.for_writer(&kept, false),
+                chunks: None,
+            };
+            take(&held, &cache, &ctx, a, &kept, &changed, given);
+        });
+        let before = (state.later.lock().unwrap_or_else(|e| e.into_inner())).insert(a.name(), job);
+        // Another call of the client left one meanwhile: it is waited for still.
+        if let Some(t) = before {
+            let _ = t.join();
+        }
+        return;
+    }
+    drop(cat);
+    let given = Given {
+        catalog: state.held.for_writer(&kept, true),
+        chunks: ahead,
+    };
+    take(&state.held, cache, ctx, agent, &kept, &changed, given);
+}
+
+/// The agent whose `changed` sources may be kept after the answer: in a client that lives, when
+/// each was kept before and every session it was kept with is still in this call's listing
+/// (`live`). Nothing this answer shows is then served from the kept store, and a client that
+/// dies first leaves them to the next call (their stamps are not the catalog's).
+fn later_for(
+    ctx: &Context,
+    agent: &dyn Agent,
+    cat: &Catalog,
+    changed: &[&Source],
+    live: Option<&HashSet<String>>,
+) -> Option<&'static dyn Agent> {
+    let live = live.filter(|_| ctx.options.watch)?;
+    let grown = changed.iter().all(|src| {
+        let name = keep::manifest::name_of(agent.name(), &src.path);
+        (cat.sources.get(&name))
+            .is_some_and(|e| e.sessions.iter().all(|(id, ..)| live.contains(id)))
+    });
+    grown.then(|| crate::agents::find(agent.name())).flatten()
+}
+
+/// Keep `changed` of `agent`, each with the sessions the index read from it at these stamps
+/// (a listing or an update just did), else read now through `cache`.
+fn take(
+    held: &Held,
+    cache: &SummaryCache,
+    ctx: &Context,
+    agent: &dyn Agent,
+    kept: &Kept,
+    changed: &[&Source],
+    given: Given,
+) {
+    let stored = index::stored_of(ctx, agent, changed).unwrap_or_default();
     let sessions_of = |src: &Source| -> Option<Vec<KeptSession>> {
         let kept = |v: &[SessionSummary]| -> Vec<KeptSession> {
             v.iter()
@@ -118,13 +248,37 @@ pub fn keep_changed(
             None => Some(kept(&cache.of_source(ctx, agent, src).ok()?)),
         }
     };
-    let mut taken = kept.take(ctx, agent.name(), &changed, &sessions_of);
-    if let Some(c) = taken.catalog.take() {
-        // What was just written, so that the call does not read it back.
-        let mut held = state.catalog.lock().unwrap_or_else(|e| e.into_inner());
-        *held = Some((kept.dir.clone(), kept.catalog_stamp(), Arc::new(c)));
+    let mut taken = kept.take(ctx, agent.name(), changed, &sessions_of, given);
+    // What was just written, so that the next call does not read it back.
+    held.hold(kept, taken.catalog.take());
+    held.note(taken.faults);
+}
+
+/// The chunks of every source of `listed` that changed since it was kept, stored ahead of the
+/// index's write (`Kept::take_chunks`), when keeping is on: by agent.
+pub fn chunks_ahead(
+    state: &KeptState,
+    ctx: &Context,
+    listed: &[(&'static dyn Agent, Vec<Source>)],
+) -> std::collections::HashMap<&'static str, Chunked> {
+    let Some(kept) = Kept::of(ctx).filter(|_| keep::place::is_on(ctx).0) else {
+        return Default::default();
+    };
+    let cat = state.catalog(&kept);
+    let ahead = (listed.iter())
+        .map(|(a, sources)| {
+            let changed = kept.changed(&cat, a.name(), sources);
+            (a.name(), kept.take_chunks(ctx, a.name(), &changed))
+        })
+        .collect();
+    // Not durable: each take stores its chunks again.
+    match kept.sync_chunks() {
+        Ok(()) => {
+            keep::pause::at("chunks-ahead");
+            ahead
+        }
+        Err(_) => Default::default(),
     }
-    state.note(taken.faults);
 }
 
 /// Where kept versions are restored to be read: the cache directory (made again when it is
@@ -345,6 +499,7 @@ pub struct RetentionRisk {
 /// `verify`: every chunk checked against its hash too (else only that it is there; the chunks of
 /// the archived sessions are checked anyway, by serving them).
 pub fn status(state: &KeptState, cache: &SummaryCache, ctx: &Context, verify: bool) -> KeepStatus {
+    state.settle(None);
     let (on, origin) = keep::place::is_on(ctx);
     let origin = match origin {
         keep::Origin::Option => "option",

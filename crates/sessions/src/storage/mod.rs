@@ -154,10 +154,11 @@ impl Storage {
     ) -> Vec<SessionSummary> {
         // After the listing: the index (or the cache) holds what each changed source holds.
         let just_kept = for_keep.is_some();
-        if let Some(sources) = for_keep {
-            kept::keep_changed(&self.kept, &self.cache, ctx, agent, &sources);
-        }
         let live: HashSet<String> = v.iter().map(|s| s.session_id.clone()).collect();
+        if let Some(sources) = for_keep {
+            let live = Some(&live);
+            kept::keep_changed(&self.kept, &self.cache, ctx, agent, &sources, live, None);
+        }
         let mut archived = kept::archived(
             &self.kept,
             &self.cache,
@@ -225,7 +226,7 @@ impl Storage {
             if crate::keep::place::is_on(ctx).0 {
                 let _ = index::sync_summaries(ctx, agent, sources.clone());
             }
-            kept::keep_changed(&self.kept, &self.cache, ctx, agent, &sources);
+            kept::keep_changed(&self.kept, &self.cache, ctx, agent, &sources, None, None);
         }
         let archived = kept::archived(
             &self.kept,
@@ -369,8 +370,14 @@ impl Storage {
             .filter(|(a, _)| agents.iter().any(|x| x.name() == a.name()))
             .cloned()
             .collect();
-        let wrote = index::update_listed(ctx, &indexed, !if_idle)
-            .ok_or_else(|| Error::internal("the index could not be written"))?;
+        // The chunks of what changed are stored beside the index's write (no manifest names
+        // them until the index says which sessions each source holds).
+        let (wrote, mut ahead) = std::thread::scope(|s| {
+            let ahead = keeping.then(|| s.spawn(|| kept::chunks_ahead(&self.kept, ctx, &listed)));
+            let wrote = index::update_listed(ctx, &indexed, !if_idle);
+            (wrote, ahead.and_then(|h| h.join().ok()).unwrap_or_default())
+        });
+        let wrote = wrote.ok_or_else(|| Error::internal("the index could not be written"))?;
         drop(indexed);
         if wrote {
             updates::written(ctx, &dir, &agents, began);
@@ -378,7 +385,9 @@ impl Storage {
         // After the update: the index holds what each changed source holds.
         if keeping {
             for (a, sources) in &listed {
-                kept::keep_changed(&self.kept, &self.cache, ctx, *a, sources);
+                let ahead = ahead.remove(a.name());
+                let ahead = ahead.as_ref();
+                kept::keep_changed(&self.kept, &self.cache, ctx, *a, sources, None, ahead);
             }
         }
         if wrote {
@@ -393,9 +402,11 @@ impl Storage {
     }
 
     /// Wait until no thread of this process writes the index of `ctx`, or one that this client's
-    /// searches left changes for; with `close`, what they left is then forgotten.
+    /// searches left changes for, nor keeps what this client's answers left; with `close`, what
+    /// they left is then forgotten.
     pub fn index_idle(&self, ctx: &Context, close: bool) {
         self.updates.wait_all(index::dir::resolve(ctx).as_ref());
+        self.kept.settle(None);
         if close {
             self.updates.forget_left();
         }
@@ -432,7 +443,7 @@ impl Storage {
         };
         for (a, sources) in agents.iter().zip(listed) {
             if kept {
-                kept::keep_changed(&self.kept, &self.cache, ctx, *a, &sources);
+                kept::keep_changed(&self.kept, &self.cache, ctx, *a, &sources, None, None);
             }
             out.listed.insert(a.name(), sources);
         }
@@ -498,7 +509,7 @@ impl Storage {
                 let just_kept = kept::wanted(ctx);
                 if just_kept {
                     let sources = self.watch.sources(ctx, agent);
-                    kept::keep_changed(&self.kept, &self.cache, ctx, agent, &sources);
+                    kept::keep_changed(&self.kept, &self.cache, ctx, agent, &sources, None, None);
                 }
                 match kept::load(&self.kept, ctx, agent, id, mode, just_kept) {
                     Err(k) if k.code == crate::error::ErrorCode::SessionNotFound => Err(e),
@@ -537,6 +548,7 @@ impl Storage {
         let Some(k) = crate::keep::Kept::of(ctx) else {
             return Ok(0);
         };
+        self.kept.settle(None);
         k.forget(ids, before_ms)
             .map_err(|e| Error::internal(format!("{}: {e}", k.dir.display())))
     }
