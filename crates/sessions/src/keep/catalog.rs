@@ -209,10 +209,18 @@ fn load_whole(dir: &Path) -> (Catalog, Option<String>, Vec<String>) {
             Ok(c) if c.format == FORMAT => (c, sum_of(&bytes), Vec::new()),
             Ok(c) => {
                 let (c2, mut faults) = rebuild(dir);
-                faults.insert(
-                    0,
-                    format!("{}: format {} made again", p.display(), c.format),
-                );
+                // An older amux's catalog made again in this format is an upgrade, not damage;
+                // a newer amux's is not this one's to read, and is said.
+                if c.format > FORMAT {
+                    faults.insert(
+                        0,
+                        format!(
+                            "{}: format {} (a newer amux's) made again",
+                            p.display(),
+                            c.format
+                        ),
+                    );
+                }
                 (c2, None, faults)
             }
             Err(e) => {
@@ -503,6 +511,22 @@ mod tests {
         let (_, at, faults) = load_at(d);
         assert_eq!(at, None);
         assert!(faults[0].contains("not a log of this format"), "{faults:?}");
+    }
+
+    #[test]
+    fn an_older_amuxs_catalog_is_made_again_without_a_fault_and_a_newer_ones_is_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let mut other = empty();
+        other.format = FORMAT - 1;
+        files::write_batched(&d.join(FILE), &manifest::encode(&other), true).unwrap();
+        let (c, at, faults) = load_at(d);
+        assert_eq!((c, at, faults), (empty(), None, Vec::<String>::new()));
+        other.format = FORMAT + 1;
+        files::write_batched(&d.join(FILE), &manifest::encode(&other), true).unwrap();
+        let (c, _, faults) = load_at(d);
+        assert_eq!(c, empty());
+        assert!(faults[0].contains("a newer amux's"), "{faults:?}");
     }
 
     #[test]
