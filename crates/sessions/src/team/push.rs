@@ -850,18 +850,16 @@ fn finish(
         let not_here = format!(
             "s.machine = $1 AND ((s.agent = ANY($3) AND NOT (s.unified_id = ANY($2))){marked})"
         );
-        tx.execute(
-            &format!(
-                "DELETE FROM usage u USING sessions s WHERE u.machine = $1 \
-                 AND s.unified_id = u.unified_id AND {not_here}"
-            ),
-            &[&opts.machine, &ids, &changed],
-        )?;
-        if summary {
+        // Their usage rows, and the summary of them where the schema has one.
+        let of_sessions: &[&str] = match summary {
+            true => &["usage", "usage_days"],
+            false => &["usage"],
+        };
+        for table in of_sessions {
             tx.execute(
                 &format!(
-                    "DELETE FROM usage_days d USING sessions s WHERE d.machine = $1 \
-                     AND s.unified_id = d.unified_id AND {not_here}"
+                    "DELETE FROM {table} x USING sessions s WHERE x.machine = $1 \
+                     AND s.unified_id = x.unified_id AND {not_here}"
                 ),
                 &[&opts.machine, &ids, &changed],
             )?;
