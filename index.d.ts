@@ -614,6 +614,11 @@ export interface WatchStatus {
   /** Times the kernel's queue of events overflowed (the stores were then listed again in full). */
   overflows: number
   /**
+   * Searches that searched again what the one before made of the index (nothing had changed
+   * since, so no store was compared with it), since the client was made.
+   */
+  reused: number
+  /**
    * Each store this client has listed: watched, or stat'ed at every call and why; `listings`:
    * times it was listed in full (the first call, then whenever the events could not tell what
    * changed, or every call when not watched).

@@ -245,8 +245,9 @@ function watchLines(watch) {
   if (!watch.on) return ["off: every call stats every source (a command's client; amux mcp and amux ui watch)"]
   if (watch.reason) return [`on, nothing watched: ${watch.reason}`]
   const overflows = watch.overflows > 0 ? `; the queue of events overflowed ${plural(watch.overflows, 'time')}` : ''
+  const reused = watch.reused > 0 ? `; ${plural(watch.reused, 'search')} reused the index as the one before left it` : ''
   return [
-    `on: ${plural(watch.directories, 'directory', 'directories')} watched${overflows}`,
+    `on: ${plural(watch.directories, 'directory', 'directories')} watched${overflows}${reused}`,
     ...watch.stores.map((s) =>
       `${s.agent.padEnd(9)}${s.watched ? `watched (${plural(s.directories, 'directory', 'directories')})` : `stat'ed at every call: ${s.reason}`}`,
     ),

@@ -234,6 +234,39 @@ fn another_client_rewriting_the_index_is_seen() {
     assert_eq!(answers(&c, &env).2.len(), 1);
 }
 
+/// The search after one appended message writes it into the index and is kept for the next:
+/// that one searches again what it made (counted by `reused`), and finds the message.
+#[test]
+fn the_search_after_an_append_is_kept_for_the_next() {
+    let (tmp, home) = home(2);
+    let env = env(&home, &[]);
+    let c = client(&tmp.path().join("cache"), true);
+    same_as_fresh(&c, &env);
+    let search = |text: &str| {
+        let q = search_query(&json!({"text": text, "agent": "claude", "limit": 1000})).unwrap();
+        c.search(env.clone(), &q).unwrap().len()
+    };
+    search("kubernetes");
+    let reused = status(&c, &env).reused;
+    assert_eq!(search("kubernetes"), 6);
+    assert_eq!(status(&c, &env).reused, reused + 1, "nothing changed");
+
+    let id = "00000001-0000-4000-8000-000000000002";
+    let path = project(&home, 1).join(format!("{id}.jsonl"));
+    let mut grown = std::fs::read_to_string(&path).unwrap();
+    grown.push_str(&session(id, "helmchart", 1));
+    std::fs::write(&path, &grown).unwrap();
+    assert_eq!(search("helmchart"), 1, "the appended message");
+    assert_eq!(status(&c, &env).reused, reused + 1, "a store changed");
+    assert_eq!(search("helmchart"), 1);
+    assert_eq!(
+        status(&c, &env).reused,
+        reused + 2,
+        "the call after the append was not kept for the next"
+    );
+    same_as_fresh(&c, &env);
+}
+
 /// The watcher's own limit of directories reached: the store is stat'ed at every call, and
 /// says why.
 #[test]

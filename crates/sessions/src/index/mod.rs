@@ -135,6 +135,9 @@ pub fn snapshot(
             if listed.iter().all(|l| matches!(l, watch::Sources::Same(_))) {
                 conn.execute_batch("BEGIN")?;
                 if sync::generation(&conn)? == since.generation {
+                    if let Some(w) = warm {
+                        w.reused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
                     let postings = (since.fields, since.searcher, since.generation);
                     let s = Snapshot::new(ctx, dir.clone(), conn, postings, since.scope)?;
                     return Ok((s, Vec::new()));
@@ -154,7 +157,8 @@ pub fn snapshot(
                 None => list(&mut None, &vec![None; agents.len()]),
             };
         }
-        let began = warm.and_then(|w| w.begin(&dir));
+        // Commits other connections made while this call wrote (its own do not count here).
+        let others_before = warm.and_then(|_| data_version(&conn).ok());
         let mut versions = Vec::with_capacity(agents.len());
         let (mut synced, mut changed, mut gone) = (Vec::new(), Vec::new(), 0);
         for (a, listed) in agents.iter().zip(listed) {
@@ -181,6 +185,12 @@ pub fn snapshot(
             true => (Vec::new(), Vec::new()),
             false => archived::for_search(&conn, &dir, ctx, kept)?,
         };
+        // Where the search begins is taken after this call's own writes, so that the next call
+        // can search again what this one made; a commit of another connection meanwhile is
+        // seen on the call's own connection, and then nothing is kept.
+        let began = warm
+            .and_then(|w| w.begin(&dir))
+            .filter(|_| others_before.is_some() && data_version(&conn).ok() == others_before);
         store::to_wal(&conn);
         let postings = Postings::open(&postings::path_in(&dir, store::FORMAT))?;
         same_generation(&conn, &postings)?;
@@ -214,6 +224,8 @@ pub fn snapshot(
 #[derive(Default)]
 pub struct Warm {
     held: Mutex<Option<Held>>,
+    /// Searches that searched again what the one before made (`WatchStatus::reused`).
+    reused: std::sync::atomic::AtomicU64,
 }
 
 struct Held {
@@ -277,6 +289,11 @@ fn postings_stamp(dir: &std::path::Path) -> Option<u64> {
 }
 
 impl Warm {
+    /// Searches of this client that searched again what the one before made of the index.
+    pub fn reused(&self) -> u64 {
+        self.reused.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// What the last search kept, when it searched `agents` of the index in `dir` as it still
     /// is, and `usable` (no kept copies to search besides).
     fn since(&self, dir: &std::path::Path, agents: &[&'static str], usable: bool) -> Option<Since> {

@@ -43,6 +43,9 @@ pub struct WatchStatus {
     pub directories: u64,
     /// Times the kernel's queue overflowed (the stores were then listed again in full).
     pub overflows: u64,
+    /// Searches that searched again what the one before made of the index, since the client
+    /// was made: nothing had changed since, so no store was compared with the index.
+    pub reused: u64,
     /// The stores this client has listed since it was made, by agent.
     pub stores: Vec<StoreWatch>,
 }
@@ -623,6 +626,8 @@ impl Live {
             reason: None,
             directories: stores.iter().map(|s| s.directories).sum(),
             overflows: lock(&self.events.seen).overflows,
+            // Counted where the index is searched (`storage`).
+            reused: 0,
             stores,
         }
     }

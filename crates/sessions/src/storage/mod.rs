@@ -567,6 +567,7 @@ impl Storage {
     pub fn index_status(&self, ctx: &Context) -> Status {
         let mut status = index::status(ctx, &searched_from_documents(), &self.watch);
         status.watch = self.watch.status(ctx);
+        status.watch.reused = self.warm.reused();
         status
     }
 
