@@ -33,6 +33,10 @@ pub struct KeptState {
     live: Mutex<std::collections::HashMap<String, Arc<HashSet<PathBuf>>>>,
     /// The keep of each agent a client that lives left to a thread after its answer (`later`).
     later: Mutex<std::collections::HashMap<&'static str, std::thread::JoinHandle<()>>>,
+    /// Each agent's listing (its number, `index::watch::number_of`) that the last keep found
+    /// wholly kept, with the kept store and where its catalog stood then: while they are the
+    /// same, nothing is left to keep and the sources are not compared with the catalog again.
+    all_kept: Mutex<std::collections::HashMap<String, (PathBuf, u64, At)>>,
 }
 
 /// What a client's calls and the threads keeping after its answers share.
@@ -160,10 +164,22 @@ pub fn keep_changed(
     let Some(kept) = Kept::of(ctx) else {
         return;
     };
+    let on = keep::place::is_on(ctx).0;
+    let listing = index::watch::number_of(sources);
+    let at = kept.catalog_at();
+    let all_kept = |state: &KeptState| {
+        let held = state.all_kept.lock().unwrap_or_else(|e| e.into_inner());
+        let was = held.get(agent.name());
+        was.is_some_and(|(dir, n, a)| *dir == kept.dir && *n == listing && Some(a) == at.as_ref())
+    };
+    // The same sources as the last call's, every one kept then, and no keep since.
+    if on && all_kept(state) {
+        return;
+    }
     let paths: HashSet<PathBuf> = sources.iter().map(|s| s.path.clone()).collect();
     (state.live.lock().unwrap_or_else(|e| e.into_inner()))
         .insert(agent.name().to_string(), Arc::new(paths));
-    if !keep::place::is_on(ctx).0 {
+    if !on {
         return;
     }
     // What this client left to a thread for this agent is kept first.
@@ -171,6 +187,11 @@ pub fn keep_changed(
     let cat = state.catalog(&kept);
     let changed = kept.changed(&cat, agent.name(), sources);
     if changed.is_empty() {
+        // Where the catalog stood before it was read: a keep in between is compared again.
+        if let Some(at) = at {
+            (state.all_kept.lock().unwrap_or_else(|e| e.into_inner()))
+                .insert(agent.name().to_string(), (kept.dir.clone(), listing, at));
+        }
         return;
     }
     if let Some(a) = later_for(ctx, agent, &cat, &changed, live) {
