@@ -138,7 +138,10 @@ describe.skipIf(!server)('a team database read across machines', () => {
   })
 
   it('finds on the team database every session a local search finds, on both machines', async () => {
-    const queries = ['kubernetes', 'flaky test', '"flaky test"', 'docker OR kubernetes', 'test NOT flaky', 'kube*', 'migration', '大别山', 'error']
+    // CJK texts of one, two and more characters (的注意天: each pair is in a session, the text
+    // in none), and phrases whose words are in a session but not together.
+    const queries = ['kubernetes', 'flaky test', '"flaky test"', 'docker OR kubernetes', 'test NOT flaky', 'kube*', 'migration', '大别山', 'error',
+      '山', '大别', '大别山徒步', '的注意天', '"test flaky"', '"flaky test" OR 大别山徒步']
     let found = 0
     for (const text of queries) {
       const mine = await local(homes[0], (c) => c.sessions.search({ text, limit: 1000 }))
@@ -170,12 +173,18 @@ describe.skipIf(!server)('a team database read across machines', () => {
   })
 
   it('ranks and cuts in the server: the limit is the best hits, in order', async () => {
-    const all = await team.sessions.search({ text: 'error', limit: 1000 })
-    expect(all.length).toBeGreaterThan(3)
-    const top = await team.sessions.search({ text: 'error', limit: 3 })
-    expect(top.map((s) => `${s.machine} ${s.unifiedId}`)).toEqual(all.slice(0, 3).map((s) => `${s.machine} ${s.unifiedId}`))
-    for (let i = 1; i < all.length; i++) expect(all[i - 1].relevanceScore).toBeGreaterThanOrEqual(all[i].relevanceScore)
-    for (const s of top) expect(s.matchCount).toBeGreaterThan(0)
+    // A word, and the shapes whose candidates are checked a batch at a time (a phrase, a CJK
+    // text longer than a pair, either beside a word).
+    for (const text of ['error', '"flaky test"', '大别山徒步', 'kubernetes OR "flaky test"', 'error OR 大别山']) {
+      const all = await team.sessions.search({ text, limit: 1000 })
+      expect(all.length, text).toBeGreaterThan(1)
+      for (const limit of [1, 3]) {
+        const top = await team.sessions.search({ text, limit })
+        expect(top.map((s) => `${s.machine} ${s.unifiedId}`), text).toEqual(all.slice(0, limit).map((s) => `${s.machine} ${s.unifiedId}`))
+        for (const s of top) expect(s.matchCount).toBeGreaterThan(0)
+      }
+      for (let i = 1; i < all.length; i++) expect(all[i - 1].relevanceScore).toBeGreaterThanOrEqual(all[i].relevanceScore)
+    }
   })
 
   it('rebuilds get and the exports of a synced session as its machine gives them', async () => {

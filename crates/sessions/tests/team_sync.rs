@@ -974,3 +974,133 @@ fn a_reader_granted_an_older_versions_tables_gets_the_same_cost_from_the_usage_r
         .batch_execute(&format!("DROP ROLE {role}"))
         .unwrap();
 }
+
+/// The team search's hits, as `machine unified_id` in their order.
+fn team_hits(url: &str, home: &Path, text: &str, limit: usize) -> Vec<String> {
+    let team = Client::new(ClientOptions {
+        source: Some(url.to_string()),
+        ..Default::default()
+    });
+    let mut q = agent_mux_sessions::options::SearchQuery::new(text);
+    q.limit = limit;
+    (team.search(env(home), &q).unwrap().iter())
+        .map(|h| format!("{} {}", h.machine.as_deref().unwrap_or(""), h.unified_id))
+        .collect()
+}
+
+/// The local search's sessions (unified ids, sorted).
+fn local_hits(home: &Path, text: &str) -> Vec<String> {
+    let mut q = agent_mux_sessions::options::SearchQuery::new(text);
+    q.limit = 1000;
+    let mut ids: Vec<String> = (Client::new(ClientOptions::default())
+        .search(env(home), &q)
+        .unwrap()
+        .into_iter())
+    .map(|h| h.unified_id)
+    .collect();
+    ids.sort();
+    ids
+}
+
+/// CJK texts (one character, a pair, longer ones, one whose pairs are all in a session that
+/// does not hold it, one with a space) and phrases (one whose words are in a session but not
+/// together), alone and combined.
+const CJK_AND_PHRASES: &[&str] = &[
+    "大别山",
+    "大别",
+    "山",
+    "大别山徒步",
+    "的注意天",
+    "\"大别山 主峰\"",
+    "\"flaky test\"",
+    "\"test flaky\"",
+    "大别山 NOT 徒步",
+    "\"flaky test\" OR 大别山徒步",
+    "kubernetes NOT \"flaky test\"",
+];
+
+#[test]
+#[cfg_attr(
+    no_pg,
+    ignore = "no PostgreSQL: run through scripts/cargo-test.mjs, which starts one where initdb is found"
+)]
+fn an_upgrade_from_v4_gives_each_session_its_cjk_grams_and_search_finds_what_it_found() {
+    let server = server();
+    let url = fresh_db(&server, "upgrade4");
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (machine_home(dir.path(), "a"), machine_home(dir.path(), "b"));
+    let v4 = SyncOptions {
+        schema_version: 4,
+        ..opts("alpha")
+    };
+    let first = sync(&a, &url, &v4);
+    let before: Vec<Vec<String>> = (CJK_AND_PHRASES.iter())
+        .map(|t| team_hits(&url, &a, t, 1000))
+        .collect();
+    for (text, hits) in CJK_AND_PHRASES.iter().zip(&before) {
+        let mut ids: Vec<String> = hits.iter().map(|h| h[6..].to_string()).collect();
+        ids.sort();
+        // (A NOT of CJK text is left out: the local search finds a session holding both.)
+        if !text.contains("NOT 徒步") {
+            assert_eq!(ids, local_hits(&a, text), "{text} on version 4");
+        }
+    }
+    assert!(before[0].len() > 1 && before[6].len() > 1, "{before:?}");
+    assert!(before[4].is_empty(), "no session holds 的注意天");
+
+    // The upgrade makes the grams from the stored rows: nothing is written again.
+    let r = sync(&a, &url, &opts("alpha"));
+    assert_eq!((r.schema_from, r.schema_to), (4, schema::VERSION));
+    assert_eq!((r.sessions, r.messages), (0, 0), "{r:?}");
+    assert_eq!(r.unchanged, first.sessions, "{r:?}");
+    let mut db = connect(&url);
+    assert_eq!(
+        one_i64(
+            &mut db,
+            "SELECT count(*) FROM pg_class WHERE relname = 'messages_cjk_trgm'"
+        ),
+        0
+    );
+    // 的注意天's pairs are all in a session that does not hold it: it is a candidate, checked.
+    assert!(
+        one_i64(
+            &mut db,
+            "SELECT count(*) FROM sessions WHERE words @@ '的注 & 注意 & 意天'::tsquery"
+        ) > 0
+    );
+    // The grams the upgrade made are the ones a sync of this version makes.
+    sync(&b, &url, &opts("beta"));
+    let pairs = one_i64(
+        &mut db,
+        "SELECT count(*) FROM sessions x JOIN sessions y USING (unified_id) \
+         WHERE x.machine = 'alpha' AND y.machine = 'beta' AND x.words = y.words",
+    );
+    assert_eq!(pairs as usize, first.sessions as usize);
+    assert!(
+        one_i64(
+            &mut db,
+            "SELECT count(*) FROM sessions WHERE machine = 'beta' AND words @@ '大别 & 别山'::tsquery"
+        ) > 0
+    );
+
+    // The same hits in the same order, on each machine; every cut is the first hits.
+    for (text, was) in CJK_AND_PHRASES.iter().zip(&before) {
+        let all = team_hits(&url, &a, text, 1000);
+        let on = |m: &str| -> Vec<String> {
+            (all.iter())
+                .filter(|h| h.starts_with(m))
+                .map(|h| h[m.len() + 1..].to_string())
+                .collect()
+        };
+        let was: Vec<String> = was.iter().map(|h| h[6..].to_string()).collect();
+        assert_eq!(on("alpha"), was, "{text}");
+        assert_eq!(on("beta"), was, "{text}");
+        for limit in 1..all.len().min(6) {
+            assert_eq!(
+                team_hits(&url, &a, text, limit),
+                all[..limit],
+                "{text} cut to {limit}"
+            );
+        }
+    }
+}

@@ -591,7 +591,10 @@ fn prepare<'w>(
     let mut lexemes = words::Lexemes::default();
     let mut title = words::Words::default();
     title.add(&w.summary.title);
-    lexemes.add(title.lexemes());
+    // From version 5 a session's words hold its CJK grams too (an older schema's readers search
+    // CJK text by the messages' trigrams).
+    let grams = opts.schema_version >= 5;
+    lexemes.add(title.lexemes().chain(title.grams().filter(|_| grams)));
     for (i, m) in session.messages.iter().enumerate() {
         texts.clear();
         fields::for_each_field(
@@ -606,7 +609,7 @@ fn prepare<'w>(
         );
         let mut words = words::Words::default();
         texts.iter().for_each(|t| words.add(t));
-        lexemes.add(words.lexemes());
+        lexemes.add(words.lexemes().chain(words.grams().filter(|_| grams)));
         if i < p.from {
             continue;
         }

@@ -12,6 +12,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("schema/v2.sql"),
     include_str!("schema/v3.sql"),
     include_str!("schema/v4.sql"),
+    include_str!("schema/v5.sql"),
 ];
 
 /// The version this amux writes and reads.

@@ -2,8 +2,10 @@
 //! the local tokenizer (folded runs of letters and digits, `query::text`), so a team search
 //! finds a word where the local one does (PostgreSQL's own parser keeps hosts, paths and
 //! versions whole), and the server only reads the vector instead of parsing the text; and, for
-//! a text holding CJK characters, its folded text, which search matches by substring.
-use std::collections::HashMap;
+//! a text holding CJK characters, its folded text, which search matches by substring, and its
+//! CJK characters and pairs of adjacent ones (`grams`), which the session's words hold so that
+//! its index finds the sessions that may hold a CJK text.
+use std::collections::{HashMap, HashSet};
 
 use crate::query::text::{fold, is_cjk, is_token_char};
 
@@ -21,6 +23,7 @@ pub struct Words {
     next: u32,
     bytes: usize,
     folded: String,
+    grams: HashSet<String>,
 }
 
 impl Words {
@@ -32,6 +35,11 @@ impl Words {
             self.folded.make_ascii_lowercase();
         } else {
             self.folded.push_str(&fold(text));
+            cjk_grams(&self.folded, |g| {
+                if !self.grams.contains(g) {
+                    self.grams.insert(g.to_string());
+                }
+            });
         }
         for token in self.folded.split(|c: char| !is_token_char(c)) {
             if token.is_empty() {
@@ -58,6 +66,11 @@ impl Words {
     /// Its words, without positions.
     pub fn lexemes(&self) -> impl Iterator<Item = &String> {
         self.positions.keys()
+    }
+
+    /// Its CJK characters and pairs of adjacent ones (`cjk_grams`).
+    pub fn grams(&self) -> impl Iterator<Item = &String> {
+        self.grams.iter()
     }
 
     /// The vector in `tsvector`'s input syntax (`'word':1,4 'other':2`). Tokens hold only
@@ -125,6 +138,25 @@ pub fn of(text: &str) -> String {
     w.literal()
 }
 
+/// Each CJK character of the folded `text`, and each pair of adjacent ones, as many times as
+/// they occur. A text of one or two CJK characters occurs in a field exactly when its gram does;
+/// a longer one, only where all its pairs do (a session holding them all is a candidate only).
+pub fn cjk_grams(text: &str, mut each: impl FnMut(&str)) {
+    let mut last: Option<usize> = None;
+    for (at, c) in text.char_indices() {
+        if !is_cjk(c) {
+            last = None;
+            continue;
+        }
+        let end = at + c.len_utf8();
+        each(&text[at..end]);
+        if let Some(start) = last {
+            each(&text[start..end]);
+        }
+        last = Some(at);
+    }
+}
+
 /// The folded text of `texts` joined by new lines when any holds a CJK character (what a CJK
 /// search matches by substring), else `None`.
 pub fn cjk<'a>(texts: impl Iterator<Item = &'a str> + Clone) -> Option<String> {
@@ -177,6 +209,28 @@ mod tests {
         all.add(a.lexemes());
         all.add(b.lexemes());
         assert_eq!(all.literal(), "'again' 'flaky' 'test'");
+    }
+
+    #[test]
+    fn cjk_grams_are_the_characters_and_adjacent_pairs_of_each_run() {
+        let mut grams = Vec::new();
+        cjk_grams("大别山 x 主峰。ok 山", |g| grams.push(g.to_string()));
+        assert_eq!(
+            grams,
+            [
+                "大", "别", "大别", "山", "别山", "主", "峰", "主峰", "。", "峰。", "山"
+            ]
+        );
+        let mut w = Words::default();
+        w.add("Hello 大别山, 大别");
+        let mut all: Vec<&String> = w.grams().collect();
+        all.sort();
+        assert_eq!(all, ["别", "别山", "大", "大别", "山"]);
+        assert_eq!(
+            w.literal(),
+            "'hello':1",
+            "the grams are not the message's words"
+        );
     }
 
     #[test]
