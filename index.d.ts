@@ -274,6 +274,8 @@ export interface RecapOptions {
   agent?: AgentName
   /** Only this project, as `SessionListOptions.project`. */
   project?: string
+  /** How many of the sessions that edited a file each file names, the newest first. Default 3. */
+  sessionsPerFile?: number
 }
 
 /** Beyond the spec: what `recap` answers. */
@@ -320,7 +322,12 @@ export interface RecapFile {
   /** Lines added and removed, where the agents record them. */
   added: number
   removed: number
-  /** The sessions that edited it (unified ids). */
+  /** How many sessions edited it. */
+  sessionCount: number
+  /**
+   * The first of them (unified ids), newest first: at most `RecapOptions.sessionsPerFile`. Every
+   * one: `sessions.touched(path, { action: 'edit', since })`.
+   */
   sessions: string[]
 }
 

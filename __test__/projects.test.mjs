@@ -112,9 +112,12 @@ describe('projects', () => {
     expect(app.sessions.map((s) => s.unifiedId)).toEqual([t.ids.worktree, t.ids.web])
     expect(recap.sessionCount).toBe(3)
     // The worktree's session edited one file, adding lines to it.
-    expect(app.files).toEqual([expect.objectContaining({ path: join(t.root, 'code', 'wt', 'parse.ts'), edits: 1, sessions: [t.ids.worktree] })])
+    expect(app.files).toEqual([expect.objectContaining({ path: join(t.root, 'code', 'wt', 'parse.ts'), edits: 1, sessionCount: 1, sessions: [t.ids.worktree] })])
     expect(app.files[0].added).toBeGreaterThan(0)
     expect([app.linesAdded, app.linesRemoved]).toEqual([app.files[0].added, app.files[0].removed])
+    // A file counts its sessions whether or not it names them.
+    const unnamed = JSON.parse(amux(t.home, ['recap', '--since', '2026-03-02', '--sessions-per-file', '0', '--json']).stdout)
+    expect(unnamed.projects[1].files[0]).toEqual(expect.objectContaining({ sessionCount: 1, sessions: [] }))
     const lib = await withHome(t.home, () => createClient({ cacheDir: false }).sessions.recap({ since: new Date('2026-03-02'), project: 'app' }))
     expect(lib.projects.map((p) => p.project)).toEqual([t.app])
     expect(lib.since).toBeInstanceOf(Date)

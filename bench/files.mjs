@@ -13,7 +13,9 @@
 // <its basename>`, `search('file:<dir>/* <word>')` (and the word alone) against `rg -l <word>`,
 // and `sessions.recap` of the last 7 days of the home (those before its newest session). A home
 // without edits (gen_home.py without --file-edits) is measured on the files its commands named;
-// the files are those of the 2,000 newest sessions.
+// the files are those of the 2,000 newest sessions. CALLS=recap: the recap alone (a 10 GB home,
+// whose index is built beforehand in CACHE: `amux index update` with that cache dir), with
+// RECAP_BYTES=1 the size of its JSON too.
 import { execFileSync, fork, spawnSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
@@ -48,6 +50,7 @@ function worker() {
     const took = performance.now() - t
     const touches = Array.isArray(out) ? out.reduce((n, s) => n + (s.touches?.length ?? 0), 0) : 0
     const extra = m.op === 'touched' && m.keep ? { out } : m.op === 'newest' ? { at: out[0].updatedAt.getTime() } : {}
+    if (m.op === 'recap' && process.env.RECAP_BYTES === '1') extra.bytes = JSON.stringify(out).length
     process.send({ ms: took, n: size(out), touches, ...extra })
   })
   process.send({ ready: true })
@@ -95,26 +98,30 @@ async function driver() {
 
   // The index built by the first addon's first call; the files to ask for, from it.
   const t0 = performance.now()
+  const recapOnly = process.env.CALLS === 'recap'
   // The files of the newest sessions (of a home of tens of thousands, all of them would be a
   // call of its own to measure).
-  let every = (await workers[0].ask({ op: 'touched', path: '**', options: { action: 'edit', limit: 2000 }, keep: true })).out
+  let every = recapOnly ? [] : (await workers[0].ask({ op: 'touched', path: '**', options: { action: 'edit', limit: 2000 }, keep: true })).out
   const built = (performance.now() - t0) / 1000
-  const edits = every.length > 0
+  const edits = recapOnly || every.length > 0
   if (!edits) every = (await workers[0].ask({ op: 'touched', path: '**', options: { limit: 2000 }, keep: true })).out
   const files = [...new Set(every.flatMap((s) => s.touches.map((t) => t.path)))].sort()
-  const growth = process.env.GROWTH === '0' ? 'growth not measured' : indexGrowth(cache)
+  const growth = process.env.GROWTH === '0' || recapOnly ? 'growth not measured' : indexGrowth(cache)
 
-  const picks = [files[0], files[Math.floor(files.length / 2)], files[files.length - 1]]
-  const dir = picks[0].slice(0, picks[0].lastIndexOf('/'))
   const newest = (await workers[0].ask({ op: 'newest' })).at
   const since = new Date(newest - 7 * 864e5).toISOString()
-  const calls = [
-    ...picks.map((path) => [`touched ${path}`, { op: 'touched', path }, rg(basename(path))]),
-    ...['kubernetes', 'cache'].flatMap((word) =>
-      [word, `file:${dir}/* ${word}`].map((text) => [`search '${text}'`, { op: 'search', text }, rg(word)]),
-    ),
-    [`recap since ${since.slice(0, 10)}`, { op: 'recap', since }, null],
-  ]
+  const recap = [`recap since ${since.slice(0, 10)}`, { op: 'recap', since }, null]
+  const picks = [files[0], files[Math.floor(files.length / 2)], files[files.length - 1]]
+  const dir = picks[0]?.slice(0, picks[0].lastIndexOf('/'))
+  const calls = recapOnly
+    ? [recap]
+    : [
+        ...picks.map((path) => [`touched ${path}`, { op: 'touched', path }, rg(basename(path))]),
+        ...['kubernetes', 'cache'].flatMap((word) =>
+          [word, `file:${dir}/* ${word}`].map((text) => [`search '${text}'`, { op: 'search', text }, rg(word)]),
+        ),
+        recap,
+      ]
   // Each client's first calls (the same answers from every addon are not checked here: the
   // tests do that).
   const found = {}
@@ -128,7 +135,7 @@ async function driver() {
       for (const w of workers) t[w.name].push((await w.ask(m)).ms)
     }
     const f = found[`${workers[0].name} ${name}`]
-    const what = m.op === 'touched' ? `${f.n} sessions, ${f.touches} touches` : m.op === 'recap' ? `${f.n} sessions` : `${f.n} results`
+    const what = m.op === 'touched' ? `${f.n} sessions, ${f.touches} touches` : m.op === 'recap' ? `${f.n} sessions${f.bytes ? `, ${(f.bytes / 1e6).toFixed(2)} MB of JSON` : ''}` : `${f.n} results`
     rows.push([`${name} (${what})`, grep ? med(t.rg) : null, workers.map((w) => med(t[w.name]))])
   }
   for (const w of workers) w.child.send({ op: 'exit' })

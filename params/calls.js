@@ -190,6 +190,10 @@ const recap = [
   param('until', kinds.date({ endOfDay: true }), 'sessions created up to this date (a bare date includes that whole day)'),
   withOptions(agent, { help: 'only this agent' }),
   project,
+  param('sessionsPerFile', kinds.count({ min: 0 }), 'name at most this many of the sessions that edited each file, the newest first (each file counts them all: sessions touched <file> lists every one)', {
+    default: 3,
+    cli: { value: 'n' },
+  }),
 ]
 
 // `amux sessions touched <path|glob>`: the sessions whose tool calls touched a file.

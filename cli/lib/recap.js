@@ -54,7 +54,8 @@ function standUp(recap, view) {
       out.push(`  ${plural(p.files.length, 'file')} edited${changed ? ` (${changed})` : ''}`)
       for (const f of p.files.slice(0, SHOWN)) {
         const delta = lines(f, paint)
-        out.push(`${INDENT}${fromProject(f.path, p.project)}${delta ? `  ${delta}` : ''}${f.edits > 1 ? paint('dim', `  ${f.edits} edits`) : ''}`)
+        const facts = [f.edits > 1 && `${f.edits} edits`, f.sessionCount > 1 && `${f.sessionCount} sessions`].filter(Boolean).join(', ')
+        out.push(`${INDENT}${fromProject(f.path, p.project)}${delta ? `  ${delta}` : ''}${facts ? paint('dim', `  ${facts}`) : ''}`)
       }
       if (p.files.length > SHOWN) out.push(paint('dim', `${INDENT}… and ${plural(p.files.length - SHOWN, 'more file')}`))
     }

@@ -34,7 +34,16 @@ const output = z.object({
           children: z.number().optional().describe('sub-agent sessions folded into this one'),
         }),
       ),
-      files: z.array(z.object({ path: z.string(), edits: z.number(), added: z.number(), removed: z.number() })),
+      files: z.array(
+        z.object({
+          path: z.string(),
+          edits: z.number(),
+          added: z.number(),
+          removed: z.number(),
+          sessionCount: z.number().describe('how many sessions edited it'),
+          sessions: z.array(z.string()).describe('the newest of them (ids for read_session); files_touched lists every one'),
+        }),
+      ),
     }),
   ),
 })
@@ -64,7 +73,7 @@ async function run(args, { client }) {
           children: s.children,
         }),
       ),
-      files: p.files.map(({ path, edits, added, removed }) => ({ path, edits, added, removed })),
+      files: p.files.map(({ path, edits, added, removed, sessionCount, sessions }) => ({ path, edits, added, removed, sessionCount, sessions })),
     })),
   })
   return { text: text(structured), structured }
@@ -80,7 +89,10 @@ function text(r) {
       lines.push(`- ${s.id} · ${s.title || '(untitled)'} · ${facts.filter(Boolean).join(' · ')}`)
     }
     if (p.files.length) lines.push(`files edited (+${p.linesAdded} -${p.linesRemoved}):`)
-    for (const f of p.files) lines.push(`- ${f.path} (+${f.added} -${f.removed}, ${f.edits} edit${f.edits === 1 ? '' : 's'})`)
+    for (const f of p.files) {
+      const by = `${f.sessionCount} session${f.sessionCount === 1 ? '' : 's'}${f.sessions.length ? `: ${f.sessions.join(', ')}${f.sessionCount > f.sessions.length ? ', …' : ''}` : ''}`
+      lines.push(`- ${f.path} (+${f.added} -${f.removed}, ${f.edits} edit${f.edits === 1 ? '' : 's'}, by ${by})`)
+    }
   }
   return lines.join('\n')
 }

@@ -211,7 +211,8 @@ impl Client {
             let kids = children.get(&s.unified_id).into_iter().flatten();
             std::iter::once(s).chain(kids).flat_map(edited).collect()
         };
-        Ok(recap::build(v, since, opts.until, &edits))
+        let per_file = (opts.sessions_per_file).unwrap_or(recap::SESSIONS_PER_FILE);
+        Ok(recap::build(v, since, opts.until, per_file, &edits))
     }
 
     /// The edits and writes of `sessions` (what a recap counts), by unified id, asked of each

@@ -23,7 +23,13 @@ pub struct RecapOptions {
     pub agent: Option<String>,
     #[serde(deserialize_with = "from_js::project")]
     pub project: Option<Wanted>,
+    /// How many of the sessions that edited a file each file names (the newest first); none:
+    /// `SESSIONS_PER_FILE`. The others are counted, every one a `touched` of the file away.
+    pub sessions_per_file: Option<usize>,
 }
+
+/// How many sessions a file of the recap names when not told.
+pub const SESSIONS_PER_FILE: usize = 3;
 
 /// What one file went through in the period: its edits and the lines they changed, where the
 /// agents record them.
@@ -35,7 +41,9 @@ pub struct FileEdited {
     pub edits: u64,
     pub added: u64,
     pub removed: u64,
-    /// The sessions that edited it (unified ids).
+    /// How many sessions edited it.
+    pub session_count: u64,
+    /// The first of them (unified ids), newest first: at most `RecapOptions::sessions_per_file`.
     pub sessions: Vec<String>,
 }
 
@@ -109,11 +117,13 @@ pub fn selected(s: &SessionSummary, opts: &RecapOptions, since: Timestamp) -> bo
 }
 
 /// The recap of `sessions` (selected, priced, sub-agents folded in); `edits` gives the edits a
-/// session made (those in the period are counted).
+/// session made (those in the period are counted); each file names at most `per_file` of the
+/// sessions that edited it.
 pub fn build(
     sessions: Vec<SessionSummary>,
     since: Timestamp,
     until: Option<Timestamp>,
+    per_file: usize,
     edits: &dyn Fn(&SessionSummary) -> Vec<Edit>,
 ) -> Recap {
     let mut by_project: BTreeMap<String, Vec<SessionSummary>> = BTreeMap::new();
@@ -135,22 +145,30 @@ pub fn build(
                     .cmp(&a.updated_at)
                     .then(a.unified_id.cmp(&b.unified_id))
             });
-            let mut files: HashMap<String, FileEdited> = HashMap::new();
-            for s in &v {
+            // Each file with the last of `v` (by place) that edited it, counted once.
+            let mut files: HashMap<String, (FileEdited, usize)> = HashMap::new();
+            for (at, s) in v.iter().enumerate() {
                 for e in edits(s).into_iter().filter(|e| in_period(e.at)) {
-                    let f = files.entry(e.path.clone()).or_insert_with(|| FileEdited {
-                        path: e.path.clone(),
-                        ..Default::default()
+                    let (f, last) = files.entry(e.path).or_insert_with_key(|path| {
+                        let f = FileEdited {
+                            path: path.clone(),
+                            ..Default::default()
+                        };
+                        (f, usize::MAX)
                     });
                     f.edits += 1;
                     f.added += e.added;
                     f.removed += e.removed;
-                    if !f.sessions.contains(&s.unified_id) {
-                        f.sessions.push(s.unified_id.clone());
+                    if *last != at {
+                        *last = at;
+                        f.session_count += 1;
+                        if f.sessions.len() < per_file {
+                            f.sessions.push(s.unified_id.clone());
+                        }
                     }
                 }
             }
-            let mut files: Vec<FileEdited> = files.into_values().collect();
+            let mut files: Vec<FileEdited> = files.into_values().map(|(f, _)| f).collect();
             files.sort_by(|a, b| {
                 (b.added + b.removed)
                     .cmp(&(a.added + a.removed))
@@ -220,13 +238,17 @@ mod tests {
         s
     }
 
-    #[test]
-    fn groups_by_project_newest_first_with_the_edits_of_the_period() {
-        let v = vec![
+    fn three_sessions() -> Vec<SessionSummary> {
+        vec![
             summary("claude", "a", Some("/src/api"), 9),
             summary("codex", "b", Some("/src/api"), 11),
             summary("claude", "c", Some("/src/web"), 10),
-        ];
+        ]
+    }
+
+    #[test]
+    fn groups_by_project_newest_first_with_the_edits_of_the_period() {
+        let v = three_sessions();
         let edits = |s: &SessionSummary| match s.session_id.as_str() {
             "a" => vec![
                 Edit {
@@ -251,7 +273,7 @@ mod tests {
             }],
             _ => Vec::new(),
         };
-        let r = build(v, at(8), None, &edits);
+        let r = build(v, at(8), None, SESSIONS_PER_FILE, &edits);
         let names: Vec<&str> = r.projects.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["api", "web"]);
         let api = &r.projects[0];
@@ -262,6 +284,14 @@ mod tests {
         assert_eq!((f.edits, f.added, f.removed), (2, 5, 1));
         // The sessions that edited it, newest first like the project's.
         assert_eq!(f.sessions, ["codex:b", "claude:a"]);
+        assert_eq!(f.session_count, 2);
+        // Named up to the number asked for, every one counted.
+        let one = build(three_sessions(), at(8), None, 1, &edits);
+        let f = &one.projects[0].files[0];
+        assert_eq!(
+            (f.session_count, f.sessions.as_slice()),
+            (2, &["codex:b".to_string()][..])
+        );
         assert_eq!((api.lines_added, api.lines_removed), (5, 1));
         assert_eq!(r.session_count, 3);
     }

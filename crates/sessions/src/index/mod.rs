@@ -615,11 +615,30 @@ pub fn summaries_since(
              WHERE agent = ?1 AND active IS NULL AND list_key IS NOT NULL
                AND list_error IS NOT NULL",
         )?;
-        let mut stored = HashMap::default();
+        // The rows read first, then decoded in parallel: a long period holds thousands.
+        let mut blobs: Vec<(i64, Result<Vec<u8>, String>)> = Vec::new();
         let mut rows = st.query(rusqlite::params![agent.name(), since.timestamp_millis()])?;
         while let Some(r) = rows.next()? {
-            stored.insert(r.get::<_, i64>(0)?, stored_summaries(r, false)?);
+            let held = match r.get_ref(1)?.as_blob_or_null()? {
+                Some(blob) => Ok(blob.to_vec()),
+                None => Err(r.get::<_, Option<String>>(2)?.unwrap_or_default()),
+            };
+            blobs.push((r.get(0)?, held));
         }
+        let decoded: Vec<(i64, Result<Vec<SessionSummary>, String>)> = {
+            use rayon::prelude::*;
+            (blobs.into_par_iter())
+                .map(|(id, held)| {
+                    let v = match held {
+                        Ok(blob) => Ok(codec::decode_summaries(&blob, false)
+                            .map_err(|_| Fault::Broken("stored summaries do not decode".into()))?),
+                        Err(why) => Err(why),
+                    };
+                    Ok((id, v))
+                })
+                .collect::<Result<_, Fault>>()?
+        };
+        let mut stored: HashMap<i64, _> = decoded.into_iter().collect();
         // In the agent's order of sources, as a whole listing gives them.
         let (mut summaries, mut skipped) = (Vec::new(), Vec::new());
         for s in sources {

@@ -40,12 +40,12 @@ impl Storage {
             .collect();
         let live = |(a, src): (&'static dyn Agent, Source)| (a, src, None);
         let copy = |(a, src, ids): KeptSource| (a, src, Some(ids));
-        let sources = listed.of_all(agents);
         let mut generation = None;
         let (mut out, to_read): (Vec<Touched>, Vec<ToRead>) = match index::touched(
             ctx,
             agents,
-            sources.clone(),
+            // Moved, not copied: thousands of sources (listed again in the rare fall-back).
+            listed.of_all(agents),
             &self.watch,
             &kept,
             exact,
@@ -61,7 +61,8 @@ impl Storage {
                 )
             }
             None => {
-                let sources = sources.unwrap_or_else(|| self.watch.sources_of(ctx, agents));
+                let sources =
+                    (listed.of_all(agents)).unwrap_or_else(|| self.watch.sources_of(ctx, agents));
                 let all = (agents.iter().zip(sources))
                     .flat_map(|(&a, v)| v.into_iter().map(move |s| (a, s)))
                     .map(live);
