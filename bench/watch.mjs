@@ -62,9 +62,11 @@ function worker() {
       await client.index.update()
       return process.send({ done: true })
     }
+    const cpu = process.cpuUsage()
     const t = performance.now()
     const out = await call(m)
-    process.send({ ms: performance.now() - t, n: out.length })
+    const used = process.cpuUsage(cpu)
+    process.send({ ms: performance.now() - t, cpu: (used.user + used.system) / 1000, n: out.length })
   })
   process.send({ ready: true })
 }
@@ -108,13 +110,22 @@ async function driver() {
   for (const w of workers) for (const [name, m] of calls) hits[name] = (await w.ask(m)).n
 
   const rows = []
+  // The CPU time of each warm call (user + system, every thread of the addon's process): on a
+  // machine shared with other work it moves far less than the wall clock does.
+  const cpuRows = []
   for (const [name, m, grep] of calls) {
     const t = { rg: [], ...Object.fromEntries(workers.map((w) => [w.name, []])) }
+    const cpu = Object.fromEntries(workers.map((w) => [w.name, []]))
     for (let i = 0; i < runs; i++) {
       t.rg.push(await timed(grep))
-      for (const w of workers) t[w.name].push((await w.ask(m)).ms)
+      for (const w of workers) {
+        const r = await w.ask(m)
+        t[w.name].push(r.ms)
+        cpu[w.name].push(r.cpu)
+      }
     }
     rows.push([`${name}, ${hits[name]} results`, med(t.rg), workers.map((w) => med(t[w.name]))])
+    cpuRows.push([name, workers.map((w) => med(cpu[w.name]))])
   }
 
   // One message appended to one Claude session between two warm calls of each client.
@@ -160,6 +171,10 @@ async function driver() {
     if (r === 1) console.log(`| ${name} | | ${v.map((x) => x.toFixed(2) + '×').join(' | ')} | |`)
     else console.log(`| ${name} | ${ms(r)} | ${v.map(ms).join(' | ')} | ${v.map((x) => (x / r).toFixed(2)).join(' | ')} |`)
   }
+  console.log(`\nWarm calls' CPU time (user + system, all threads of the process), medians in ms:\n`)
+  console.log(`| call | ${names.join(' | ')} |`)
+  console.log(`|---|${names.map(() => '---:|').join('')}`)
+  for (const [name, v] of cpuRows) console.log(`| ${name} | ${v.map(ms).join(' | ')} |`)
   for (const [i, { status, rss }] of statuses.entries()) {
     const watch = status.watch
     const stores = watch.stores.map((s) => `${s.agent} ${s.watched ? 'watched' : `stat'ed (${s.reason})`}${s.listings !== undefined ? `, listed ${s.listings}×` : ''}`)

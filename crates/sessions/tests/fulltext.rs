@@ -152,12 +152,17 @@ fn the_index_answers_as_the_scan_on_the_real_captures() {
 /// analysis makes: for a query of one leaf, read without its tool outputs when its counts put
 /// the snippet before them and matched only in the field they name (`score::snippet_field`);
 /// words side by side matched on the original text (`Matcher::for_snippets`). Over every Claude
-/// and Codex session of a generated home, the demo home and the real captures. Returns how many snippets were compared, and how many of them were narrowed.
-fn assert_narrowed_snippets_agree(ctx: &Context) -> (usize, usize) {
+/// and Codex session of a generated home, the demo home and the real captures; and where the
+/// snippet is in the conversation, read for the conversation alone (`load_field`, Codex). Returns
+/// how many snippets were compared, how many of them were narrowed, and how many were read for
+/// the conversation alone.
+fn assert_narrowed_snippets_agree(ctx: &Context) -> (usize, usize, usize) {
+    use agent_mux_sessions::query::fields::Field;
     use agent_mux_sessions::query::prefilter::Prefilter;
     use agent_mux_sessions::query::Query;
     use agent_mux_sessions::search::score::{analyse, snippet, snippet_field, Matcher};
-    let (mut compared, mut narrowed) = (0, 0);
+    let (mut compared, mut narrowed, mut conversation_only) = (0, 0, 0);
+    let conversation_only = &mut conversation_only;
     for name in ["claude", "codex"] {
         let a = agents::find(name).unwrap();
         let support = a.search_support().expect("reads for search");
@@ -165,6 +170,9 @@ fn assert_narrowed_snippets_agree(ctx: &Context) -> (usize, usize) {
             let whole = a.load_source(ctx, &src).unwrap();
             let without_outputs = support.load_for_search(ctx, &src, &|_| true).unwrap();
             let without_outputs = without_outputs.unwrap();
+            // An agent's read of the conversation alone, where it has one.
+            let conversation =
+                (support.load_field(ctx, &src, Field::Conversation)).map(|read| read.unwrap());
             for text in QUERIES.iter().chain(&[
                 "the",
                 "bash",
@@ -177,19 +185,28 @@ fn assert_narrowed_snippets_agree(ctx: &Context) -> (usize, usize) {
                 let pf = Prefilter::new(&q);
                 let m = Matcher::new(&q, &pf);
                 let for_snippets = Matcher::for_snippets(&q, &pf);
-                for (s, narrow) in whole.iter().zip(&without_outputs) {
+                for (i, (s, narrow)) in whole.iter().zip(&without_outputs).enumerate() {
                     let st = analyse(&m, s);
                     if !st.matches(&q) {
                         continue;
                     }
                     let field = snippet_field(&q, &st.tf);
                     let read = match field {
-                        Some(f) if f != agent_mux_sessions::query::fields::Field::ToolOutput => {
+                        Some(f) if f != Field::ToolOutput => {
                             narrowed += 1;
                             narrow
                         }
                         _ => s,
                     };
+                    if let (Some(Field::Conversation), Some(c)) = (field, &conversation) {
+                        assert_eq!(
+                            snippet(&for_snippets, &c[i], field),
+                            st.snippet,
+                            "{text} in {:?}, its conversation read alone",
+                            src.path
+                        );
+                        *conversation_only += 1;
+                    }
                     assert_eq!(
                         snippet(&for_snippets, read, field),
                         st.snippet,
@@ -201,7 +218,7 @@ fn assert_narrowed_snippets_agree(ctx: &Context) -> (usize, usize) {
             }
         }
     }
-    (compared, narrowed)
+    (compared, narrowed, *conversation_only)
 }
 
 #[test]
@@ -209,11 +226,11 @@ fn a_snippet_read_without_tool_outputs_is_the_whole_reads_on_generated_and_demo_
     let tmp = tempfile::tempdir().unwrap();
     let home = generated_home(&tmp.path().join("real"), "claude,codex", "real", 3);
     for home in [home, common::demo_home()] {
-        let (compared, narrowed) =
+        let (compared, narrowed, conversation) =
             assert_narrowed_snippets_agree(&context(&home, &BTreeMap::new()));
         assert!(
-            compared >= 30 && narrowed >= 20,
-            "{home:?}: {compared} / {narrowed}"
+            compared >= 30 && narrowed >= 20 && conversation >= 5,
+            "{home:?}: {compared} / {narrowed} / {conversation}"
         );
     }
 }
@@ -226,6 +243,10 @@ fn a_snippet_read_without_tool_outputs_is_the_whole_reads_on_the_real_captures()
         dirs.insert(name.to_string(), common::real_fixtures().join(name));
     }
     let tmp = tempfile::tempdir().unwrap();
-    let (compared, narrowed) = assert_narrowed_snippets_agree(&context(tmp.path(), &dirs));
-    assert!(compared >= 15 && narrowed >= 10, "{compared} / {narrowed}");
+    let (compared, narrowed, conversation) =
+        assert_narrowed_snippets_agree(&context(tmp.path(), &dirs));
+    assert!(
+        compared >= 15 && narrowed >= 10 && conversation >= 1,
+        "{compared} / {narrowed} / {conversation}"
+    );
 }

@@ -498,6 +498,60 @@ fn sources_that_appear_grow_change_shrink_or_vanish_are_seen_at_the_next_call() 
     assert!(!postings.is_empty());
 }
 
+/// A snippet is made from the source as it is when the call reads it, never from what the index
+/// took in: a Codex rollout rewritten in place (same inode, size and time, so the index still
+/// holds it as it was, counts and all) gives the snippet of its text as it is now, read for its
+/// conversation alone as from the whole file.
+#[test]
+fn a_source_rewritten_in_place_gives_the_snippet_of_its_text_as_it_is_now() {
+    let (tmp, home) = demo_copy();
+    let (with, without) = (indexed(&tmp.path().join("cache")), scanning());
+    let env = Env::with_home(&home);
+    let rollout = snapshot(&home.join(".codex"))
+        .into_keys()
+        .filter(|p| p.is_file())
+        .find(|p| {
+            let text = std::fs::read_to_string(p).unwrap();
+            text.contains("docker compose up fails with port already allocated")
+        })
+        .expect("the demo's Codex rollout of the port clash");
+    let snippet_of = |c: &Client, q: &str| -> Option<String> {
+        let found = search(c, &env, json!({"text": q, "limit": 1000}));
+        found
+            .into_iter()
+            .find(|s| rollout.to_str().unwrap().contains(&s.session_id))
+            .map(|s| s.snippet.unwrap_or_default())
+    };
+    let before = snippet_of(&with, "allocated").expect("found by the index");
+    assert!(before.contains("fails"), "{before}");
+    assert_eq!(Some(before), snippet_of(&without, "allocated"));
+
+    let md = std::fs::metadata(&rollout).unwrap();
+    let text = std::fs::read_to_string(&rollout).unwrap();
+    let rewritten = text.replace("compose up fails with", "compose up broke with");
+    assert_eq!(rewritten.len(), text.len());
+    {
+        use std::io::Write;
+        let mut f = std::fs::File::options().write(true).open(&rollout).unwrap();
+        f.write_all(rewritten.as_bytes()).unwrap();
+        f.set_modified(md.modified().unwrap()).unwrap();
+    }
+    let now = std::fs::metadata(&rollout).unwrap();
+    assert_eq!(
+        (now.len(), now.modified().unwrap()),
+        (md.len(), md.modified().unwrap())
+    );
+    // The index still holds the rollout as it was: its stamps did not change.
+    assert!(snippet_of(&with, "fails").is_some());
+    assert!(snippet_of(&without, "fails").is_none());
+    let after = snippet_of(&with, "allocated").expect("found by the index");
+    assert!(
+        after.contains("broke") && !after.contains("fails"),
+        "{after}"
+    );
+    assert_eq!(Some(after), snippet_of(&without, "allocated"));
+}
+
 /// A used client lists again from the summaries it kept of the sources that did not change, and
 /// reads from the index only those of the sources that did: stored summaries swapped behind its
 /// back are not seen by it (a new client shows them), and a session that grows is listed as the

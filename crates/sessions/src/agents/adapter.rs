@@ -10,6 +10,7 @@ pub use crate::agents::touches::{FileTools, ToolKind};
 use crate::context::{Context, SkipKind};
 use crate::error::Result;
 use crate::model::{Session, SessionSummary};
+use crate::query::fields::Field;
 use crate::query::{ByteFilter, NativeHit, Query, StoreRow};
 pub use crate::read::fingerprint::Fingerprint;
 use crate::read::fs::{not_a_file, stamp, stamps, Stamp};
@@ -319,6 +320,20 @@ pub trait SearchSupport: Sync {
         _ctx: &Context,
         _source: &Source,
         _needle_free: &dyn Fn(&str) -> bool,
+    ) -> Option<Result<Vec<Session>>> {
+        None
+    }
+
+    /// The texts of one field of `source`'s sessions, for a snippet known to lie in that field
+    /// (`search::score::snippet_field`): every text of `field`, as `load_source` reads it and in
+    /// its order, parsing as little else as the format allows. Nothing else of these sessions is
+    /// to be relied on (the summary, the other fields may be partial). `None` (the default): the
+    /// agent reads no field alone.
+    fn load_field(
+        &self,
+        _ctx: &Context,
+        _source: &Source,
+        _field: Field,
     ) -> Option<Result<Vec<Session>>> {
         None
     }

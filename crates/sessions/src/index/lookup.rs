@@ -25,7 +25,7 @@ use crate::agents::{Agent, Source};
 use crate::context::Context;
 use crate::model::{Session, SessionSummary};
 use crate::options::OnlyDocs;
-use crate::query::fields::FIELDS;
+use crate::query::fields::{Field, FIELDS};
 use crate::query::Query;
 
 /// Documents found at least one in this many of the rows their ids span are read in one pass
@@ -64,6 +64,20 @@ pub trait TermLookup {
     /// them: a text for which `needle_free` holds may be left out (`SearchSupport::
     /// load_for_search`).
     fn sessions(&self, ids: &[DocId], needle_free: &NeedleFree<'_>) -> Result<Vec<ReadDoc>, Fault>;
+
+    /// The sessions `ids` read for the texts of `field` alone (`SearchSupport::load_field`,
+    /// else as `sessions` reads them without tool outputs), in that order, each with the summary
+    /// the index holds: for snippets known to lie in that field.
+    fn field_texts(&self, ids: &[DocId], field: Field) -> Result<Vec<ReadDoc>, Fault>;
+}
+
+/// How `Snapshot::read_sessions` reads a source.
+#[derive(Clone, Copy)]
+enum Read<'a> {
+    /// As search reads it, a text `needle_free` holds for left out.
+    ForSearch(&'a NeedleFree<'a>),
+    /// The texts of one field alone, where the agent can (`TermLookup::field_texts`).
+    Field(Field),
 }
 
 /// Whether a text holds none of a query's needles (`search::score::Matcher::needle_free`).
@@ -128,9 +142,9 @@ pub(super) type Searchable = (
     usize,
 );
 
-/// A session to read again: its doc, its id, and how many sessions of that id come before it in
-/// its source (a store may hold one id twice).
-type Wanted = (DocId, String, usize);
+/// A session to read again: its doc, its id, how many sessions of that id come before it in its
+/// source (a store may hold one id twice), and the summary the index holds of it.
+type Wanted = (DocId, String, usize, SessionSummary);
 
 /// The index read for one search: a read transaction of the SQLite file and the postings of the
 /// same generation, so every lookup of the search sees one index whatever other processes write
@@ -242,7 +256,14 @@ impl TermLookup for Snapshot {
     }
 
     fn sessions(&self, ids: &[DocId], needle_free: &NeedleFree<'_>) -> Result<Vec<ReadDoc>, Fault> {
-        removed_if_broken(&self.dir, self.read_sessions(ids, needle_free))
+        removed_if_broken(
+            &self.dir,
+            self.read_sessions(ids, Read::ForSearch(needle_free)),
+        )
+    }
+
+    fn field_texts(&self, ids: &[DocId], field: Field) -> Result<Vec<ReadDoc>, Fault> {
+        removed_if_broken(&self.dir, self.read_sessions(ids, Read::Field(field)))
     }
 }
 
@@ -371,11 +392,7 @@ impl Snapshot {
         }))
     }
 
-    fn read_sessions(
-        &self,
-        ids: &[DocId],
-        needle_free: &NeedleFree<'_>,
-    ) -> Result<Vec<ReadDoc>, Fault> {
+    fn read_sessions(&self, ids: &[DocId], how: Read<'_>) -> Result<Vec<ReadDoc>, Fault> {
         // Per source, the ids asked of it.
         let mut asked: HashMap<SourceId, Vec<DocId>> = HashMap::default();
         let mut source_of = self
@@ -401,7 +418,7 @@ impl Snapshot {
                 .par_iter()
                 .map(|(source, wanted)| match in_scope.get(source) {
                     Some((agent, src)) => {
-                        let mut read = read_source(ctx, *agent, src, *source, wanted, needle_free);
+                        let mut read = read_source(ctx, *agent, src, *source, wanted, how);
                         if let Ok(v) = &mut read {
                             let archived = kept.contains(source);
                             v.iter_mut()
@@ -424,8 +441,8 @@ impl Snapshot {
             .collect()
     }
 
-    /// Of each of `docs` of `source`: the session id, and how many sessions of that id come
-    /// before it in the source (a store may hold one id twice).
+    /// Of each of `docs` of `source`: the session id, how many sessions of that id come before it
+    /// in the source (a store may hold one id twice), and its summary as the index holds it.
     fn session_ids(&self, source: SourceId, docs: &[DocId]) -> Result<Vec<Wanted>, Fault> {
         let mut st = self
             .conn
@@ -440,7 +457,9 @@ impl Snapshot {
                 codec::decode_summary_head(r.get_ref(1)?.as_blob()?).map_err(|_| corrupt())?;
             let n = seen.entry(head.session_id.clone()).or_default();
             if wanted.contains(&id) {
-                out.push((id, head.session_id, *n));
+                let mut summary = decode_summary(r.get_ref(1)?.as_blob()?)?;
+                summary.archived = self.scope.archived.contains(&source);
+                out.push((id, head.session_id, *n, summary));
             }
             *n += 1;
         }
@@ -449,38 +468,56 @@ impl Snapshot {
 }
 
 /// The sessions `wanted` (doc, session id, copies of that id before it) of `source`. A file is
-/// read as the scan reads it, leaving out what `needle_free` allows: no tool output without a
-/// needle is decoded (most of them, for a rare word).
+/// read as the scan reads it, leaving out what `how` allows: no tool output without a needle is
+/// decoded (most of them, for a rare word); for one field's texts, only what its agent needs to
+/// read them, and then the summary is the index's (the read's is partial).
 fn read_source(
     ctx: &Context,
     agent: &dyn Agent,
     src: &Source,
     source: SourceId,
     wanted: &[Wanted],
-    needle_free: &NeedleFree<'_>,
+    how: Read<'_>,
 ) -> Result<Vec<ReadDoc>, Fault> {
-    let ids: Vec<&str> = wanted.iter().map(|(_, id, _)| id.as_str()).collect();
+    let ids: Vec<&str> = wanted.iter().map(|(_, id, _, _)| id.as_str()).collect();
+    let support = agent.search_support();
+    let field_read = match how {
+        Read::Field(field) => support.and_then(|s| s.load_field(ctx, src, field)),
+        Read::ForSearch(_) => None,
+    };
+    let stored_summary = field_read.is_some();
     let for_search = || {
-        let support = agent.search_support()?;
-        support.load_for_search(ctx, src, &|text: &str| needle_free(text))
+        let needle_free: &NeedleFree<'_> = match how {
+            Read::ForSearch(needle_free) => needle_free,
+            Read::Field(_) => &|_: &str| true,
+        };
+        support?.load_for_search(ctx, src, &|text: &str| needle_free(text))
     };
     let sessions = match agent.many_sessions() {
         Some(m) => m.sessions_of(ctx, src, &ids),
-        None => for_search().unwrap_or_else(|| agent.load_source(ctx, src)),
+        None => field_read
+            .or_else(for_search)
+            .unwrap_or_else(|| agent.load_source(ctx, src)),
     }
     .map_err(|e| Fault::Unusable(e.message))?;
-    let mut at: HashMap<(&str, usize), DocId> = HashMap::default();
-    for (doc, id, n) in wanted {
-        at.insert((id.as_str(), *n), *doc);
+    let mut at: HashMap<(&str, usize), &Wanted> = HashMap::default();
+    for w in wanted {
+        at.insert((w.1.as_str(), w.2), w);
     }
     let mut seen: HashMap<String, usize> = HashMap::default();
     let mut out = Vec::new();
     for mut s in sessions {
         let n = seen.entry(s.summary.session_id.clone()).or_default();
-        if let Some(&doc) = at.get(&(s.summary.session_id.as_str(), *n)) {
-            s.summary.unified_id = crate::ids::unified_id(agent.name(), &s.summary.session_id);
+        if let Some(&(doc, _, _, stored)) = at.get(&(s.summary.session_id.as_str(), *n)) {
+            match stored_summary {
+                true => s.summary = stored.clone(),
+                false => {
+                    s.summary.unified_id =
+                        crate::ids::unified_id(agent.name(), &s.summary.session_id)
+                }
+            }
             out.push(ReadDoc {
-                id: doc,
+                id: *doc,
                 source,
                 session: s,
             });

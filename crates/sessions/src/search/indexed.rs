@@ -21,7 +21,7 @@ use crate::options::OnlyDocs;
 use crate::query::fields::Field;
 use crate::query::parse::Query;
 use crate::query::prefilter::Prefilter;
-use crate::storage::{At, DocId, Fault, FoundDoc, NeedleFree, Searched, SourceId, TermLookup};
+use crate::storage::{At, DocId, Fault, FoundDoc, ReadDoc, Searched, SourceId, TermLookup};
 
 /// The index's sessions, looked up by the terms they hold.
 pub struct Indexed<'a> {
@@ -77,8 +77,9 @@ impl HitSource for Indexed<'_> {
     }
 
     /// The sessions of hits left pending by `from_counts`, read for their snippets. A session
-    /// whose snippet is in a field before the tool outputs (`snippet_field`) is read without
-    /// any tool output, and only that field is matched.
+    /// whose snippet is in the conversation (`snippet_field`) is read for that field's texts
+    /// alone where its agent can; one whose snippet is in another field before the tool outputs
+    /// is read without any tool output. Either is matched in that field alone.
     fn complete_pending(&self, q: &Query, keys: &[u64]) -> Result<Vec<CompletedHit>, Fault> {
         if keys.is_empty() {
             return Ok(Vec::new());
@@ -88,33 +89,58 @@ impl HitSource for Indexed<'_> {
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         let field_of = |k: u64| fields.get(&(k as DocId)).copied();
-        let without_outputs = |k: u64| field_of(k).is_some_and(|f| f != Field::ToolOutput);
         let pf = Prefilter::new(q);
         let matcher = Matcher::for_snippets(q, &pf);
-        let read =
-            |ids: Vec<DocId>, needle_free: &NeedleFree| -> Result<Vec<CompletedHit>, Fault> {
-                let docs = self.lookup.sessions(&ids, needle_free)?;
-                Ok(docs
-                    .into_par_iter()
-                    .map(|d| CompletedHit {
-                        snippet: snippet(&matcher, &d.session, field_of(d.id as u64)),
-                        summary: d.session.summary,
-                    })
-                    .collect())
-            };
-        let (narrow, whole): (Vec<u64>, Vec<u64>) = keys.iter().partition(|&&k| without_outputs(k));
-        let ids = |v: &[u64]| v.iter().map(|&k| k as DocId).collect::<Vec<_>>();
-        let mut narrow_read = read(ids(&narrow), &|_: &str| true)?.into_iter();
-        let mut whole_read =
-            read(ids(&whole), &|text: &str| matcher.needle_free(text))?.into_iter();
+        let completed = |docs: Vec<ReadDoc>| -> Vec<CompletedHit> {
+            docs.into_par_iter()
+                .map(|d| CompletedHit {
+                    snippet: snippet(&matcher, &d.session, field_of(d.id as u64)),
+                    summary: d.session.summary,
+                })
+                .collect()
+        };
+        let how = |k: &u64| match field_of(*k) {
+            Some(Field::Conversation) => Reading::Conversation,
+            Some(f) if f != Field::ToolOutput => Reading::WithoutOutputs,
+            _ => Reading::Whole,
+        };
+        let ids = |r: Reading| -> Vec<DocId> {
+            (keys.iter())
+                .filter(|k| how(k) == r)
+                .map(|&k| k as DocId)
+                .collect()
+        };
+        let mut conversation = completed(
+            self.lookup
+                .field_texts(&ids(Reading::Conversation), Field::Conversation)?,
+        )
+        .into_iter();
+        let mut narrow = completed(
+            self.lookup
+                .sessions(&ids(Reading::WithoutOutputs), &|_: &str| true)?,
+        )
+        .into_iter();
+        let mut whole = completed(self.lookup.sessions(&ids(Reading::Whole), &|text: &str| {
+            matcher.needle_free(text)
+        })?)
+        .into_iter();
         keys.iter()
-            .map(|&k| match without_outputs(k) {
-                true => narrow_read.next(),
-                false => whole_read.next(),
+            .map(|k| match how(k) {
+                Reading::Conversation => conversation.next(),
+                Reading::WithoutOutputs => narrow.next(),
+                Reading::Whole => whole.next(),
             })
             .map(|d| d.ok_or_else(|| Fault::Unusable("a pending hit was not read".into())))
             .collect()
     }
+}
+
+/// How a pending hit's session is read for its snippet (`Indexed::complete_pending`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    Conversation,
+    WithoutOutputs,
+    Whole,
 }
 
 /// Per source searched, its sessions read (in doc order), as ranking takes them; a changed

@@ -19,6 +19,7 @@ use crate::index;
 use crate::index::lookup::{At, NeedleFree};
 use crate::index::Snapshot;
 use crate::options::OnlyDocs;
+use crate::query::fields::Field;
 use crate::query::Query;
 
 use super::{DocId, FoundDoc, ReadDoc, Searched, TermLookup};
@@ -342,6 +343,10 @@ impl TermLookup for Updating {
 
     fn sessions(&self, ids: &[DocId], needle_free: &NeedleFree<'_>) -> Result<Vec<ReadDoc>, Fault> {
         self.snapshot.sessions(ids, needle_free)
+    }
+
+    fn field_texts(&self, ids: &[DocId], field: Field) -> Result<Vec<ReadDoc>, Fault> {
+        self.snapshot.field_texts(ids, field)
     }
 }
 

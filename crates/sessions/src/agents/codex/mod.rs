@@ -16,6 +16,7 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::ids::is_safe_native_id;
 use crate::model::{Session, SessionSummary};
+use crate::query::fields::Field;
 use crate::read::fs::{walk_files, without_shadowed};
 use crate::read::head::first_string_field;
 
@@ -107,6 +108,20 @@ impl SearchSupport for Codex {
     ) -> Option<Result<Vec<Session>>> {
         let id = session_id(&source.path);
         let parsed = parse::read_for_search(&source.path, &id, needle_free);
+        Some(parsed.map(|p| vec![p.into_session()]))
+    }
+
+    fn load_field(
+        &self,
+        _ctx: &Context,
+        source: &Source,
+        field: Field,
+    ) -> Option<Result<Vec<Session>>> {
+        if field != Field::Conversation {
+            return None;
+        }
+        let id = session_id(&source.path);
+        let parsed = parse::read_conversation(&source.path, &id);
         Some(parsed.map(|p| vec![p.into_session()]))
     }
 }

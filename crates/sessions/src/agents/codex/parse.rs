@@ -240,11 +240,36 @@ pub(super) fn read_for_search(
     read_with(path, id, Mode::Messages, Some(needle_free))
 }
 
+/// The conversation alone (what the user typed and the assistant wrote), every text of it as
+/// `read` gives it: only the lines that can hold it, or a rollback, are parsed. What else the
+/// session holds (its summary, tool calls, thinking, usage) is partial.
+pub(super) fn read_conversation(path: &Path, id: &str) -> Result<Parsed> {
+    read_lines(
+        path,
+        id,
+        Mode::Messages,
+        Some(&|_| true),
+        Some(conversation_line),
+    )
+}
+
 fn read_with(
     path: &Path,
     id: &str,
     mode: Mode,
     needle_free: Option<&dyn Fn(&str) -> bool>,
+) -> Result<Parsed> {
+    read_lines(path, id, mode, needle_free, None)
+}
+
+/// `read_with`, passing over the lines for which `wanted` says no (they are counted as records,
+/// not parsed).
+fn read_lines(
+    path: &Path,
+    id: &str,
+    mode: Mode,
+    needle_free: Option<&dyn Fn(&str) -> bool>,
+    wanted: Option<fn(&[u8]) -> bool>,
 ) -> Result<Parsed> {
     let full = mode.messages();
     let mut st = State {
@@ -254,6 +279,11 @@ fn read_with(
     let mut parsed = 0usize;
     let mut scratch = String::new();
     for_each_line(path, |bytes| {
+        if wanted.is_some_and(|w| !w(bytes)) {
+            parsed += 1;
+            st.records += 1;
+            return true;
+        }
         if full {
             let Some(line) = parse_borrowed::<Line>(bytes, &mut scratch) else {
                 return true;
@@ -320,6 +350,102 @@ fn left_out(line: &Line, needle_free: &dyn Fn(&str) -> bool) -> Option<u64> {
     let raw = p.output?.get();
     let len = crate::read::json_str::decoded_len(raw)?;
     needle_free(raw).then_some(len as u64)
+}
+
+/// Whether a line may hold conversation text, or change which of it stays (a rollback): any
+/// line but those whose envelope's head says they are a tool call or output, reasoning, an
+/// event other than a rollback, a turn context or the session's header. A line whose head does
+/// not read as that envelope is parsed.
+fn conversation_line(line: &[u8]) -> bool {
+    let Some((kind, payload)) = envelope_kinds(line) else {
+        return true;
+    };
+    match kind {
+        b"response_item" => {
+            let item = std::str::from_utf8(payload).unwrap_or("");
+            !(is_tool_item(item) || item == "reasoning")
+        }
+        b"event_msg" => payload == b"thread_rolled_back",
+        b"turn_context" | b"session_meta" => false,
+        _ => true,
+    }
+}
+
+/// A line's `type` and its payload's `type`, read from the line's head alone (a tool output's
+/// line is mostly its output): `None` when the head is not plainly that (a key or kind with an
+/// escape, a nested value before them, `payload` before `type`).
+fn envelope_kinds(line: &[u8]) -> Option<(&[u8], &[u8])> {
+    let mut h = Head { b: line, at: 0 };
+    h.eat(b'{')?;
+    let mut kind = None;
+    loop {
+        let key = h.plain_str()?;
+        h.eat(b':')?;
+        match key {
+            b"type" => kind = Some(h.plain_str()?),
+            b"payload" => {
+                let kind = kind?;
+                h.eat(b'{')?;
+                loop {
+                    let key = h.plain_str()?;
+                    h.eat(b':')?;
+                    if key == b"type" {
+                        return Some((kind, h.plain_str()?));
+                    }
+                    h.skip_scalar()?;
+                    h.eat(b',')?;
+                }
+            }
+            _ => h.skip_scalar()?,
+        }
+        h.eat(b',')?;
+    }
+}
+
+/// A cursor over the head of a JSON line (`envelope_kinds`).
+struct Head<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Head<'a> {
+    fn ws(&mut self) {
+        while matches!(self.b.get(self.at), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+            self.at += 1;
+        }
+    }
+
+    fn eat(&mut self, c: u8) -> Option<()> {
+        self.ws();
+        (self.b.get(self.at) == Some(&c)).then(|| self.at += 1)
+    }
+
+    /// A string without escapes: its bytes between the quotes.
+    fn plain_str(&mut self) -> Option<&'a [u8]> {
+        self.eat(b'"')?;
+        let rest = &self.b[self.at..];
+        let end = memchr::memchr2(b'"', b'\\', rest)?;
+        if rest[end] != b'"' {
+            return None;
+        }
+        self.at += end + 1;
+        Some(&rest[..end])
+    }
+
+    /// A plain string, a number, `true`, `false` or `null`, passed over.
+    fn skip_scalar(&mut self) -> Option<()> {
+        self.ws();
+        match self.b.get(self.at)? {
+            b'"' => self.plain_str().map(drop),
+            b'{' | b'[' => None,
+            _ => {
+                let rest = &self.b[self.at..];
+                let end = rest.iter().position(|c| matches!(c, b',' | b'}'))?;
+                self.at += end;
+                Some(())
+            }
+        }
+    }
 }
 
 /// A tool call or its output (`State::item` sends them to `tool_call` and `tool_output`): the
