@@ -267,6 +267,33 @@ fn the_search_after_an_append_is_kept_for_the_next() {
     same_as_fresh(&c, &env);
 }
 
+/// Calls in flight at once on one watching client each list a store that is stat'ed at every
+/// call (too few sources to watch), in parallel, under that store's lock: none waits on another
+/// for ever.
+#[test]
+fn calls_in_flight_at_once_listing_the_same_store_all_answer() {
+    let (tmp, home) = home(9);
+    let env = env(&home, &[("AGENT_MUX_WATCH_MIN_SOURCES", "1000")]);
+    let c = std::sync::Arc::new(client(&tmp.path().join("cache"), true));
+    let want = std::sync::Arc::new(answers(&c, &env));
+    let (done, answered) = std::sync::mpsc::channel();
+    // Threads of their own, not scoped: a call that never answers fails the test, not hangs it.
+    for _ in 0..8 {
+        let (c, env, want, done) = (c.clone(), env.clone(), want.clone(), done.clone());
+        std::thread::spawn(move || {
+            for _ in 0..40 {
+                assert_eq!(answers(&c, &env), *want);
+            }
+            done.send(()).unwrap();
+        });
+    }
+    for _ in 0..8 {
+        answered
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .expect("calls in flight at once never answered");
+    }
+}
+
 /// The watcher's own limit of directories reached: the store is stat'ed at every call, and
 /// says why.
 #[test]

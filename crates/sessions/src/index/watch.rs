@@ -102,7 +102,10 @@ impl Watch {
                 .collect();
         };
         let caught_up = live.catch_up();
-        (agents.par_iter().zip(known))
+        // One store after another, on the calling thread: each holds its store's lock while it
+        // lists, and a listing stats in parallel. On a pool's thread, waiting for those stats
+        // could take up another call's job for the same store and block on the lock it holds.
+        (agents.iter().zip(known))
             .map(|(a, known)| live.sources_caught_up(ctx, *a, caught_up, *known))
             .collect()
     }
