@@ -165,16 +165,15 @@ pub fn keep_changed(
         return;
     };
     let on = keep::place::is_on(ctx).0;
-    let listing = index::watch::number_of(sources);
-    let at = kept.catalog_at();
-    let all_kept = |state: &KeptState| {
+    // Where the listing and the catalog stand now; asked only while keeping is on.
+    let stand = on.then(|| (index::watch::number_of(sources), kept.catalog_at()));
+    if let Some((listing, Some(at))) = &stand {
         let held = state.all_kept.lock().unwrap_or_else(|e| e.into_inner());
-        let was = held.get(agent.name());
-        was.is_some_and(|(dir, n, a)| *dir == kept.dir && *n == listing && Some(a) == at.as_ref())
-    };
-    // The same sources as the last call's, every one kept then, and no keep since.
-    if on && all_kept(state) {
-        return;
+        // The same sources as the last call's, every one kept then, and no keep since.
+        let same = |(d, n, a): &(PathBuf, u64, At)| *d == kept.dir && n == listing && a == at;
+        if held.get(agent.name()).is_some_and(same) {
+            return;
+        }
     }
     let paths: HashSet<PathBuf> = sources.iter().map(|s| s.path.clone()).collect();
     (state.live.lock().unwrap_or_else(|e| e.into_inner()))
@@ -188,7 +187,7 @@ pub fn keep_changed(
     let changed = kept.changed(&cat, agent.name(), sources);
     if changed.is_empty() {
         // Where the catalog stood before it was read: a keep in between is compared again.
-        if let Some(at) = at {
+        if let Some((listing, Some(at))) = stand {
             (state.all_kept.lock().unwrap_or_else(|e| e.into_inner()))
                 .insert(agent.name().to_string(), (kept.dir.clone(), listing, at));
         }
