@@ -41,6 +41,15 @@ fn project(home: &Path, p: usize) -> PathBuf {
     home.join(format!(".claude/projects/-src-p{p}"))
 }
 
+/// Session `id` of project `p` grown by one exchange holding the word "helmchart"; its path.
+fn grow(home: &Path, p: usize, id: &str) -> PathBuf {
+    let path = project(home, p).join(format!("{id}.jsonl"));
+    let mut grown = std::fs::read_to_string(&path).unwrap();
+    grown.push_str(&session(id, "helmchart", 1));
+    std::fs::write(&path, &grown).unwrap();
+    path
+}
+
 /// The environment of the calls: the home, and the watcher's knobs (every store watched, however
 /// few its sources; a generous wait for the events on a loaded machine).
 fn env(home: &Path, knobs: &[(&str, &str)]) -> Env {
@@ -126,13 +135,11 @@ fn a_watched_store_answers_as_a_fresh_client_after_each_change() {
 
     // Appended to.
     let id = "00000000-0000-4000-8000-000000000001";
-    let path = project(&home, 0).join(format!("{id}.jsonl"));
-    let mut grown = std::fs::read_to_string(&path).unwrap();
-    grown.push_str(&session(id, "helmchart", 1));
-    std::fs::write(&path, &grown).unwrap();
+    let path = grow(&home, 0, id);
     same_as_fresh(&c, &env);
 
     // Rewritten in place: the same size, other words, one write into the same file (inode).
+    let grown = std::fs::read_to_string(&path).unwrap();
     let same_size = grown.replace("helmchart", "kubeadmin");
     assert_eq!(same_size.len(), grown.len());
     let mut f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
@@ -192,10 +199,7 @@ fn claude_files_beside_the_projects_list_nothing_again() {
     );
 
     let id = "00000001-0000-4000-8000-000000000002";
-    let path = project(&home, 1).join(format!("{id}.jsonl"));
-    let mut grown = std::fs::read_to_string(&path).unwrap();
-    grown.push_str(&session(id, "helmchart", 1));
-    std::fs::write(&path, &grown).unwrap();
+    grow(&home, 1, id);
     same_as_fresh(&c, &env);
     assert_eq!(answers(&c, &env).2.len(), 1);
     assert_eq!(
@@ -225,10 +229,7 @@ fn another_client_rewriting_the_index_is_seen() {
 
     // A session grown and indexed by the other client before this one searches.
     let id = "00000002-0000-4000-8000-000000000001";
-    let path = project(&home, 2).join(format!("{id}.jsonl"));
-    let mut grown = std::fs::read_to_string(&path).unwrap();
-    grown.push_str(&session(id, "helmchart", 1));
-    std::fs::write(&path, &grown).unwrap();
+    grow(&home, 2, id);
     other.index_update(env.clone(), false).unwrap();
     same_as_fresh(&c, &env);
     assert_eq!(answers(&c, &env).2.len(), 1);
@@ -252,10 +253,7 @@ fn the_search_after_an_append_is_kept_for_the_next() {
     assert_eq!(status(&c, &env).reused, reused + 1, "nothing changed");
 
     let id = "00000001-0000-4000-8000-000000000002";
-    let path = project(&home, 1).join(format!("{id}.jsonl"));
-    let mut grown = std::fs::read_to_string(&path).unwrap();
-    grown.push_str(&session(id, "helmchart", 1));
-    std::fs::write(&path, &grown).unwrap();
+    grow(&home, 1, id);
     assert_eq!(search("helmchart"), 1, "the appended message");
     assert_eq!(status(&c, &env).reused, reused + 1, "a store changed");
     assert_eq!(search("helmchart"), 1);
