@@ -44,7 +44,7 @@ const nodeCpu = process.cpuUsage(cpu0)
 await client.end()
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const rust = spawnSync(process.execPath, [join(root, 'scripts/cargo-test.mjs'), '-p', 'agent-mux-sessions', '--test', 'team_copy', '--', '--ignored', '--nocapture'], {
+const rust = spawnSync(process.execPath, [join(root, 'scripts/cargo-test.mjs'), '-p', 'agent-mux-sessions', '--test', 'all', '--', 'team_copy::', '--ignored', '--nocapture'], {
   encoding: 'utf8',
   env: { ...process.env, AGENT_MUX_TEST_PG: url, AGENT_MUX_COPY_ROWS: file },
 })

@@ -4,7 +4,7 @@
 // target/debug and so compiles every dependency a second time. Arguments go to cargo test.
 //
 //   node scripts/cargo-test.mjs --workspace
-//   node scripts/cargo-test.mjs -p agent-mux-sessions --test claude
+//   node scripts/cargo-test.mjs -p agent-mux-sessions --test all claude::
 import { execFileSync, spawnSync } from 'node:child_process'
 
 const host = /^host: (\S+)$/m.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))?.[1]
@@ -17,12 +17,13 @@ let rustflags = env.RUSTFLAGS ?? env.CARGO_BUILD_RUSTFLAGS ?? ''
 if (target.includes('musl') && !rustflags.includes('target-feature=-crt-static')) rustflags += ' -C target-feature=-crt-static'
 if (rustflags) env.RUSTFLAGS = rustflags
 
-// The team database's tests (tests/team_*.rs) need a PostgreSQL: a throw-away one unless
-// AGENT_MUX_TEST_PG names a server, or the tests selected are others (`--test <name>`).
+// The team database's tests (tests/team_*.rs, modules of the `all` binary) need a PostgreSQL: a
+// throw-away one unless AGENT_MUX_TEST_PG names a server, or the binaries selected (`--test
+// <name>`) do not hold them.
 const args = process.argv.slice(2)
 const named = args.flatMap((a, i) => (args[i - 1] === '--test' ? [a] : []))
 let cluster = null
-if (!env.AGENT_MUX_TEST_PG && (named.length === 0 || named.some((t) => t.startsWith('team')))) {
+if (!env.AGENT_MUX_TEST_PG && (named.length === 0 || named.includes('all'))) {
   const pg = await import('./pg.mjs')
   if (pg.findBin()) {
     cluster = await pg.startCluster()

@@ -1,8 +1,8 @@
 //! The git branch a session ran on (`SessionSummary::git_branch`) and the `branch` filter, for
 //! the agents that record one: Claude Code (`gitBranch` on each line), Codex (`session_meta.git`),
 //! Copilot CLI (`workspace.yaml`, `session.start` context) and Hermes (`sessions.git_branch`).
-mod common;
-mod sqlite_fixtures;
+use crate::common;
+use crate::sqlite_fixtures;
 
 use std::path::Path;
 

@@ -1,6 +1,6 @@
 //! Claude Code reader: the real captures, fixture homes in the real layouts, bad input, what
 //! `list` sees of its fields and files.
-mod common;
+use crate::common;
 
 use agent_mux_sessions::model::{Session, SessionSummary, Tokens};
 use agent_mux_sessions::options::{Direction, ListOptions, ListSort};

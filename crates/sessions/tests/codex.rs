@@ -1,6 +1,6 @@
 //! Codex reader: the real captures, fixture homes in the real layouts (dated, archived, .zst),
 //! token accounting, bad input, what `list` sees of its fields.
-mod common;
+use crate::common;
 
 use agent_mux_sessions::model::{to_iso, Session, SessionSummary, Tokens};
 use agent_mux_sessions::options::{Direction, ListOptions, ListSort};

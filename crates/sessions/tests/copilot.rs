@@ -1,6 +1,6 @@
 //! Copilot CLI: the real captures read exactly, fixture homes in all three layouts plus the spec's
 //! path, segment usage, bad input, and `list` options.
-mod common;
+use crate::common;
 
 use agent_mux_sessions::agents::{copilot::Copilot, Agent, Mode, Source};
 use agent_mux_sessions::model::{parse_time_str, to_iso, Tokens};

@@ -1,7 +1,7 @@
 //! totalCost and per-session cost on hand-built sessions and a hand-written run index. Expected
 //! figures are worked out in the comments; prices come from `pricing` overrides so that a refresh
 //! of the LiteLLM snapshot cannot change them (one test uses the snapshot's Claude prices).
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! totalCost over the real captures in `../shared/fixtures/real/`, read in place through the
 //! adapters, against totals worked out by hand below from the captured usage and the prices in
 //! `src/cost/prices.json` ($ per million tokens). Skips when the captures are absent.
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! several zones and week starts, billing blocks with their gaps and the active block, responses
 //! that a resumed transcript or a subagent records twice, price overrides; then the demo home and
 //! the real captures, where every report must add up to what `totalCost` and `list` say.
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -1,8 +1,8 @@
 //! Cursor: every real capture placed in the cursor-agent layout, a store.db built from the real
 //! capture's own schema (JSON and protobuf blobs, plain-JSON meta, meta.json), a store plus
 //! transcript of the same session, a live writer, a corrupt store and a read-only directory.
-mod common;
-mod sqlite_fixtures;
+use crate::common;
+use crate::sqlite_fixtures;
 
 use std::path::{Path, PathBuf};
 

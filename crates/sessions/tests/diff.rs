@@ -1,6 +1,6 @@
 //! Diff (spec 3.7, 6.6): LCS alignment on (role, content), classification, stats, references.
-mod common;
-mod sample;
+use crate::common;
+use crate::sample;
 
 use std::time::Instant;
 

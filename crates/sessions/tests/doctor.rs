@@ -2,7 +2,7 @@
 //! the place it chose; a FIFO and a directory where session files are expected, a database that
 //! is not one, and a Pi header of a future version are each reported with their paths, from the
 //! stores and from the index alike.
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -1,8 +1,8 @@
 //! Export (spec 6.5): golden files for the three formats, jsonl parsed line by line, and the
 //! Markdown checked by a real CommonMark parser so hostile content provably cannot change the
 //! document's structure. Regenerate the golden files with `npm run update-golden`.
-mod common;
-mod sample;
+use crate::common;
+use crate::sample;
 
 use agent_mux_sessions::agents;
 use agent_mux_sessions::export::{export, load_mode};

@@ -2,7 +2,7 @@
 //! scores, order, counts and snippets for every query form, sort, cut and filter, on generated
 //! homes of every agent (both vocabularies of scripts/gen_home.py), the demo home and the real
 //! captures.
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

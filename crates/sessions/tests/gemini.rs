@@ -1,6 +1,6 @@
 //! Gemini CLI: the real captures read exactly, fixture homes in the real layouts (current slug
 //! dirs, legacy hash dirs and `.json` documents, the spec's path), bad input, and `list` options.
-mod common;
+use crate::common;
 
 use agent_mux_sessions::agents::{gemini::Gemini, Agent, Mode, Source};
 use agent_mux_sessions::model::to_iso;

@@ -2,8 +2,8 @@
 //! scripts/gen_home.py writes (the demo home, the benchmark homes, the vitest fixtures), agrees with
 //! the agents' real schema dumps in ../shared/research: every table it declares exists there with
 //! the same columns in the same order, types, NOT NULL, defaults, primary key and STRICT flag.
-mod common;
-mod sqlite_fixtures;
+use crate::common;
+use crate::sqlite_fixtures;
 
 use std::path::Path;
 

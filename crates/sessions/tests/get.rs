@@ -1,6 +1,6 @@
 //! `get` for JS (`Client::get_outputs_once`, issue 18): each tool output is held once while the
 //! binding builds its JS copy, and linking the calls back gives exactly what `get` returns.
-mod common;
+use crate::common;
 
 use agent_mux_sessions::model::Session;
 use agent_mux_sessions::{agents, Client, Env};

@@ -1,8 +1,8 @@
 //! Hermes: `state.db` fixtures built from the real DDL of schema v22 (PyPI 0.19) and v30 (main),
 //! plus the v11 DDL of the spec's storage note; lineage, rewound and compacted rows, multimodal
 //! content, tool calls, per-model usage, profiles, a live writer, a corrupt and a locked database.
-mod common;
-mod sqlite_fixtures;
+use crate::common;
+use crate::sqlite_fixtures;
 
 use std::path::Path;
 

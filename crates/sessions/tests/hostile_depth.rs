@@ -4,7 +4,7 @@
 //! tested in `memory.rs`). serde_json's recursion limit (128) must stay on (nothing in the
 //! workspace enables `unbounded_depth` or calls `disable_recursion_limit`), and every reader must
 //! skip such a line like any other garbage line, in bounded time.
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -1,7 +1,7 @@
 //! The persistent index (issue #16) answers exactly as reading the stores does: every query
 //! form, filter and sort, on homes of every agent, through a client with an index and one
 //! without; and it stays exact while sources appear, grow, change and vanish between calls.
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! Keep: what was kept survives kill -9 at any point of a keep write, a damaged or truncated
 //! chunk or manifest (detected by checksum, reported, never served), two processes keeping at
 //! once, and a full disk; sessions kept before any of these are still served whole.
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -264,7 +264,7 @@ fn child(h: &Home, pause: &str) -> std::process::Child {
     Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "child_keeps",
+            "keep::child_keeps",
             "--ignored",
             "--nocapture",
             "--test-threads=1",
@@ -397,7 +397,7 @@ fn grow_by_one_line(file: &Path) {
 
 fn child_living(h: &Home, grow: &Path, pause: &str) -> std::process::Child {
     Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_lives", "--ignored", "--nocapture"])
+        .args(["--exact", "keep::child_lives", "--ignored", "--nocapture"])
         .args(["--test-threads=1"])
         .env("KEEP_TEST_HOME", &h.home)
         .env("KEEP_TEST_DATA", &h.data)
@@ -547,7 +547,7 @@ fn kill_9_after_the_chunks_stored_beside_an_update_loses_nothing() {
     let before_size = std::fs::metadata(&grown).unwrap().len();
     grow_by_one_line(&grown);
     let mut c = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_updates", "--ignored", "--nocapture"])
+        .args(["--exact", "keep::child_updates", "--ignored", "--nocapture"])
         .args(["--test-threads=1"])
         .env("KEEP_TEST_HOME", &h.home)
         .env("KEEP_TEST_DATA", &h.data)

@@ -1,6 +1,6 @@
 //! `Client::list_all`: every agent's sessions through the list engine at once, against the demo
 //! home: each agent's own list merged, sorted by the engine's comparator and cut, for every sort.
-mod common;
+use crate::common;
 
 use agent_mux_sessions::agents;
 use agent_mux_sessions::list;

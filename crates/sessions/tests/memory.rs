@@ -2,7 +2,7 @@
 //! without being held, a zstd bomb is inflated only through that ceiling, the summary cache
 //! forgets sessions that are gone, and a killed process's scratch copies do not outlive the next
 //! start. The inputs are generated here, never committed.
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::Path;
@@ -234,7 +234,7 @@ fn scratch_of_a_killed_process_goes_at_the_next_start() {
         cmd.args([
             "--ignored",
             "--exact",
-            "scratch_child",
+            "memory::scratch_child",
             "--nocapture",
             "--test-threads=1",
         ])

@@ -1,7 +1,7 @@
 //! omp: fixture homes in omp 18.2's real layout (title slot before the header, `-<slug>` dirs,
 //! subagent transcripts beside the parent, forks linking by id, profiles, XDG store). No real omp
 //! capture exists to read; the records follow the shapes omp's own SessionManager writes.
-mod common;
+use crate::common;
 
 use agent_mux_sessions::model::{Role, Tokens};
 use agent_mux_sessions::options::ListOptions;

@@ -1,7 +1,7 @@
 //! OpenClaw: every real capture read with exact values; a 2026.4 fixture home (JSONL, sessions.json,
 //! trajectory sidecars, legacy ~/.clawdbot); a 2026.9 database built from the real DDL with inline
 //! and zstd-compressed events; the spec's channel layout; and proof nothing is written.
-mod common;
+use crate::common;
 
 use agent_mux_sessions::agents::openclaw::read_transcript;
 use agent_mux_sessions::model::{to_iso, Role, Tokens};

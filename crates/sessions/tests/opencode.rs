@@ -1,8 +1,8 @@
 //! OpenCode: the real legacy `storage/` captures read in place, and `opencode.db` fixtures built
 //! from the 1.18.33 DDL (sub-sessions, message-level usage, a model switch, an empty title), a
 //! live writer, a corrupt database, a read-only directory and the path variables.
-mod common;
-mod sqlite_fixtures;
+use crate::common;
+use crate::sqlite_fixtures;
 
 use std::path::{Path, PathBuf};
 

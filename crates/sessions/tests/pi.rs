@@ -1,7 +1,7 @@
 //! Pi: every real capture read with exact values, and fixture homes in the real layout
 //! (`~/.pi/agent/sessions/--<cwd>--/<ts>_<uuid>.jsonl`) for list/get, overrides, forks, branches,
 //! versions 1–3 and bad input.
-mod common;
+use crate::common;
 
 use agent_mux_sessions::agents::pi_family::read_file;
 use agent_mux_sessions::model::{Role, Tokens};

@@ -4,7 +4,7 @@
 //! subdirectories are one project; it is stored in the index, so a session whose directory is
 //! gone keeps it. Sub-agent sessions fold into the session that started them in lists; the
 //! recap groups a period's sessions by project.
-mod common;
+use crate::common;
 
 use std::path::Path;
 

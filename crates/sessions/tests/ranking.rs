@@ -1,6 +1,6 @@
 //! Ranking a person agrees with (issue 22), on small homes in the agents' real formats: where the
 //! words are, each occurrence once, recency, coverage, snippets, the same score across agents.
-mod common;
+use crate::common;
 
 use std::path::Path;
 

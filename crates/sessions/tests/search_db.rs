@@ -1,7 +1,7 @@
 //! Search must find exactly the sessions a full parse would: the prefilter (files with their side
 //! files, database rows streamed session by session) may only skip work, never a match.
-mod common;
-mod sqlite_fixtures;
+use crate::common;
+use crate::sqlite_fixtures;
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! Hermes' FTS5 search on databases built from Hermes' real DDL (v22 inline FTS, v30 external
 //! content), compared with the rows Hermes' own `search_messages` SQL returns (shared/research/
 //! hermes.md 4.2), grouped by session the way `session_search` does.
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
 //! `list` reads a cheaper pass than `get` (typed borrowed fields, no messages kept). Both must
 //! tell the same story: for every real capture of the file-based agents, the summary pass and the
 //! full read agree on counts, model, title, dates and per-model tokens.
-mod common;
+use crate::common;
 
 use agent_mux_sessions::agents::{self, Source};
 use agent_mux_sessions::model::SessionSummary;

@@ -2,7 +2,7 @@
 //! create databases; `scripts/cargo-test.mjs` starts a throw-away one when PostgreSQL is
 //! installed). Each test works in a database of its own. Without a server the tests return at
 //! once, saying so, and fail under AGENT_MUX_REQUIRE_FIXTURES=1.
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -2,7 +2,7 @@
 //! what the search's own analysis finds for every word and prefix, in every field, with the same
 //! field lengths: checked here word by word, on the demo home and on every real capture, against
 //! the exhaustive analysis.
-mod common;
+use crate::common;
 
 use std::path::Path;
 

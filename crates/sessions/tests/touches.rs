@@ -2,7 +2,7 @@
 //! expected touches are listed here as read by hand from its transcript (the tool calls, their
 //! inputs and the session's cwd), not from this code's output; the demo home's likewise. The
 //! index and a read of the stores give the same touches on a generated home.
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::path::Path;

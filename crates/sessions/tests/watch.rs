@@ -15,7 +15,7 @@ use agent_mux_sessions::{Client, ClientOptions, Env, SessionSummary};
 use agent_mux_wire::search_query;
 use serde_json::json;
 
-mod common;
+use crate::common;
 use common::claude_session as session;
 
 fn write(path: &Path, text: &str) {
