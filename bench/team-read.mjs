@@ -29,9 +29,10 @@ const psql = (sql) => {
   return r.stdout.trim()
 }
 
-/** Copy every row of machine `from` as machine `to` (generated columns are made again). */
+/** Copy every row of machine `from` as machine `to` (generated columns are made again), its
+ * cost summary (`usage_days`, which the cost reports read) included. */
 function copyMachine(from, to) {
-  for (const table of ['sessions', 'messages', 'usage']) {
+  for (const table of ['sessions', 'messages', 'usage', 'usage_days']) {
     const cols = psql(`SELECT string_agg(quote_ident(column_name), ',' ORDER BY ordinal_position) FROM information_schema.columns
       WHERE table_name = '${table}' AND is_generated = 'NEVER'`).split(',')
     const picked = cols.map((c) => (c === 'machine' ? `'${to}'` : c)).join(',')

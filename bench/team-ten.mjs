@@ -73,7 +73,10 @@ try {
   }).join(',')
   for (let k = 1; k < machines; k++) {
     psql(`INSERT INTO machines SELECT 'm${k}', 'u${k}', last_sync_at, amux_version FROM machines WHERE machine = '${source}'`)
-    for (const table of costOnly ? ['sessions', 'usage'] : ['sessions', 'messages', 'usage']) {
+    // usage_days is the summary the team's cost reports read: without its copies they would sum
+    // m0 alone.
+    const tables = ['sessions', 'usage', 'usage_days', ...(costOnly ? [] : ['messages'])]
+    for (const table of tables) {
       psql(`INSERT INTO ${table} (${columns(table).join(',')}) SELECT ${moved(table, k)} FROM ${table} WHERE machine = '${source}'`)
     }
   }
@@ -84,7 +87,8 @@ try {
   process.stdout.write(`GIN indexes built, vacuumed and analysed: ${seconds(t)}\n`)
   process.stdout.write(psql(`SELECT pg_size_pretty(pg_database_size(current_database())) || ': ' ||
     (SELECT count(*) FROM sessions) || ' sessions, ' || (SELECT count(*) FROM messages) || ' messages, ' ||
-    (SELECT count(*) FROM usage) || ' usage rows, ' || (SELECT count(*) FROM machines) || ' machines'`) + '\n')
+    (SELECT count(*) FROM usage) || ' usage rows, ' || (SELECT count(*) FROM usage_days) || ' usage_days rows, ' ||
+    (SELECT count(*) FROM machines) || ' machines'`) + '\n')
 } finally {
   rmSync(work, { recursive: true, force: true })
 }
