@@ -381,13 +381,22 @@ fn a_store_moved_is_watched_again_at_its_place() {
 #[test]
 fn events_overflowing_list_the_store_again() {
     let (tmp, home) = home(2);
-    let env = env(&home, &[("AGENT_MUX_WATCH_STALL_MS", "4000")]);
+    let env = env(&home, &[]);
     let c = client(&tmp.path().join("cache"), true);
     same_as_fresh(&c, &env);
     let queued: usize = std::fs::read_to_string("/proc/sys/fs/inotify/max_queued_events")
         .map_or(16384, |v| v.trim().parse().unwrap());
-    // Made while the handler stalls after the call's marker: files that come and go (events
-    // unlike each other, which the kernel does not merge), then the change that matters.
+    // One call asks the handler to stall after its marker; what follows is made while it
+    // does: files that come and go (events unlike each other, which the kernel does not
+    // merge), then the change that matters.
+    let mut stalling = env.clone();
+    stalling.set("AGENT_MUX_WATCH_STALL_MS", "4000");
+    let listed = answers(&c, &env).0;
+    let opts = ListOptions {
+        limit: 1000,
+        ..Default::default()
+    };
+    assert_eq!(c.list(stalling, "claude", &opts).unwrap(), listed);
     let scratch = project(&home, 0);
     for i in 0..queued / 2 + 100 {
         let p = scratch.join(format!("scratch-{i}.tmp"));

@@ -101,7 +101,7 @@ impl Watch {
                 .map(|(a, known)| numbered(a.sources(ctx), *known))
                 .collect();
         };
-        let caught_up = live.catch_up();
+        let caught_up = live.catch_up(ctx);
         // One store after another, on the calling thread: each holds its store's lock while it
         // lists, and a listing stats in parallel. On a pool's thread, waiting for those stats
         // could take up another call's job for the same store and block on the lock it holds.
@@ -180,8 +180,9 @@ struct Seen {
     roots: Vec<(PathBuf, &'static str)>,
     changed: HashMap<&'static str, Changed>,
     overflows: u64,
-    /// Test hook: the handler waits this long after a marker (the kernel's queue then fills).
-    stall: Duration,
+    /// Test hook: the handler waits this long after the marker of this number (the kernel's
+    /// queue then fills); the call that made it asked so.
+    stall: Option<(u64, Duration)>,
 }
 
 /// What happened in one store since its last call.
@@ -362,7 +363,6 @@ impl Live {
         {
             let mut seen = lock(&events.seen);
             seen.marker_dir = marker_dir.clone();
-            seen.stall = Duration::from_millis(knob(ctx, "AGENT_MUX_WATCH_STALL_MS").unwrap_or(0));
         }
         let handler = {
             let events = events.clone();
@@ -390,10 +390,13 @@ impl Live {
     }
 
     /// Whether every event queued before now has been handled: a marker made now is waited for.
-    fn catch_up(&self) -> bool {
+    fn catch_up(&self, ctx: &Context) -> bool {
         let n = {
             let mut issued = lock(&self.issued);
             *issued += 1;
+            if let Some(ms) = knob(ctx, "AGENT_MUX_WATCH_STALL_MS") {
+                lock(&self.events.seen).stall = Some((*issued, Duration::from_millis(ms)));
+            }
             // A name of its own each time: the kernel merges an event with the one before it
             // when they are alike, and a merged marker would never be seen.
             let made = std::os::unix::fs::symlink(".", self.marker_dir.join(issued.to_string()));
@@ -415,7 +418,7 @@ impl Live {
     }
 
     fn sources(&self, ctx: &Context, a: &dyn Agent) -> Vec<Source> {
-        let caught_up = self.catch_up();
+        let caught_up = self.catch_up(ctx);
         self.sources_caught_up(ctx, a, caught_up, None).listed()
     }
 
@@ -810,8 +813,8 @@ impl Events {
                     let n = p.file_name().and_then(|n| n.to_str()?.parse().ok());
                     seen.marker = seen.marker.max(n.unwrap_or(0));
                     self.marker_seen.notify_all();
-                    if !seen.stall.is_zero() {
-                        let stall = seen.stall;
+                    if let Some((_, stall)) = seen.stall.filter(|&(at, _)| n == Some(at)) {
+                        seen.stall = None;
                         drop(seen);
                         std::thread::sleep(stall);
                         return;
