@@ -705,10 +705,14 @@ fn locked_database_is_skipped_by_list_and_a_parse_error_for_get() {
     w.execute_batch("BEGIN EXCLUSIVE; UPDATE sessions SET title = 'x' WHERE id = 'nope';")
         .unwrap();
     let client = common::client();
+    let began = std::time::Instant::now();
     let v = client
         .list(env_for(dir.path()), "hermes", &ListOptions::default())
         .unwrap();
     assert!(v.is_empty());
+    // SQLite's busy wait (2 s) once, not once per attempt at opening.
+    let waited = began.elapsed();
+    assert!(waited < std::time::Duration::from_secs(6), "{waited:?}");
     let skipped = client.cache().skipped();
     assert_eq!(skipped.len(), 1);
     assert!(skipped[0].1.contains("locked"), "{}", skipped[0].1);

@@ -28,7 +28,7 @@
 use rusqlite::{Connection, OpenFlags};
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use super::scratch::Scratch;
 use crate::error::{Error, Result};
@@ -63,6 +63,8 @@ enum Plan {
 }
 
 const ATTEMPTS: u32 = 5;
+/// How long SQLite waits for a writer holding a lock before a read fails.
+const BUSY: Duration = Duration::from_millis(2000);
 
 /// Open `path` read-only as described above. Errors name the path and say why.
 pub fn open_read_only(path: &Path) -> Result<ReadOnlyDb> {
@@ -72,6 +74,7 @@ pub fn open_read_only(path: &Path) -> Result<ReadOnlyDb> {
     }
     let wal_mode = header[18] == 2 || header[19] == 2;
     let mut last: Option<String> = None;
+    let began = Instant::now();
     for attempt in 0..ATTEMPTS {
         if attempt > 0 {
             // Give the writer time to finish what made the files unusable: 5, 10, 20, 40 ms.
@@ -80,7 +83,9 @@ pub fn open_read_only(path: &Path) -> Result<ReadOnlyDb> {
         let attempt = match plan(path, wal_mode) {
             Plan::InPlace(params) => match open_uri(path, params) {
                 Ok(conn) => Ok(Some(no_copy(conn))),
-                Err(e) if retryable(&e) => {
+                // A lock held past the busy wait is a writer's long transaction, not a race:
+                // asking again would make the caller wait that long at each attempt.
+                Err(e) if retryable(&e) && !(busy(&e) && began.elapsed() >= BUSY) => {
                     last = Some(e.to_string());
                     Ok(None)
                 }
@@ -127,6 +132,10 @@ fn retryable(e: &rusqlite::Error) -> bool {
     )
 }
 
+fn busy(e: &rusqlite::Error) -> bool {
+    e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
+}
+
 fn open_uri(path: &Path, params: &str) -> rusqlite::Result<Connection> {
     let uri = format!("file:{}?{params}", encode_uri_path(path));
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
@@ -145,7 +154,7 @@ fn open_uri(path: &Path, params: &str) -> rusqlite::Result<Connection> {
         true,
     );
     // A writer holding a lock briefly should not fail a read.
-    let _ = conn.busy_timeout(Duration::from_millis(2000));
+    let _ = conn.busy_timeout(BUSY);
     // Start the connection's one read transaction and touch the schema now, so a file that is
     // not a database (or a -wal that cannot be read) fails here, with its path.
     conn.execute_batch("BEGIN")?;
