@@ -98,11 +98,20 @@ fn search(c: &Client, env: &Env, q: Value) -> Vec<agent_mux_sessions::SessionSum
 /// Queries, filters and sorts over all agents and each agent alone; returns how many results
 /// were compared (so a test can tell it compared something).
 fn assert_same_search(home: &Path, with: &Client, without: &Client) -> usize {
-    // At a time of its own, as a process is: the index then counts words side by side only
-    // for the hits that may make the cut.
+    assert_answers(with, &scan_answers(home, without))
+}
+
+/// What the stores' scan answers to each search shape, at a time of its own (as a process is:
+/// the index then counts words side by side only for the hits that may make the cut). A test
+/// whose home does not change compares several clients against one of these.
+struct Answers {
+    env: Env,
+    cases: Vec<(Value, Vec<agent_mux_sessions::SessionSummary>)>,
+}
+
+fn scan_answers(home: &Path, without: &Client) -> Answers {
     let now = chrono::DateTime::parse_from_rfc3339("2026-11-28T12:00:00Z").unwrap();
     let env = Env::with_home(home).at(now.with_timezone(&chrono::Utc));
-    let mut compared = 0;
     let mut shapes: Vec<Value> = Vec::new();
     for q in QUERIES {
         for sort in ["relevance", "date", "cost"] {
@@ -131,10 +140,20 @@ fn assert_same_search(home: &Path, with: &Client, without: &Client) -> usize {
         }
     }
     shapes.push(json!({"text": "test", "tags": ["nightly"], "limit": 1000}));
-    for q in shapes {
-        let want = search(without, &env, q.clone());
-        let got = search(with, &env, q.clone());
-        assert_eq!(got, want, "{q}");
+    let cases = (shapes.into_iter())
+        .map(|q| {
+            let want = search(without, &env, q.clone());
+            (q, want)
+        })
+        .collect();
+    Answers { env, cases }
+}
+
+/// `with` answers every shape as the scan did; returns how many results were compared.
+fn assert_answers(with: &Client, answers: &Answers) -> usize {
+    let mut compared = 0;
+    for (q, want) in &answers.cases {
+        assert_eq!(&search(with, &answers.env, q.clone()), want, "{q}");
         compared += want.len();
     }
     compared
@@ -166,13 +185,14 @@ fn the_index_answers_as_the_stores_do_on_the_demo_home() {
     let cache = tmp.path().join("cache");
     let before = snapshot(&home);
     let (with, without) = (indexed(&cache), scanning());
+    let scanned = scan_answers(&home, &without);
     // Twice: the first call builds the index, the second reads it.
     for _ in 0..2 {
-        assert!(assert_same_search(&home, &with, &without) > 100);
+        assert!(assert_answers(&with, &scanned) > 100);
         assert_same_lists(&home, &with, &without);
     }
     // A new client (a new process) answers from the index as it stands.
-    assert!(assert_same_search(&home, &indexed(&cache), &without) > 100);
+    assert!(assert_answers(&indexed(&cache), &scanned) > 100);
     assert!(agent_mux_sessions::index::store::path_in(&cache).is_file());
     // The agent stores are byte-identical, and nothing was added to them.
     assert_eq!(snapshot(&home), before);
@@ -184,8 +204,9 @@ fn the_index_answers_as_the_stores_do_on_a_generated_home() {
     let home = generated_home(&tmp.path().join("home"), 150, 11);
     let cache = tmp.path().join("cache");
     let (with, without) = (indexed(&cache), scanning());
+    let scanned = scan_answers(&home, &without);
     for _ in 0..2 {
-        assert!(assert_same_search(&home, &with, &without) > 100);
+        assert!(assert_answers(&with, &scanned) > 100);
         assert_same_lists(&home, &with, &without);
     }
     // Every session's terms are in the postings, and nothing else is.
@@ -937,8 +958,9 @@ fn an_unwritable_cache_dir_means_reading_the_stores() {
             caches.push(locked.join("cache"));
         }
     }
+    let scanned = scan_answers(&home, &scanning());
     for cache in caches {
-        assert!(assert_same_search(&home, &indexed(&cache), &scanning()) > 100);
+        assert!(assert_answers(&indexed(&cache), &scanned) > 100);
         assert_same_lists(&home, &indexed(&cache), &scanning());
         assert!(!cache.exists());
     }
@@ -1109,7 +1131,8 @@ fn a_search_that_leaves_the_writing_for_later_answers_as_the_stores_do() {
     let env = Env::with_home(&home);
     let (later, without) = (not_waiting(&cache, IndexUpdates::Deferred), scanning());
     assert!(!later.index_pending());
-    assert!(assert_same_search(&home, &later, &without) > 100);
+    let scanned = scan_answers(&home, &without);
+    assert!(assert_answers(&later, &scanned) > 100);
     // Nothing was written, and the caller is told there is something to write; what was left
     // is kept with the environment and directory a process of our own would write it with.
     assert!(later.index_pending());
@@ -1125,7 +1148,7 @@ fn a_search_that_leaves_the_writing_for_later_answers_as_the_stores_do() {
     assert!(!later.index_pending());
     assert!(later.index_left().is_empty());
     same_as_rebuilt(&home, &cache);
-    assert!(assert_same_search(&home, &later, &without) > 100);
+    assert!(assert_answers(&later, &scanned) > 100);
     assert!(!later.index_pending());
     // Grown: the next search reads the grown session itself.
     let (_, existing, sid) = shop_session(&home);
