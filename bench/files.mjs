@@ -11,11 +11,12 @@
 // Calls, each on a used client (warm: `watch: false`, every source stat'ed) and on a long-lived
 // watching client (`watch: true`): `sessions.touched(<file>)` against `rg -l
 // <its basename>`, `search('file:<dir>/* <word>')` (and the word alone) against `rg -l <word>`,
-// and `sessions.recap` of the last 7 days of the home (those before its newest session). A home
+// and `sessions.recap` of the last days of the home (RECAP_DAYS, before its newest session). A home
 // without edits (gen_home.py without --file-edits) is measured on the files its commands named;
 // the files are those of the 2,000 newest sessions. CALLS=recap: the recap alone (a 10 GB home,
 // whose index is built beforehand in CACHE: `amux index update` with that cache dir), with
-// RECAP_BYTES=1 the size of its JSON too.
+// RECAP_BYTES=1 the size of its JSON too. RECAP_DAYS: the recaps' periods, in days before the
+// newest session, comma-separated (default 7; e.g. 7,30).
 import { execFileSync, fork, spawnSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
@@ -109,18 +110,20 @@ async function driver() {
   const growth = process.env.GROWTH === '0' || recapOnly ? 'growth not measured' : indexGrowth(cache)
 
   const newest = (await workers[0].ask({ op: 'newest' })).at
-  const since = new Date(newest - 7 * 864e5).toISOString()
-  const recap = [`recap since ${since.slice(0, 10)}`, { op: 'recap', since }, null]
+  const recaps = (process.env.RECAP_DAYS ?? '7').split(',').map((days) => {
+    const since = new Date(newest - Number(days) * 864e5).toISOString()
+    return [`recap since ${since.slice(0, 10)} (${days} days)`, { op: 'recap', since }, null]
+  })
   const picks = [files[0], files[Math.floor(files.length / 2)], files[files.length - 1]]
   const dir = picks[0]?.slice(0, picks[0].lastIndexOf('/'))
   const calls = recapOnly
-    ? [recap]
+    ? recaps
     : [
         ...picks.map((path) => [`touched ${path}`, { op: 'touched', path }, rg(basename(path))]),
         ...['kubernetes', 'cache'].flatMap((word) =>
           [word, `file:${dir}/* ${word}`].map((text) => [`search '${text}'`, { op: 'search', text }, rg(word)]),
         ),
-        recap,
+        ...recaps,
       ]
   // Each client's first calls (the same answers from every addon are not checked here: the
   // tests do that).

@@ -21,7 +21,7 @@ fn generated_home(out: &Path, sessions: u32, seed: u32) -> PathBuf {
 }
 
 /// `generated_home` of `agents` only (`all`: every agent).
-fn generated_home_of(out: &Path, sessions: u32, seed: u32, agents: &str) -> PathBuf {
+pub(crate) fn generated_home_of(out: &Path, sessions: u32, seed: u32, agents: &str) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut gen = Command::new("python3");
     gen.arg(root.join("scripts/gen_home.py"));

@@ -624,3 +624,121 @@ fn real_captures_are_left_unchanged() {
     assert_eq!(read, 4);
     assert_eq!(snapshot(&dir), before);
 }
+
+// ---- many sessions of a database at once ---------------------------------------------------
+
+/// Add the real captures' records to the database at `db`, one window each, every other event
+/// zstd-compressed as OpenClaw stores large ones; their session ids.
+fn add_real_captures(db: &Path) -> Vec<String> {
+    let c = Connection::open(db).unwrap();
+    let mut ids = Vec::new();
+    for name in [
+        "agent-sessions-stage0-small.jsonl",
+        "agent-sessions-stage0-large.jsonl",
+        "agent-sessions-stage0-schema_drift.jsonl",
+        "toolpath-convo-EXCERPT.jsonl",
+    ] {
+        let text = std::fs::read_to_string(real(name)).unwrap();
+        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        let header: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+        let id = header["id"].as_str().unwrap().to_string();
+        c.execute(
+            "INSERT INTO session_nodes (session_key, current_session_id, entry_json, updated_at, created_at) VALUES (?1, ?2, ?3, 1790845200000, 1790845200000)",
+            params![format!("agent:main:explicit:{id}"), id, format!(r#"{{"sessionId":"{id}"}}"#)],
+        )
+        .unwrap();
+        c.execute(
+            "INSERT INTO session_windows (session_id, session_key, reason, created_at, updated_at) VALUES (?1, ?2, 'initial', 1790845200000, 1790845200000)",
+            params![id, format!("agent:main:explicit:{id}")],
+        )
+        .unwrap();
+        for (seq, e) in lines.iter().enumerate() {
+            if seq % 2 == 1 {
+                let packed = zstd::bulk::compress(e.as_bytes(), 3).unwrap();
+                let nav = format!(
+                    r#"{{"version":1,"report":{{"kind":"canonical"}},"navigation":{{}},"reset":{{}},"model":{{}},"modelBytes":{n},"modelWithoutCheckpointBytes":{n},"withoutCustomDataBytes":{n}}}"#,
+                    n = e.len()
+                );
+                c.execute(
+                    "INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_zstd, event_utf8_bytes, navigation_json) VALUES (?1, ?2, NULL, 1, ?3, ?4, ?5)",
+                    params![id, seq as i64, packed, e.len() as i64, nav],
+                )
+                .unwrap();
+            } else {
+                c.execute(
+                    "INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?1, ?2, ?3, 1)",
+                    params![id, seq as i64, e],
+                )
+                .unwrap();
+            }
+        }
+        ids.push(id);
+    }
+    ids
+}
+
+/// Sessions of a database asked by id come back in the order asked, each equal to what loading
+/// it alone gives; so do every session of it (in id order) and the summaries asked by id. On the
+/// real captures (with the two sessions built above) and on a generated store of more sessions
+/// than are built at once.
+#[test]
+#[cfg_attr(
+    no_shared,
+    ignore = "needs ../shared/fixtures/real and ../shared/research"
+)]
+fn sessions_asked_by_id_come_back_in_that_order_each_as_loaded_alone() {
+    use agent_mux_sessions::agents::adapter::{Agent, Mode};
+    use agent_mux_sessions::agents::openclaw::OpenClaw;
+    use agent_mux_sessions::context::Context;
+    let (built, db) = sqlite_home();
+    let captures = add_real_captures(&db);
+    assert_eq!(captures.len(), 4);
+    let tmp = tempfile::tempdir().unwrap();
+    let generated = crate::index::generated_home_of(&tmp.path().join("home"), 150, 3, "openclaw");
+    // The messages: the captures' 3 + 6 + 4 + 3 and the two built sessions' 4 + 2; the
+    // generated store holds 960.
+    for (home, count, least) in [(built.path(), 6, 22), (generated.as_path(), 150, 900)] {
+        let ctx = Context::with_env(Env::with_home(home));
+        let source = (OpenClaw.sources(&ctx).into_iter())
+            .find(|s| s.path.ends_with("openclaw-agent.sqlite"))
+            .unwrap();
+        let ids: Vec<String> = {
+            let c = Connection::open(&source.path).unwrap();
+            let mut st = c
+                .prepare("SELECT session_id FROM session_windows ORDER BY session_id")
+                .unwrap();
+            let rows = st.query_map([], |r| r.get(0)).unwrap();
+            rows.map(|r| r.unwrap()).collect()
+        };
+        assert_eq!(ids.len(), count);
+        let alone = |id: &str| OpenClaw.load(&ctx, id, Mode::Full).unwrap();
+        // Newest id first, one the database does not hold among them.
+        let mut asked: Vec<&str> = ids.iter().rev().map(String::as_str).collect();
+        asked.insert(count / 2, "0199f000-aaaa-7bbb-8ccc-0000000000ff");
+        let many = OpenClaw.many_sessions().unwrap();
+        let got = many.sessions_of(&ctx, &source, &asked).unwrap();
+        let got_ids: Vec<&str> = got.iter().map(|s| s.summary.session_id.as_str()).collect();
+        let held: Vec<&str> = ids.iter().rev().map(String::as_str).collect();
+        assert_eq!(got_ids, held);
+        let mut messages = 0;
+        for s in &got {
+            let one = alone(&s.summary.session_id);
+            assert_eq!(s.summary, one.summary);
+            assert_eq!(s.messages, one.messages);
+            assert_eq!(s.raw, one.raw);
+            assert_eq!(*s, one);
+            messages += s.messages.len();
+        }
+        assert!(messages >= least, "{messages} messages compared");
+        let summaries = many.summaries_of(&ctx, &source, &asked).unwrap();
+        let want: Vec<_> = got.iter().map(|s| s.summary.clone()).collect();
+        assert_eq!(summaries, want);
+        let every = OpenClaw.load_source(&ctx, &source).unwrap();
+        let every_ids: Vec<&str> = every
+            .iter()
+            .map(|s| s.summary.session_id.as_str())
+            .collect();
+        assert_eq!(every_ids, ids);
+        assert!(every.iter().all(|s| *s == alone(&s.summary.session_id)));
+    }
+}

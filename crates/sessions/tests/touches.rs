@@ -695,3 +695,47 @@ fn the_index_cuts_touched_as_the_stores_do() {
     }
     assert!(compared > 40, "{compared} sessions compared");
 }
+
+/// The recap through the index (built by its first call, then answered from it) counts the files
+/// edited exactly as a read of the stores does: the same files, edits, lines and sessions, for a
+/// day, a week, a month and the whole of a generated home.
+#[test]
+fn the_recap_from_the_index_counts_the_files_as_the_stores_do() {
+    use agent_mux_sessions::options::ListOptions;
+    use agent_mux_sessions::recap::RecapOptions;
+    let tmp = tempfile::tempdir().unwrap();
+    let home = generated_home(&tmp.path().join("home"), 300, 9);
+    let cache = tmp.path().join("cache");
+    let env = Env::with_home(&home);
+    let (with, without) = (client_in(Some(&cache)), client_in(None));
+    let all = ListOptions {
+        limit: 1,
+        ..ListOptions::default()
+    };
+    let newest = without.list_all(env.clone(), &all).unwrap()[0].updated_at;
+    // The files edited and the sessions of each period, as a read of this home's stores
+    // (seed 9) gives them.
+    for (days, files, sessions) in [(1, 1, 4), (7, 33, 37), (30, 159, 170), (400, 270, 300)] {
+        let opts = RecapOptions {
+            since: Some(newest - chrono::Duration::days(days)),
+            sessions_per_file: Some(1000),
+            ..RecapOptions::default()
+        };
+        let want = without.recap(env.clone(), &opts).unwrap();
+        let edited: Vec<_> = (want.projects.iter()).flat_map(|p| &p.files).collect();
+        assert_eq!(
+            (edited.len(), want.session_count),
+            (files, sessions),
+            "{days} days"
+        );
+        assert!(edited.iter().all(|f| f.edits > 0 && !f.sessions.is_empty()));
+        assert!(
+            edited.iter().any(|f| f.added + f.removed > 0),
+            "{days} days"
+        );
+        for round in 0..2 {
+            let got = with.recap(env.clone(), &opts).unwrap();
+            assert_eq!(got, want, "{days} days, round {round}");
+        }
+    }
+}

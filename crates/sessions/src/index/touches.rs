@@ -161,56 +161,35 @@ pub struct Touched {
     pub doc: Option<i64>,
 }
 
-/// Which touches of a document to read: those of the paths named (`Wanted`), or every one,
-/// each path read from `touch_path` once per call (`Every`, the paths read so far).
-enum Paths<'a> {
-    Wanted(&'a HashMap<i64, String>),
-    Every(HashMap<i64, String>),
-}
-
 /// The touches of `doc` whose path `paths` names, with the requests that led to them.
-fn touches_of_doc(conn: &Connection, doc: i64, paths: &mut Paths) -> Result<SessionTouches, Fault> {
-    match packed_of(conn, doc)? {
-        Some(packed) => resolved(conn, packed, paths, &|_| true),
-        None => Ok(SessionTouches::default()),
-    }
+fn touches_of_doc(
+    conn: &Connection,
+    doc: i64,
+    paths: &HashMap<i64, String>,
+) -> Result<SessionTouches, Fault> {
+    Ok(match packed_of(conn, doc)? {
+        Some(packed) => resolved(packed, paths),
+        None => SessionTouches::default(),
+    })
 }
 
-/// The touches `packed` whose path `paths` names and that `keep` accepts, with their paths and
-/// the requests that led to them.
+/// The touches `packed` whose path `paths` names, with their paths and the requests that led
+/// to them.
 fn resolved(
-    conn: &Connection,
     (packed, requests): codec::PackedTouches,
-    paths: &mut Paths,
-    keep: &dyn Fn(&Touch) -> bool,
-) -> Result<SessionTouches, Fault> {
-    let mut path_of = conn.prepare_cached("SELECT path FROM touch_path WHERE id = ?1")?;
-    let mut touches = Vec::with_capacity(packed.len());
-    for (id, mut t) in packed {
-        if !keep(&t) {
-            continue;
-        }
-        t.path = match paths {
-            Paths::Wanted(wanted) => match wanted.get(&id) {
-                Some(p) => p.clone(),
-                None => continue,
-            },
-            Paths::Every(read) => match read.get(&id) {
-                Some(p) => p.clone(),
-                None => {
-                    let p: String = path_of.query_row([id], |r| r.get(0))?;
-                    read.insert(id, p.clone());
-                    p
-                }
-            },
-        };
-        touches.push(t);
-    }
+    paths: &HashMap<i64, String>,
+) -> SessionTouches {
+    let touches: Vec<Touch> = (packed.into_iter())
+        .filter_map(|(id, mut t)| {
+            t.path = paths.get(&id)?.clone();
+            Some(t)
+        })
+        .collect();
     let wanted: HashSet<u64> = touches.iter().filter_map(|t| t.request_index).collect();
     let requests = (requests.into_iter())
         .filter(|(i, _)| wanted.contains(i))
         .collect();
-    Ok(SessionTouches { touches, requests })
+    SessionTouches { touches, requests }
 }
 
 /// The sessions of `agents` (by name) among the sources `sources` (ids) that touched a path
@@ -276,7 +255,7 @@ pub fn lookup(
         .map_err(|_| undecodable())?;
         let mut touches = match read {
             Read::Heads => SessionTouches::default(),
-            _ => touches_of_doc(conn, id, &mut Paths::Wanted(&paths))?,
+            _ => touches_of_doc(conn, id, &paths)?,
         };
         if let Read::Cut(c) = read {
             (touches.touches).retain(|t| (c.keep)(t, summary.updated_at));
@@ -351,41 +330,66 @@ fn newest_sessions(found: &[Touched], limit: usize) -> HashSet<String> {
 }
 
 /// The touches `keep` accepts of the documents of `agent` whose session id is in `ids` (the
-/// recap's files), found by the hash of each id; each with the head of its summary
-/// (`SessionSummary::new`).
+/// recap's files), each with the head of its summary (`SessionSummary::new`). Read in two
+/// statements whatever the number of sessions: their documents' touches, found by the hashes of
+/// the ids, then the paths those touches name.
 pub fn of_sessions(
     conn: &Connection,
     agent: &str,
     ids: &std::collections::HashSet<&str>,
     keep: &dyn Fn(&Touch) -> bool,
 ) -> Result<Vec<Touched>, Fault> {
-    let mut by_key = conn.prepare_cached(
-        "SELECT t.doc, d.agent, d.summary, t.touches FROM touch_set t JOIN doc d ON d.id = t.doc
-         WHERE t.session = ?1",
+    let mut keys: Vec<i64> = ids.iter().map(|id| session_key(id)).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let mut by_keys = conn.prepare_cached(
+        "SELECT t.doc, d.summary, t.touches FROM touch_set t JOIN doc d ON d.id = t.doc
+         WHERE t.session IN (SELECT value FROM json_each(?1)) AND d.agent = ?2",
     )?;
-    // Many sessions of a period touch the same files.
-    let mut paths = Paths::Every(HashMap::default());
-    let mut out = Vec::new();
-    for sid in ids {
-        let mut rows = by_key.query([session_key(sid)])?;
-        while let Some(r) = rows.next()? {
-            if r.get_ref(1)?.as_str()? != agent {
-                continue;
-            }
-            let summary =
-                codec::decode_summary_head(r.get_ref(2)?.as_blob()?).map_err(|_| undecodable())?;
-            // Another session of the same hash.
-            if summary.session_id != *sid {
-                continue;
-            }
-            let packed = codec::decode_touches(r.get_ref(3)?.as_blob()?).map_err(|_| broken())?;
-            out.push(Touched {
-                agent: agent.to_string(),
-                summary,
-                touches: resolved(conn, packed, &mut paths, keep)?,
-                doc: Some(r.get(0)?),
-            });
+    let mut rows = by_keys.query(params![json_ints(&keys), agent])?;
+    let mut found = Vec::new();
+    let mut path_ids: HashSet<i64> = HashSet::default();
+    while let Some(r) = rows.next()? {
+        let summary =
+            codec::decode_summary_head(r.get_ref(1)?.as_blob()?).map_err(|_| undecodable())?;
+        // Another session of the same hash.
+        if !ids.contains(summary.session_id.as_str()) {
+            continue;
         }
+        let (mut touches, requests) =
+            codec::decode_touches(r.get_ref(2)?.as_blob()?).map_err(|_| broken())?;
+        touches.retain(|(_, t)| keep(t));
+        path_ids.extend(touches.iter().map(|(p, _)| *p));
+        found.push((r.get::<_, i64>(0)?, summary, (touches, requests)));
+    }
+    let paths = paths_named(conn, &path_ids)?;
+    if paths.len() != path_ids.len() {
+        return Err(Fault::Broken("a stored touch names no path".into()));
+    }
+    let touched = (found.into_iter()).map(|(doc, summary, packed)| Touched {
+        agent: agent.to_string(),
+        summary,
+        touches: resolved(packed, &paths),
+        doc: Some(doc),
+    });
+    Ok(touched.collect())
+}
+
+/// The paths of the ids `ids`, in one statement.
+fn paths_named(conn: &Connection, ids: &HashSet<i64>) -> Result<HashMap<i64, String>, Fault> {
+    let ids: Vec<i64> = ids.iter().copied().collect();
+    let mut st = conn.prepare_cached(
+        "SELECT id, path FROM touch_path WHERE id IN (SELECT value FROM json_each(?1))",
+    )?;
+    let mut rows = st.query([json_ints(&ids)])?;
+    let mut out = HashMap::default();
+    while let Some(r) = rows.next()? {
+        out.insert(r.get(0)?, r.get(1)?);
     }
     Ok(out)
+}
+
+/// `v` as a JSON array, the list `json_each` reads.
+fn json_ints(v: &[i64]) -> String {
+    serde_json::to_string(v).expect("integers serialise")
 }

@@ -5,7 +5,12 @@
 //! entry `entry_json`, `label`/`display_name`, fork lineage), and `transcript_events` the Pi-style
 //! records by `seq` (0 = header), each inline in `event_json` or zstd-compressed in `event_zstd`.
 //! Columns are detected, so a database missing an optional column still reads.
-use rusqlite::{params_from_iter, Connection};
+//!
+//! Many sessions are read in two steps (`build_all`): their rows one after another on the one
+//! connection (its read transaction is one snapshot, so every session is of the same commit),
+//! then decoded and built in parallel, a bounded batch at a time.
+use rayon::prelude::*;
+use rusqlite::{Connection, Row};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -42,7 +47,9 @@ fn col(cols: &[String], alias: &str, name: &str) -> String {
     }
 }
 
-fn windows(conn: &Connection, path: &Path, only: Option<&str>) -> Result<Vec<Window>> {
+/// The windows of `only` (in that order; an id the database does not hold gives none), or of
+/// every session by id.
+fn windows(conn: &Connection, path: &Path, only: Option<&[&str]>) -> Result<Vec<Window>> {
     if !has_table(conn, "session_windows") || !has_table(conn, "transcript_events") {
         return Err(Error::parse(
             path.display(),
@@ -73,63 +80,91 @@ fn windows(conn: &Connection, path: &Path, only: Option<&str>) -> Result<Vec<Win
     );
     let parse = |e: rusqlite::Error| Error::parse(path.display(), e);
     let mut stmt = conn.prepare(&sql).map_err(parse)?;
-    let rows = stmt
-        .query_map(params_from_iter(only.iter()), |r| {
-            let id: String = r.get(0)?;
-            let current: Option<String> = r.get(9)?;
-            let is_current = current.as_deref() == Some(id.as_str());
-            let entry: Option<String> = r.get(10)?;
-            let title = [r.get::<_, Option<String>>(7)?, r.get(8)?, r.get(6)?]
-                .into_iter()
-                .flatten()
-                .find(|t| !t.trim().is_empty());
-            Ok(Window {
-                session_key: r.get(1)?,
-                previous_session_id: r.get(2)?,
-                reason: r.get(3)?,
-                created_at: r.get(4)?,
-                updated_at: r.get(5)?,
-                title,
-                entry: entry
-                    .filter(|_| is_current)
-                    .and_then(|e| serde_json::from_str(&e).ok()),
-                fork_source: r.get::<_, Option<String>>(11)?.filter(|_| is_current),
-                session_id: id,
-            })
-        })
-        .map_err(parse)?;
-    rows.collect::<std::result::Result<Vec<_>, _>>()
-        .map_err(parse)
+    let Some(ids) = only else {
+        let rows = stmt.query_map([], window).map_err(parse)?;
+        return rows.collect::<rusqlite::Result<Vec<_>>>().map_err(parse);
+    };
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        for w in stmt.query_map([id], window).map_err(parse)? {
+            out.push(w.map_err(parse)?);
+        }
+    }
+    Ok(out)
 }
 
-/// The session's records in `seq` order, decompressing zstd events. An event that cannot be
-/// decoded counts as a bad line, as a torn JSONL line would.
-fn events(conn: &Connection, path: &Path, session_id: &str) -> Result<TreeDoc> {
+/// One row of `windows`' query.
+fn window(r: &Row<'_>) -> rusqlite::Result<Window> {
+    let id: String = r.get(0)?;
+    let current: Option<String> = r.get(9)?;
+    let is_current = current.as_deref() == Some(id.as_str());
+    let entry: Option<String> = r.get(10)?;
+    let title = [r.get::<_, Option<String>>(7)?, r.get(8)?, r.get(6)?]
+        .into_iter()
+        .flatten()
+        .find(|t| !t.trim().is_empty());
+    Ok(Window {
+        session_key: r.get(1)?,
+        previous_session_id: r.get(2)?,
+        reason: r.get(3)?,
+        created_at: r.get(4)?,
+        updated_at: r.get(5)?,
+        title,
+        entry: entry
+            .filter(|_| is_current)
+            .and_then(|e| serde_json::from_str(&e).ok()),
+        fork_source: r.get::<_, Option<String>>(11)?.filter(|_| is_current),
+        session_id: id,
+    })
+}
+
+/// One `transcript_events` row as stored: its JSON inline, or zstd-compressed with its size.
+struct Event {
+    inline: Option<String>,
+    packed: Option<Vec<u8>>,
+    size: Option<i64>,
+}
+
+/// The session's rows in `seq` order, as stored (decoded by `decode`).
+fn events(conn: &Connection, path: &Path, session_id: &str) -> Result<Vec<Event>> {
     let parse = |e: rusqlite::Error| Error::parse(path.display(), e);
     let mut stmt = conn
-        .prepare(
+        .prepare_cached(
             "SELECT event_json, event_zstd, event_utf8_bytes FROM transcript_events \
              WHERE session_id = ?1 ORDER BY seq",
         )
         .map_err(parse)?;
-    let mut rows = stmt.query([session_id]).map_err(parse)?;
-    let mut records = Vec::new();
+    let rows = stmt
+        .query_map([session_id], |r| {
+            Ok(Event {
+                inline: r.get(0)?,
+                packed: r.get(1)?,
+                size: r.get(2)?,
+            })
+        })
+        .map_err(parse)?;
+    rows.collect::<rusqlite::Result<Vec<_>>>().map_err(parse)
+}
+
+/// How many bytes a compressed event may decompress to: its recorded size, within OpenClaw's
+/// bound.
+fn decompressed_cap(size: Option<i64>) -> usize {
+    size.and_then(|s| usize::try_from(s).ok())
+        .unwrap_or(MAX_EVENT_BYTES)
+        .clamp(1, MAX_EVENT_BYTES)
+}
+
+/// The session's records, decompressing zstd events. An event that cannot be decoded counts as
+/// a bad line, as a torn JSONL line would.
+fn decode(events: Vec<Event>) -> TreeDoc {
+    let mut records = Vec::with_capacity(events.len());
     let mut bad = 0;
-    while let Some(r) = rows.next().map_err(parse)? {
-        let inline: Option<String> = r.get(0).map_err(parse)?;
-        let packed: Option<Vec<u8>> = r.get(1).map_err(parse)?;
-        let size: Option<i64> = r.get(2).map_err(parse)?;
-        let value = match (inline, packed) {
+    for e in events {
+        let value = match (e.inline, e.packed) {
             (Some(text), _) => serde_json::from_str::<Value>(&text).ok(),
-            (None, Some(blob)) => {
-                let cap = size
-                    .and_then(|s| usize::try_from(s).ok())
-                    .unwrap_or(MAX_EVENT_BYTES)
-                    .clamp(1, MAX_EVENT_BYTES);
-                zstd::bulk::decompress(&blob, cap)
-                    .ok()
-                    .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-            }
+            (None, Some(blob)) => zstd::bulk::decompress(&blob, decompressed_cap(e.size))
+                .ok()
+                .and_then(|b| serde_json::from_slice::<Value>(&b).ok()),
             (None, None) => None,
         };
         match value {
@@ -139,11 +174,11 @@ fn events(conn: &Connection, path: &Path, session_id: &str) -> Result<TreeDoc> {
     }
     let mut doc = TreeDoc::from_records(records);
     doc.bad_lines = bad;
-    Ok(doc)
+    doc
 }
 
-fn build(conn: &Connection, path: &Path, w: Window, want_raw: bool) -> Result<Session> {
-    let doc = events(conn, path, &w.session_id)?;
+fn build(path: &Path, w: Window, events: Vec<Event>, want_raw: bool) -> Result<Session> {
+    let doc = decode(events);
     let created = w
         .created_at
         .and_then(chrono::DateTime::from_timestamp_millis)
@@ -187,6 +222,31 @@ fn build(conn: &Connection, path: &Path, w: Window, want_raw: bool) -> Result<Se
     Ok(session)
 }
 
+/// How many sessions' rows are held at once, read and waiting to be built.
+const BATCH: usize = 64;
+
+/// The sessions of `windows`, in their order; a session whose rows cannot be read or built is
+/// left out (one bad session must not hide the others). The rows are read on `conn`, one
+/// session after another, and each batch is decoded and built in parallel.
+fn build_all(conn: &Connection, path: &Path, windows: Vec<Window>, want_raw: bool) -> Vec<Session> {
+    let mut out = Vec::with_capacity(windows.len());
+    let mut windows = windows.into_iter();
+    while !windows.as_slice().is_empty() {
+        let batch: Vec<(Window, Vec<Event>)> = (windows.by_ref().take(BATCH))
+            .filter_map(|w| {
+                let events = events(conn, path, &w.session_id).ok()?;
+                Some((w, events))
+            })
+            .collect();
+        out.par_extend(
+            batch
+                .into_par_iter()
+                .filter_map(|(w, events)| build(path, w, events, want_raw).ok()),
+        );
+    }
+    out
+}
+
 /// Summaries of every session in the database; a session whose records cannot be built is left
 /// out (one bad session must not hide the others).
 pub fn summaries(path: &Path) -> Result<Vec<SessionSummary>> {
@@ -203,22 +263,15 @@ pub fn load_all(path: &Path) -> Result<Vec<Session>> {
 fn load_sessions(path: &Path, want_raw: bool) -> Result<Vec<Session>> {
     let conn = open_read_only(path)?;
     let ws = windows(&conn, path, None)?;
-    Ok(ws
-        .into_iter()
-        .filter_map(|w| build(&conn, path, w, want_raw).ok())
-        .collect())
+    Ok(build_all(&conn, path, ws, want_raw))
 }
 
-/// The sessions named in `ids` (those that can be built), as `summaries` and `load_all` read them.
+/// The sessions named in `ids` (those that can be built), in that order, as `summaries` and
+/// `load_all` read them.
 pub fn load_ids(path: &Path, ids: &[&str], want_raw: bool) -> Result<Vec<Session>> {
     let conn = open_read_only(path)?;
-    let mut out = Vec::new();
-    for id in ids {
-        for w in windows(&conn, path, Some(id))? {
-            out.extend(build(&conn, path, w, want_raw).ok());
-        }
-    }
-    Ok(out)
+    let ws = windows(&conn, path, Some(ids))?;
+    Ok(build_all(&conn, path, ws, want_raw))
 }
 
 /// Each session's fingerprint (`read::fingerprint`), in the order `windows` gives them: its
@@ -250,8 +303,14 @@ pub fn fingerprints(path: &Path) -> Result<Vec<(String, Fingerprint)>> {
 /// One session by id: `Ok(None)` when this database does not hold it.
 pub fn load(path: &Path, session_id: &str, want_raw: bool) -> Result<Option<Session>> {
     let conn = open_read_only(path)?;
-    match windows(&conn, path, Some(session_id))?.into_iter().next() {
-        Some(w) => build(&conn, path, w, want_raw).map(Some),
+    match windows(&conn, path, Some(&[session_id]))?
+        .into_iter()
+        .next()
+    {
+        Some(w) => {
+            let events = events(&conn, path, &w.session_id)?;
+            build(path, w, events, want_raw).map(Some)
+        }
         None => Ok(None),
     }
 }
@@ -288,20 +347,13 @@ pub fn matching(path: &Path, filter: &crate::query::ByteFilter) -> Result<Vec<Se
             masks.scan(&id, b);
         } else if let rusqlite::types::ValueRef::Blob(blob) = r.get_ref(2).map_err(parse)? {
             let size: Option<i64> = r.get(3).map_err(parse)?;
-            let cap = size
-                .and_then(|s| usize::try_from(s).ok())
-                .unwrap_or(MAX_EVENT_BYTES)
-                .clamp(1, MAX_EVENT_BYTES);
             // An event that cannot be decoded is a bad line when built: it holds no text.
-            if let Ok(b) = zstd::bulk::decompress(blob, cap) {
+            if let Ok(b) = zstd::bulk::decompress(blob, decompressed_cap(size)) {
                 masks.scan(&id, &b);
             }
         }
     }
     drop(rows);
-    Ok(ws
-        .into_iter()
-        .filter(|w| masks.keeps(&w.session_id))
-        .filter_map(|w| build(&conn, path, w, true).ok())
-        .collect())
+    let kept = ws.into_iter().filter(|w| masks.keeps(&w.session_id));
+    Ok(build_all(&conn, path, kept.collect(), true))
 }
