@@ -1,7 +1,7 @@
 // Search: results as you type (debounced; a newer keystroke abandons the request before it), across
 // every agent, with the filters and sort in the address.
 
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { api } from '../lib/api.js'
 import { useListKeys } from '../lib/keys.js'
 import { Filters, filterParams, SessionRow, Loading, ErrorBox, useCompare, CompareBar, openSession } from '../lib/parts.jsx'
@@ -34,7 +34,8 @@ export function SearchPage({ location }) {
   const compare = useCompare()
   const lastChange = useRef(0)
 
-  useEffect(() => {
+  // Asked in the layout phase: an effect would wait for the frame after the keystroke's render.
+  useLayoutEffect(() => {
     if (!q.trim()) {
       setState({ results: null, error: null, loading: false, for: key })
       return undefined
@@ -49,7 +50,7 @@ export function SearchPage({ location }) {
         (data) => setState({ results: data.results, error: null, loading: false, for: key }),
         (error) => error.name !== 'AbortError' && setState({ results: null, error, loading: false, for: key }),
       )
-    }, DEBOUNCE_MS)
+    }, delay)
     return () => {
       clearTimeout(timer)
       controller.abort()
