@@ -3,7 +3,7 @@
 //! `looks_past_dates`), the orders of list and search, and the one price a summary sorts by.
 use std::cmp::Ordering;
 
-use crate::model::SessionSummary;
+use crate::model::{SessionSummary, Timestamp};
 use crate::options::{Archived, Direction, Filters, ListSort, SearchSort};
 
 /// Does a (priced, tagged) summary pass the filters? Dates bound `createdAt`; `model` matches the
@@ -117,12 +117,26 @@ pub fn list_order(
 pub fn search_order(a: &SessionSummary, b: &SessionSummary, by: SearchSort) -> Ordering {
     let score = |s: &SessionSummary| s.relevance_score.unwrap_or(0.0);
     let primary = match by {
-        SearchSort::Relevance => score(b).total_cmp(&score(a)),
+        SearchSort::Relevance => Ordering::Equal,
         SearchSort::Date => b.updated_at.cmp(&a.updated_at),
         SearchSort::Cost => cost_usd(b).total_cmp(&cost_usd(a)),
     };
-    primary
-        .then_with(|| score(b).total_cmp(&score(a)))
-        .then_with(|| b.updated_at.cmp(&a.updated_at))
-        .then_with(|| a.unified_id.cmp(&b.unified_id))
+    primary.then_with(|| {
+        by_relevance((score(a), a.updated_at), (score(b), b.updated_at), || {
+            a.unified_id.cmp(&b.unified_id)
+        })
+    })
+}
+
+/// `search_order` by relevance, of results known by their relevance and updated time, the
+/// order of their unified ids told by `unified` (search ranks matches by it before they are
+/// made summaries).
+pub fn by_relevance(
+    a: (f64, Timestamp),
+    b: (f64, Timestamp),
+    unified: impl FnOnce() -> Ordering,
+) -> Ordering {
+    (b.0.total_cmp(&a.0))
+        .then_with(|| b.1.cmp(&a.1))
+        .then_with(unified)
 }

@@ -215,6 +215,46 @@ fn the_index_answers_as_the_stores_do_on_a_generated_home() {
     assert_eq!(orphans, 0);
 }
 
+/// A word in every session cut to a few results: the index ranks the thousands of matches
+/// before making summaries and makes them only for those it returns, and answers exactly as
+/// the stores' scan does (ids, order, scores, snippets, counts), in a client that watches the
+/// stores too, with Hermes' own engine finding hits beside the index's (they share the scale
+/// every relevance is divided by).
+#[test]
+fn a_broad_word_cut_to_a_few_results_answers_as_the_stores_do() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = generated_home_of(&tmp.path().join("home"), 240, 3, "claude,codex,hermes");
+    let now = chrono::DateTime::parse_from_rfc3339("2026-11-28T12:00:00Z").unwrap();
+    let mut env = Env::with_home(&home).at(now.with_timezone(&chrono::Utc));
+    env.set("AGENT_MUX_WATCH_MIN_SOURCES", "1");
+    let watching = Client::new(ClientOptions {
+        cache: CacheSetting::Dir(tmp.path().join("watched")),
+        watch: true,
+        ..Default::default()
+    });
+    let (with, without) = (indexed(&tmp.path().join("cache")), scanning());
+    for text in [
+        "the",
+        "the first",
+        "the OR kubernetes",
+        "the NOT kubernetes",
+        "th*",
+    ] {
+        let every = search(&without, &env, json!({"text": text, "limit": 100000}));
+        assert!(every.len() > 100, "{text}: {}", every.len());
+        assert!(every.iter().any(|s| s.agent == "hermes"), "{text}");
+        for limit in [1, 2, 7, 50] {
+            let q = json!({"text": text, "limit": limit});
+            let want = search(&without, &env, q.clone());
+            assert_eq!(want.len(), limit, "{q}");
+            // Twice: the first call builds the index, the second reads it.
+            for c in [&with, &watching, &with, &watching] {
+                assert_eq!(search(c, &env, q.clone()), want, "{q}");
+            }
+        }
+    }
+}
+
 /// A Claude JSONL record: a user message `text` in session `sid`, after record `parent`.
 fn claude_line(sid: &str, uuid: &str, parent: Option<&str>, text: &str) -> String {
     json!({

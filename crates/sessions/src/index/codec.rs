@@ -375,17 +375,40 @@ pub fn decode_summary(b: &[u8]) -> R<SessionSummary> {
     Ok(s)
 }
 
-/// The head of a stored summary: its agent, session id (and so unified id) and dates, the rest
-/// left at its defaults. What ranking a hit needs, at a fraction of the cost
-/// of the whole: a broad search ranks thousands of hits to return a few.
-pub fn decode_summary_head(b: &[u8]) -> R<SessionSummary> {
+/// The head of a stored summary, read in place: which session it is and its dates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeadRef<'a> {
+    pub agent: &'a str,
+    pub session_id: &'a str,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// The head of a stored summary without a copy of anything: what ranking a match needs before
+/// it is known to be returned (a broad search ranks thousands of matches to return a few).
+pub fn summary_head_ref(b: &[u8]) -> R<HeadRef<'_>> {
     let mut r = Reader::new(b);
     let (agent, session_id) = (r.str_ref()?, r.str_ref()?);
     r.skip_str()?; // unified id
     r.skip_str()?; // title
     let (created_at, updated_at) = (r.time()?, r.time()?);
+    Ok(HeadRef {
+        agent,
+        session_id,
+        created_at,
+        updated_at,
+    })
+}
+
+/// The head of a stored summary (`summary_head_ref`) as a summary: its agent, session id (and
+/// so unified id) and dates, the rest left at its defaults.
+pub fn decode_summary_head(b: &[u8]) -> R<SessionSummary> {
+    let h = summary_head_ref(b)?;
     Ok(SessionSummary::new(
-        agent, session_id, created_at, updated_at,
+        h.agent,
+        h.session_id,
+        h.created_at,
+        h.updated_at,
     ))
 }
 
@@ -531,6 +554,12 @@ mod tests {
             ("", None, 0)
         );
         assert!(decode_summary_head(&b[..4]).is_err());
+        let r = summary_head_ref(&b).unwrap();
+        assert_eq!(
+            (r.agent, r.session_id, r.created_at, r.updated_at),
+            ("claude", "abc-1", s.created_at, s.updated_at)
+        );
+        assert!(summary_head_ref(&b[..4]).is_err());
     }
 
     #[test]

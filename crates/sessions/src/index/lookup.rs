@@ -102,24 +102,36 @@ pub struct FoundDoc {
     pub counts: Option<Counts>,
     /// Where to ask its side-by-side count, when `find` left it for later.
     pub adjacent_at: Option<At>,
-    summary: Vec<u8>,
-    /// Served from a kept copy: its source is gone.
-    archived: bool,
+    /// Its summary as stored (empty when it may not be a hit).
+    pub summary: StoredSummary,
     /// Whether it may be a hit (`TermLookup::find`'s `among`); else its summary is not read.
     pub may_hit: bool,
 }
 
-impl FoundDoc {
+/// A found session's summary as the index stores it, decoded only as far as it is needed: a
+/// broad search ranks thousands of matches from their heads and returns a few.
+pub struct StoredSummary {
+    bytes: Vec<u8>,
+    /// Served from a kept copy: its source is gone.
+    archived: bool,
+}
+
+impl StoredSummary {
+    /// Which session it is and its dates, read in place.
+    pub fn head_ref(&self) -> Result<codec::HeadRef<'_>, Fault> {
+        codec::summary_head_ref(&self.bytes).map_err(|_| corrupt())
+    }
+
     /// The session's summary as search reports it.
-    pub fn summary(&self) -> Result<SessionSummary, Fault> {
-        let mut s = decode_summary(&self.summary)?;
+    pub fn whole(&self) -> Result<SessionSummary, Fault> {
+        let mut s = decode_summary(&self.bytes)?;
         s.archived = self.archived;
         Ok(s)
     }
 
     /// Its ids and dates only (`SessionSummary::new`), read without the rest.
-    pub fn summary_head(&self) -> Result<SessionSummary, Fault> {
-        let mut s = codec::decode_summary_head(&self.summary).map_err(|_| corrupt())?;
+    pub fn head(&self) -> Result<SessionSummary, Fault> {
+        let mut s = codec::decode_summary_head(&self.bytes).map_err(|_| corrupt())?;
         s.archived = self.archived;
         Ok(s)
     }
@@ -383,11 +395,13 @@ impl Snapshot {
             lengths: codec::decode_lengths(lengths).map_err(|_| corrupt())?,
             counts: f.counts,
             adjacent_at: f.adjacent_at,
-            summary: match may_hit {
-                true => r.get_ref(at + 2)?.as_blob()?.to_vec(),
-                false => Vec::new(),
+            summary: StoredSummary {
+                bytes: match may_hit {
+                    true => r.get_ref(at + 2)?.as_blob()?.to_vec(),
+                    false => Vec::new(),
+                },
+                archived: self.scope.archived.contains(&source),
             },
-            archived: self.scope.archived.contains(&source),
             may_hit,
         }))
     }

@@ -9,12 +9,23 @@ use crate::storage::Fault;
 /// One way of finding hits.
 pub trait HitSource {
     /// Every matching session, scored against the statistics of every session searched. A hit
-    /// may be left pending (`Hit::pending`), its summary as deep as `summary` asks.
-    fn hits(&self, q: &Query, summary: PendingSummary) -> Result<Vec<Hit>, Fault>;
+    /// may be left pending (`Hit::pending`), its summary as deep as `summary` asks. `beside`:
+    /// the results found otherwise (by agents' own engines), which the ranking scales with
+    /// these; a source that returns only the matches a cut can return needs them.
+    fn hits(
+        &self,
+        q: &Query,
+        summary: PendingSummary,
+        beside: &[Beside],
+    ) -> Result<Vec<Hit>, Fault>;
 
     /// The pending hits with these keys completed, in order.
     fn complete_pending(&self, q: &Query, keys: &[u64]) -> Result<Vec<CompletedHit>, Fault>;
 }
+
+/// A result found beside a `HitSource`, as the ranking's scale takes it: how many of the
+/// query's terms it holds, and its text score times its recency.
+pub type Beside = (usize, f64);
 
 /// A matching session with its text score before normalisation and how many of the query's
 /// terms it holds (`Stats::terms`).

@@ -9,8 +9,9 @@
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use super::hits::{CompletedHit, Hit, HitSource, PendingSummary};
-use super::rank::{rank, take_in_order, Examined, ReadSession};
+use super::cut::{self, Ranked};
+use super::hits::{Beside, CompletedHit, Hit, HitSource, PendingSummary};
+use super::rank::{rank, take_in_order, Examined, Matched, ReadSession};
 use super::scan;
 use super::score::{
     adjacency_leaf, analyse, recency, snippet, snippet_field, Corpus, Matcher, Stats,
@@ -48,12 +49,17 @@ pub struct Cut {
 }
 
 impl HitSource for Indexed<'_> {
-    fn hits(&self, q: &Query, summary: PendingSummary) -> Result<Vec<Hit>, Fault> {
+    fn hits(
+        &self,
+        q: &Query,
+        summary: PendingSummary,
+        beside: &[Beside],
+    ) -> Result<Vec<Hit>, Fault> {
         let later = self.cut.is_some() && adjacency_leaf(q).is_some();
         let found = self.lookup.find(q, later, self.among)?;
         let (counted, unsure): (Vec<FoundDoc>, Vec<FoundDoc>) =
             found.into_iter().partition(|f| f.counts.is_some());
-        let mut read = from_counts(q, counted, summary)?;
+        let mut read = from_counts(q, counted);
         let fields = (read.iter())
             .filter(|(_, _, r)| r.hit.is_some())
             .filter_map(|(id, _, r)| Some((*id, snippet_field(q, &r.stats.tf)?)))
@@ -70,10 +76,10 @@ impl HitSource for Indexed<'_> {
             by_source(read),
             self.kept,
         );
-        if let (Some(cut), true) = (self.cut, later) {
-            count_side_by_side(self.lookup, q, cut, &mut examined)?;
+        if let Some(cut) = self.cut {
+            cut_matches(self.lookup, q, cut, beside, &mut examined)?;
         }
-        Ok(rank(q, examined.into_iter()))
+        rank(q, examined.into_iter(), summary)
     }
 
     /// The sessions of hits left pending by `from_counts`, read for their snippets. A session
@@ -179,62 +185,71 @@ fn examined(
         .collect()
 }
 
-/// The side-by-side counts `find` left for later, of the matching sessions that may rank among
-/// the first `cut.limit`; the others' stay 0, and those sessions are never returned.
-///
-/// Every match's score lies between its bounds (`Corpus::bounds`), times its recency. Take the
-/// best `limit` distinct sessions by their least score: the last one's is the floor. Those
-/// `limit` sessions score at least the floor, so a session whose most is below it ranks after
-/// them (and after them still with its count left at 0), and the ranking and the best score
-/// (which scales every relevance) are those the full counts give; every other session gets its
-/// count. Ties at the floor are counted.
-fn count_side_by_side(
+/// The cut (`Cut`), made on the matches before any is made a summary, in one list of them: the
+/// side-by-side counts `find` left for later, of the matches that may rank among the first
+/// `cut.limit` (`cut::may_rise_into`: the others' stay 0, and those are never returned); then
+/// the matches ranking cannot return (`cut::returnable`) are hits no longer, and are never made
+/// summaries.
+fn cut_matches(
     lookup: &dyn TermLookup,
     q: &Query,
     cut: Cut,
+    beside: &[Beside],
     examined: &mut [Examined],
 ) -> Result<(), Fault> {
     let corpus = Corpus::of(q, examined);
-    let need: Vec<(usize, usize)> = {
-        // Each match's least and most score, its session and its place.
-        let mut matches: Vec<(f64, f64, &str, (usize, usize))> = Vec::new();
+    let (counted, kept) = {
+        // Each match's place and what the cut knows of it.
+        let mut places: Vec<(usize, usize)> = Vec::new();
+        let mut matches: Vec<Ranked> = Vec::new();
         for (i, e) in examined.iter().enumerate() {
             for (j, r) in e.read.iter().enumerate() {
                 let Some(hit) = &r.hit else {
                     continue;
                 };
-                let recency = recency(hit.updated_at, cut.now);
-                let (least, most) = corpus.bounds(q, &r.stats, r.adjacent_at.is_some());
-                let at = (i, j);
-                matches.push((least * recency, most * recency, &hit.unified_id, at));
+                let head = hit.head()?;
+                let (score, most) = corpus.bounds(q, &r.stats, r.adjacent_at.is_some());
+                places.push((i, j));
+                matches.push(Ranked {
+                    head,
+                    score,
+                    most,
+                    terms: r.stats.terms(q),
+                    recency: recency(head.1, cut.now),
+                });
             }
         }
-        let mut by_least: Vec<usize> = (0..matches.len()).collect();
-        by_least.sort_unstable_by(|&a, &b| matches[b].0.total_cmp(&matches[a].0));
-        let mut seen: HashSet<&str> = HashSet::default();
-        let mut floor = f64::NEG_INFINITY;
-        for k in by_least {
-            if seen.insert(matches[k].2) && seen.len() == cut.limit {
-                floor = matches[k].0;
-                break;
-            }
+        let rise = cut::may_rise_into(&matches, cut.limit);
+        let at: Vec<At> = (rise.iter())
+            .filter_map(|&k| examined[places[k].0].read[places[k].1].adjacent_at)
+            .collect();
+        let counts = lookup.side_by_side(q, &at)?;
+        let mut counted = Vec::with_capacity(rise.len());
+        for (&k, n) in rise.iter().zip(counts) {
+            let (i, j) = places[k];
+            let mut stats = examined[i].read[j].stats.clone();
+            stats.adjacent_tf = n;
+            matches[k].score = corpus.score(q, &stats);
+            counted.push(((i, j), n));
         }
-        // A margin for the last bits of floating point: counting one more costs nothing.
-        let floor = floor - floor.abs() * 1e-9;
-        (matches.iter())
-            .filter(|m| m.1 >= floor)
-            .map(|m| m.3)
-            .filter(|&(i, j)| examined[i].read[j].adjacent_at.is_some())
-            .collect()
+        let kept: Vec<(usize, usize)> = (cut::returnable(&matches, beside, cut.limit).into_iter())
+            .map(|k| places[k])
+            .collect();
+        (counted, kept)
     };
-    let at: Vec<At> = (need.iter())
-        .filter_map(|&(i, j)| examined[i].read[j].adjacent_at)
-        .collect();
-    let counts = lookup.side_by_side(q, &at)?;
-    for ((i, j), n) in need.into_iter().zip(counts) {
+    for ((i, j), n) in counted {
         let r = &mut examined[i].read[j];
         r.stats.adjacent_tf = n;
         r.adjacent_at = None;
+    }
+    // `kept` is in place order, as the matches are visited.
+    let mut kept = kept.into_iter().peekable();
+    for (i, e) in examined.iter_mut().enumerate() {
+        for (j, r) in e.read.iter_mut().enumerate() {
+            if r.hit.is_some() && kept.next_if_eq(&(i, j)).is_none() {
+                r.hit = None;
+            }
+        }
     }
     Ok(())
 }
@@ -242,37 +257,26 @@ fn count_side_by_side(
 /// Sessions of the sources searched, per source, in doc id order.
 type BySource = HashMap<SourceId, Vec<ReadSession>>;
 
-/// The statistics of the sessions the postings counted; the summaries of those that match as
-/// much as `summary` asks. Their snippets are left for later.
-///
-/// On the calling thread: a summary is a small decode, and one made on another thread is freed
-/// on this one (by the cut), which costs more than the decode saves in parallel.
-fn from_counts(
-    q: &Query,
-    docs: Vec<FoundDoc>,
-    summary: PendingSummary,
-) -> Result<Vec<(DocId, SourceId, ReadSession)>, Fault> {
+/// The statistics of the sessions the postings counted, with the stored summaries of those
+/// that match. Their snippets are left for later.
+fn from_counts(q: &Query, docs: Vec<FoundDoc>) -> Vec<(DocId, SourceId, ReadSession)> {
     docs.into_iter()
-        .map(|mut d| {
-            let counts = d.counts.take().expect("counted");
+        .map(|d| {
+            let counts = d.counts.expect("counted");
             let stats = Stats {
                 tf: counts.tf,
                 adjacent_tf: counts.adjacent,
                 lengths: d.lengths,
                 snippet: None,
             };
-            let hit = match (d.may_hit && stats.matches(q), summary) {
-                (false, _) => None,
-                (true, PendingSummary::Whole) => Some(Box::new(d.summary()?)),
-                (true, PendingSummary::Head) => Some(Box::new(d.summary_head()?)),
-            };
+            let hit = (d.may_hit && stats.matches(q)).then_some(Matched::Stored(d.summary));
             let read = ReadSession {
                 stats,
                 hit,
                 later: Some(d.id as u64),
                 adjacent_at: d.adjacent_at,
             };
-            Ok((d.id, d.source, read))
+            (d.id, d.source, read)
         })
         .collect()
 }

@@ -26,6 +26,7 @@ use crate::selection;
 use crate::storage::{CallSources, Documents, Fault, Storage};
 
 pub mod corpus;
+pub mod cut;
 pub mod hits;
 pub mod indexed;
 pub mod rank;
@@ -186,8 +187,15 @@ fn run_on(
     if q.cancel.is_cancelled() {
         return Ok(Vec::new());
     }
+    // The natively found results `dedupe` keeps (no other source finds their sessions), as the
+    // ranking's scale takes them: with them, a source that returns only the matches the cut can
+    // return ranks those as it would rank them all.
+    let beside = match ctx.env.now() {
+        Some(now) => beside(&found, now),
+        None => Vec::new(),
+    };
     let (summaries, hits): (Vec<Box<SessionSummary>>, Vec<_>) = hit_source
-        .hits(query, pending)?
+        .hits(query, pending, &beside)?
         .into_iter()
         .map(|h| (h.summary, (h.score, h.terms, h.pending)))
         .unzip();
@@ -287,16 +295,15 @@ struct Scale {
 impl Scale {
     /// From each hit's score as it stands, times its recency.
     fn of(found: &[Found], recency: &[f64]) -> Scale {
-        let max = found
-            .iter()
-            .zip(recency)
-            .map(|(f, r)| f.score * r)
-            .fold(0.0_f64, f64::max);
+        Scale::new((found.iter().zip(recency)).map(|(f, r)| (f.terms, f.score * r)))
+    }
+
+    /// From each hit's terms and weighted score (its score times its recency).
+    fn new(hits: impl Iterator<Item = (usize, f64)> + Clone) -> Scale {
+        let max = hits.clone().map(|(_, w)| w).fold(0.0_f64, f64::max);
         let mut scale = Scale { max, top: 1.0 };
-        scale.top = found
-            .iter()
-            .zip(recency)
-            .map(|(f, r)| scale.tiered(f.terms, f.score * r))
+        scale.top = hits
+            .map(|(terms, w)| scale.tiered(terms, w))
             .fold(0.0_f64, f64::max);
         scale
     }
@@ -312,11 +319,9 @@ impl Scale {
 
     fn relevance(&self, terms: usize, weighted: f64) -> f64 {
         let t = self.tiered(terms, weighted);
-        if self.top > 0.0 {
-            t / self.top
-        } else {
-            1.0
-        }
+        let score = if self.top > 0.0 { t / self.top } else { 1.0 };
+        // Rounded so equal scores compare equal whatever the summation order.
+        (score * 1e9).round() / 1e9
     }
 }
 
@@ -391,9 +396,18 @@ fn join_native(
 }
 
 /// One result per session (a session seen in two sources, or two hits joined to the same
-/// listed session): the best score wins, the first of equal ones. Found by hashing, not sorting:
-/// a word in every session makes thousands of results, seldom two of one session.
+/// listed session): the best score wins, the first of equal ones.
 fn dedupe(v: Vec<Found>) -> Vec<Found> {
+    let kept = best_per_session(&v);
+    if kept.len() == v.len() {
+        return v;
+    }
+    take_in_order(v, kept)
+}
+
+/// The positions (ascending) of the results `dedupe` keeps. Found by hashing, not sorting: a
+/// word in every session makes thousands of results, seldom two of one session.
+fn best_per_session(v: &[Found]) -> Vec<usize> {
     let mut best: FxHashMap<&str, usize> = FxHashMap::default();
     best.reserve(v.len());
     for (i, f) in v.iter().enumerate() {
@@ -408,12 +422,18 @@ fn dedupe(v: Vec<Found>) -> Vec<Found> {
             }
         }
     }
-    if best.len() == v.len() {
-        return v;
-    }
     let mut kept: Vec<usize> = best.into_values().collect();
     kept.sort_unstable();
-    take_in_order(v, kept)
+    kept
+}
+
+/// What `finish` scales relevances by of the results `found` (those `dedupe` keeps), ranked at
+/// `now`: their terms and weighted scores.
+fn beside(found: &[Found], now: Timestamp) -> Vec<hits::Beside> {
+    (best_per_session(found).into_iter())
+        .map(|i| &found[i])
+        .map(|f| (f.terms, f.score * score::recency(f.summary.updated_at, now)))
+        .collect()
 }
 
 /// Each result's recency factor at `now` (when not known: the newest result's time).
@@ -434,9 +454,7 @@ fn recencies(found: &[Found], now: Option<Timestamp>) -> Vec<f64> {
 fn finish(mut found: Vec<Found>, recency: &[f64], q: &SearchQuery) -> Vec<Found> {
     let scale = Scale::of(&found, recency);
     for (f, r) in found.iter_mut().zip(recency) {
-        let score = scale.relevance(f.terms, f.score * r);
-        // Rounded so equal scores compare equal whatever the summation order.
-        f.summary.relevance_score = Some((score * 1e9).round() / 1e9);
+        f.summary.relevance_score = Some(scale.relevance(f.terms, f.score * r));
     }
     // The order ends on the unified id, unique here: the first `limit` of it are found without
     // sorting the rest.

@@ -1,11 +1,11 @@
 //! Ranking, where both ways of finding hits end: the statistics of every session examined are
 //! summed into the corpus statistics (`Corpus`), and each matching session is scored against
 //! them, so the scan and the index rank alike.
-use super::hits::{Hit, Pending};
+use super::hits::{Hit, Pending, PendingSummary};
 use super::score::{Corpus, Stats};
-use crate::model::SessionSummary;
+use crate::model::{SessionSummary, Timestamp};
 use crate::query::Query;
-use crate::storage::At;
+use crate::storage::{At, Fault, StoredSummary};
 
 /// One searched source as ranking sees it: how many sessions it holds, and the statistics of
 /// those that were read, with the summaries of those that match.
@@ -17,8 +17,8 @@ pub struct Examined {
 /// A session that was read (or whose statistics the index holds).
 pub struct ReadSession {
     pub stats: Stats,
-    /// The summary, when the session matches (boxed, as in `Hit`).
-    pub hit: Option<Box<SessionSummary>>,
+    /// The summary, when the session matches.
+    pub hit: Option<Matched>,
     /// Set when the statistics lack the snippet: the session's key, to read it by.
     pub later: Option<u64>,
     /// Set when its side-by-side count was left for later (`stats.adjacent_tf` is 0 until
@@ -26,12 +26,49 @@ pub struct ReadSession {
     pub adjacent_at: Option<At>,
 }
 
+/// The summary of a matching session: read with it, or as the index stores it, made into a
+/// summary only if the match may be returned.
+pub enum Matched {
+    /// Boxed, as in `Hit`.
+    Read(Box<SessionSummary>),
+    Stored(StoredSummary),
+}
+
+/// The session a match stands for (its unified id, as its agent and session id) and its
+/// updated time: what ranking needs of its summary.
+pub type Head<'a> = ((&'a str, &'a str), Timestamp);
+
+impl Matched {
+    /// Which session it is and when it was updated, read in place.
+    pub fn head(&self) -> Result<Head<'_>, Fault> {
+        match self {
+            Matched::Read(s) => {
+                let key = s.unified_id.split_once(':').unwrap_or((&s.unified_id, ""));
+                Ok((key, s.updated_at))
+            }
+            Matched::Stored(s) => {
+                let h = s.head_ref()?;
+                Ok(((h.agent, h.session_id), h.updated_at))
+            }
+        }
+    }
+
+    /// The summary, as deep as `depth` asks of a stored one.
+    fn summary(self, depth: PendingSummary) -> Result<Box<SessionSummary>, Fault> {
+        match (self, depth) {
+            (Matched::Read(s), _) => Ok(s),
+            (Matched::Stored(s), PendingSummary::Whole) => Ok(Box::new(s.whole()?)),
+            (Matched::Stored(s), PendingSummary::Head) => Ok(Box::new(s.head()?)),
+        }
+    }
+}
+
 impl ReadSession {
     /// A session analysed whole: nothing left for later.
     pub fn analysed(stats: Stats, hit: Option<Box<SessionSummary>>) -> ReadSession {
         ReadSession {
             stats,
-            hit,
+            hit: hit.map(Matched::Read),
             later: None,
             adjacent_at: None,
         }
@@ -39,8 +76,13 @@ impl ReadSession {
 }
 
 /// Score the matching sessions of every searched source against statistics of them all (the
-/// scan and the index both end here, so they rank alike).
-pub fn rank(q: &Query, examined: impl Iterator<Item = Examined>) -> Vec<Hit> {
+/// scan and the index both end here, so they rank alike). A stored summary is made as deep as
+/// `depth` asks.
+pub fn rank(
+    q: &Query,
+    examined: impl Iterator<Item = Examined>,
+    depth: PendingSummary,
+) -> Result<Vec<Hit>, Fault> {
     let mut corpus = Corpus::for_query(q);
     let mut matched = Vec::new();
     for e in examined {
@@ -54,17 +96,18 @@ pub fn rank(q: &Query, examined: impl Iterator<Item = Examined>) -> Vec<Hit> {
     }
     matched
         .into_iter()
-        .map(|(st, mut summary, later)| {
+        .map(|(st, matched, later)| {
+            let mut summary = matched.summary(depth)?;
             summary.match_count = Some(st.match_count(q));
             summary.snippet = st.snippet.clone();
             let score = corpus.score(q, &st);
             let pending = later.map(|key| Pending { key });
-            Hit {
+            Ok(Hit {
                 score,
                 terms: st.terms(q),
                 summary,
                 pending,
-            }
+            })
         })
         .collect()
 }

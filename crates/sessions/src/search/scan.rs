@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 use std::collections::HashSet;
 
-use super::hits::{CompletedHit, Hit, HitSource, PendingSummary};
+use super::hits::{Beside, CompletedHit, Hit, HitSource, PendingSummary};
 use super::rank::{rank, Examined, ReadSession};
 use super::score::{analyse, Matcher};
 use crate::agents::{Agent, Source};
@@ -28,8 +28,8 @@ pub struct Scan<'a> {
 pub type Kept = (&'static dyn Agent, Source, HashSet<String>);
 
 impl HitSource for Scan<'_> {
-    fn hits(&self, q: &Query, _: PendingSummary) -> Result<Vec<Hit>, Fault> {
-        Ok(scan(self.ctx, self.agents, self.kept, q))
+    fn hits(&self, q: &Query, _: PendingSummary, _: &[Beside]) -> Result<Vec<Hit>, Fault> {
+        scan(self.ctx, self.agents, self.kept, q)
     }
 
     /// The scan leaves no hit pending: there is nothing to complete.
@@ -110,7 +110,12 @@ fn examine(
 }
 
 /// Search the sources of `agents`.
-fn scan(ctx: &Context, agents: &[&'static dyn Agent], kept: &[Kept], q: &Query) -> Vec<Hit> {
+fn scan(
+    ctx: &Context,
+    agents: &[&'static dyn Agent],
+    kept: &[Kept],
+    q: &Query,
+) -> Result<Vec<Hit>, Fault> {
     let pf = Prefilter::new(q);
     let matcher = Matcher::new(q, &pf);
     let mut work: Vec<(&'static dyn Agent, Source, Option<&HashSet<String>>)> = agents
@@ -126,7 +131,12 @@ fn scan(ctx: &Context, agents: &[&'static dyn Agent], kept: &[Kept], q: &Query) 
                 .map(|(a, src, only)| examine(ctx, *a, src, &matcher, *only))
                 .collect()
         });
-    rank(q, outcomes.into_iter().map(Outcome::examined))
+    // Every summary was read whole with its session.
+    rank(
+        q,
+        outcomes.into_iter().map(Outcome::examined),
+        PendingSummary::Whole,
+    )
 }
 
 /// One source of `a` read and matched, as ranking takes it; `only`: a kept source's archived

@@ -375,3 +375,111 @@ fn tool_inputs_outputs_and_thinking_are_searched() {
     // keys of tool inputs are structure, not text
     assert!(h.search("command").is_empty());
 }
+
+/// The cut (`cut::returnable`) keeps what ranking every match returns: over random matches
+/// (sessions seen twice with other scores and dates, equal scores and dates, scores a rounding
+/// apart, several coverage tiers, results found natively beside them with scores of another
+/// scale), `dedupe` and `finish` over the matches it keeps return the same results in the same
+/// order with the same relevances as over all of them, and it keeps at most the two that set the
+/// scale beyond the first `limit`.
+#[test]
+fn the_cut_keeps_what_ranking_every_match_returns() {
+    use super::cut::{self, Ranked};
+    // xorshift: deterministic, no dependency
+    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = move |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n
+    };
+    // Scores that tie, that a rounding of the relevance makes equal, and spread ones.
+    let score = |next: &mut dyn FnMut(u64) -> u64, scale: f64| {
+        let s = match next(4) {
+            0 => 2.0,
+            1 => 2.0 + 1e-12,
+            2 => 2.0 + 2e-9,
+            _ => 0.01 + next(1000) as f64 / 97.0,
+        };
+        s * scale
+    };
+    let now = parse_time_str("2025-03-01T00:00:00Z").unwrap();
+    let mut cut_some = 0;
+    for round in 0..4000 {
+        let limit = 1 + next(12) as usize;
+        let pool = 1 + next(60);
+        let tiers = 1 + next(3) as usize;
+        // (summary, score, terms): the natives first, as `run_on` gathers them.
+        let mut all: Vec<(SessionSummary, f64, usize)> = Vec::new();
+        let result = |agent: &str, id: String, score: f64, terms: usize, days: i64| {
+            let t = now - chrono::Duration::days(days);
+            (SessionSummary::new(agent, &id, t, t), score, terms)
+        };
+        let natives = next(3) as usize;
+        let native_scale = [1.0, 1e6, 1e-6][next(3) as usize];
+        for _ in 0..natives {
+            let (id, days, terms) = (next(5), 30 * next(3) as i64, 1 + next(3) as usize);
+            all.push(result(
+                "hermes",
+                format!("h{id}"),
+                score(&mut next, native_scale),
+                terms,
+                days,
+            ));
+        }
+        let n = next(90) as usize;
+        for _ in 0..n {
+            let agent = ["claude", "codex"][next(2) as usize];
+            let (id, days) = (next(pool), [0, 0, 30, 200][next(4) as usize]);
+            let terms = 1 + next(tiers as u64) as usize;
+            all.push(result(
+                agent,
+                format!("s{id}"),
+                score(&mut next, 1.0),
+                terms,
+                days,
+            ));
+        }
+        let ranked: Vec<Ranked> = (all[natives..].iter())
+            .map(|(s, score, terms)| Ranked {
+                head: ((&s.agent, &s.session_id), s.updated_at),
+                score: *score,
+                most: *score,
+                terms: *terms,
+                recency: score::recency(s.updated_at, now),
+            })
+            .collect();
+        let found = |matches: &mut dyn Iterator<Item = usize>| -> Vec<Found> {
+            (0..natives)
+                .chain(matches.map(|k| k + natives))
+                .map(|k| Found {
+                    summary: Box::new(all[k].0.clone()),
+                    score: all[k].1,
+                    terms: all[k].2,
+                    snippet_from: None,
+                    pending: None,
+                })
+                .collect()
+        };
+        let kept = cut::returnable(&ranked, &beside(&found(&mut (0..0)), now), limit);
+        assert!(
+            kept.len() <= limit + 2,
+            "round {round}: kept {}",
+            kept.len()
+        );
+        let mut q = SearchQuery::new("x");
+        q.limit = limit;
+        // `dedupe` and `finish` as `run_on` calls them, over the natives and `matches`.
+        let results = |matches: &mut dyn Iterator<Item = usize>| {
+            let found = dedupe(found(matches));
+            let recency = recencies(&found, Some(now));
+            (finish(found, &recency, &q).into_iter())
+                .map(|f| (f.summary.unified_id, f.summary.relevance_score))
+                .collect::<Vec<_>>()
+        };
+        let want = results(&mut (0..n));
+        assert_eq!(results(&mut kept.iter().copied()), want, "round {round}");
+        cut_some += (kept.len() < n) as usize;
+    }
+    assert!(cut_some > 2000, "{cut_some}");
+}

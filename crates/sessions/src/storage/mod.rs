@@ -25,7 +25,7 @@ pub mod updates;
 
 pub use crate::index::archived::KeptSource;
 pub use crate::index::lookup::{
-    At, DocId, FoundDoc, NeedleFree, ReadDoc, Searched, SourceId, TermLookup,
+    At, DocId, FoundDoc, NeedleFree, ReadDoc, Searched, SourceId, StoredSummary, TermLookup,
 };
 pub use crate::index::store::Fault;
 pub use crate::index::{Status, WatchStatus};
