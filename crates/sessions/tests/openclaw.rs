@@ -391,16 +391,7 @@ fn build_db(path: &Path, ddl: &str) {
     for (sid, events) in [(S1, events_s1()), (S2, events_s2())] {
         for (seq, e) in events.iter().enumerate() {
             if e.len() > 2000 {
-                let packed = zstd::bulk::compress(e.as_bytes(), 3).unwrap();
-                let nav = format!(
-                    r#"{{"version":1,"report":{{"kind":"canonical"}},"navigation":{{}},"reset":{{}},"model":{{}},"modelBytes":{n},"modelWithoutCheckpointBytes":{n},"withoutCustomDataBytes":{n}}}"#,
-                    n = e.len()
-                );
-                c.execute(
-                    "INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_zstd, event_utf8_bytes, navigation_json) VALUES (?1, ?2, NULL, ?3, ?4, ?5, ?6)",
-                    params![sid, seq as i64, 1790845200000i64, packed, e.len() as i64, nav],
-                )
-                .unwrap();
+                insert_packed_event(&c, sid, seq, 1790845200000, e);
             } else {
                 c.execute(
                     "INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_zstd, event_utf8_bytes, navigation_json) VALUES (?1, ?2, ?3, ?4, NULL, ?5, NULL)",
@@ -654,16 +645,7 @@ fn add_real_captures(db: &Path) -> Vec<String> {
         .unwrap();
         for (seq, e) in lines.iter().enumerate() {
             if seq % 2 == 1 {
-                let packed = zstd::bulk::compress(e.as_bytes(), 3).unwrap();
-                let nav = format!(
-                    r#"{{"version":1,"report":{{"kind":"canonical"}},"navigation":{{}},"reset":{{}},"model":{{}},"modelBytes":{n},"modelWithoutCheckpointBytes":{n},"withoutCustomDataBytes":{n}}}"#,
-                    n = e.len()
-                );
-                c.execute(
-                    "INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_zstd, event_utf8_bytes, navigation_json) VALUES (?1, ?2, NULL, 1, ?3, ?4, ?5)",
-                    params![id, seq as i64, packed, e.len() as i64, nav],
-                )
-                .unwrap();
+                insert_packed_event(&c, &id, seq, 1, e);
             } else {
                 c.execute(
                     "INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?1, ?2, ?3, 1)",
@@ -741,4 +723,19 @@ fn sessions_asked_by_id_come_back_in_that_order_each_as_loaded_alone() {
         assert_eq!(every_ids, ids);
         assert!(every.iter().all(|s| *s == alone(&s.summary.session_id)));
     }
+}
+
+/// An event stored as OpenClaw 2026.9 stores a large one: zstd-compressed, with its navigation
+/// record.
+fn insert_packed_event(c: &rusqlite::Connection, sid: &str, seq: usize, created_at: i64, e: &str) {
+    let packed = zstd::bulk::compress(e.as_bytes(), 3).unwrap();
+    let nav = format!(
+        r#"{{"version":1,"report":{{"kind":"canonical"}},"navigation":{{}},"reset":{{}},"model":{{}},"modelBytes":{n},"modelWithoutCheckpointBytes":{n},"withoutCustomDataBytes":{n}}}"#,
+        n = e.len()
+    );
+    c.execute(
+        "INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_zstd, event_utf8_bytes, navigation_json) VALUES (?1, ?2, NULL, ?3, ?4, ?5, ?6)",
+        params![sid, seq as i64, created_at, packed, e.len() as i64, nav],
+    )
+    .unwrap();
 }
