@@ -171,10 +171,16 @@ fn open_copy(path: &Path) -> Result<Option<ReadOnlyDb>> {
         |e: &dyn std::fmt::Display| Error::parse(path.display(), format!("private copy: {e}"));
     let before = stamp(path);
     let scratch = Scratch::new().map_err(|e| fail(&e))?;
-    let copy = scratch.copy_in(path, "copy.db").map_err(|e| fail(&e))?;
-    scratch
-        .copy_in(&sidecar(path, "-wal"), "copy.db-wal")
-        .map_err(|e| fail(&e))?;
+    let copied = scratch.copy_in(path, "copy.db").and_then(|copy| {
+        scratch.copy_in(&sidecar(path, "-wal"), "copy.db-wal")?;
+        Ok(copy)
+    });
+    let copy = match copied {
+        Ok(copy) => copy,
+        // The agent removed its -wal (it checkpointed and closed) after we looked: decide again.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(fail(&e)),
+    };
     if stamp(path) != before {
         return Ok(None);
     }
@@ -374,6 +380,19 @@ mod tests {
         assert_eq!(snapshot(dir.path()), before);
         assert!(!copy.exists(), "the private copy is removed on drop");
         assert!(!copy.parent().unwrap().exists());
+    }
+
+    /// The -wal the plan saw is gone when it is copied (its writer checkpointed and closed):
+    /// the copy is given up to decide again, and the open then reads the database in place.
+    #[test]
+    fn a_wal_gone_before_its_copy_is_decided_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = crashed_wal_db(dir.path(), false);
+        assert!(open_copy(&db).unwrap().is_some());
+        std::fs::remove_file(sidecar(&db, "-wal")).unwrap();
+        assert!(open_copy(&db).unwrap().is_none());
+        let c = open_read_only(&db).unwrap();
+        assert!(!c.is_copy());
     }
 
     #[test]
