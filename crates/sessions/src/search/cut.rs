@@ -2,12 +2,12 @@
 //! any is made a summary: a word in every session matches thousands to return a few. From each
 //! match's score, terms and head (`rank::Head`) alone it tells which of them `dedupe` and
 //! `finish` can return, and which could rank high enough to need their side-by-side count.
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use std::cmp::Ordering;
 
 use super::hits::Beside;
 use super::rank::Head;
-use super::Scale;
+use super::{best_of_each, Scale};
 use crate::selection;
 
 /// A match as the cut sees it.
@@ -61,18 +61,7 @@ pub fn may_rise_into(matches: &[Ranked], limit: usize) -> Vec<usize> {
 /// - With that scale, the first `limit` of the kept matches in `finish`'s order stay. Whatever
 ///   `beside` holds, the first `limit` of all are among them and `beside`.
 pub fn returnable(matches: &[Ranked], beside: &[Beside], limit: usize) -> Vec<usize> {
-    let mut best: FxHashMap<(&str, &str), usize> = FxHashMap::default();
-    best.reserve(matches.len());
-    for (k, m) in matches.iter().enumerate() {
-        best.entry(m.head.0)
-            .and_modify(|b| {
-                if m.score.total_cmp(&matches[*b].score).is_gt() {
-                    *b = k;
-                }
-            })
-            .or_insert(k);
-    }
-    let mut kept: Vec<usize> = best.into_values().collect();
+    let mut kept = best_of_each(matches.iter().map(|m| (m.head.0, m.score)));
     if kept.len() > limit {
         let weighted = |k: usize| matches[k].score * matches[k].recency;
         let scale = Scale::new(

@@ -405,24 +405,32 @@ fn dedupe(v: Vec<Found>) -> Vec<Found> {
     take_in_order(v, kept)
 }
 
-/// The positions (ascending) of the results `dedupe` keeps. Found by hashing, not sorting: a
-/// word in every session makes thousands of results, seldom two of one session.
+/// The positions (ascending) of the results `dedupe` keeps.
 fn best_per_session(v: &[Found]) -> Vec<usize> {
-    let mut best: FxHashMap<&str, usize> = FxHashMap::default();
-    best.reserve(v.len());
-    for (i, f) in v.iter().enumerate() {
-        match best.entry(&f.summary.unified_id) {
+    best_of_each(v.iter().map(|f| (f.summary.unified_id.as_str(), f.score)))
+}
+
+/// The positions (ascending) of the best-scored item of each key, the first of equal ones: one
+/// result per session, as `dedupe` keeps them. Found by hashing, not sorting: a word in every
+/// session makes thousands of results, seldom two of one session.
+pub(super) fn best_of_each<K: Eq + std::hash::Hash>(
+    items: impl ExactSizeIterator<Item = (K, f64)>,
+) -> Vec<usize> {
+    let mut best: FxHashMap<K, (usize, f64)> = FxHashMap::default();
+    best.reserve(items.len());
+    for (i, (key, score)) in items.enumerate() {
+        match best.entry(key) {
             Entry::Vacant(e) => {
-                e.insert(i);
+                e.insert((i, score));
             }
             Entry::Occupied(mut e) => {
-                if f.score.total_cmp(&v[*e.get()].score).is_gt() {
-                    e.insert(i);
+                if score.total_cmp(&e.get().1).is_gt() {
+                    e.insert((i, score));
                 }
             }
         }
     }
-    let mut kept: Vec<usize> = best.into_values().collect();
+    let mut kept: Vec<usize> = best.into_values().map(|(i, _)| i).collect();
     kept.sort_unstable();
     kept
 }

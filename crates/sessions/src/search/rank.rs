@@ -42,10 +42,7 @@ impl Matched {
     /// Which session it is and when it was updated, read in place.
     pub fn head(&self) -> Result<Head<'_>, Fault> {
         match self {
-            Matched::Read(s) => {
-                let key = s.unified_id.split_once(':').unwrap_or((&s.unified_id, ""));
-                Ok((key, s.updated_at))
-            }
+            Matched::Read(s) => Ok(((&s.agent, &s.session_id), s.updated_at)),
             Matched::Stored(s) => {
                 let h = s.head_ref()?;
                 Ok(((h.agent, h.session_id), h.updated_at))
