@@ -14,8 +14,10 @@ use crate::cost::report::{ReportBuilder, Sums};
 use crate::cost::{CostBreakdown, CostSummary};
 use crate::env::Env;
 use crate::error::Result;
+use crate::model::Timestamp;
 use crate::model::{ModelUsage, SessionSummary, Tokens, UsageSlice};
-use crate::options::{CostOptions, Filters, GroupBy, Grouping, ReportOptions};
+use crate::options::{Archived, CostOptions, Filters, GroupBy, Grouping, Period, ReportOptions};
+use chrono::NaiveDate;
 
 /// The usage pieces `opts` counts, as a `WITH p AS (…)` of (machine, unified_id, sess, agent,
 /// model, project, os_user, tags, day, the token buckets, cost_usd): each usage row of a
@@ -290,8 +292,208 @@ fn summary_sql(opts: &CostOptions, sow: u32, p: &mut Params) -> Option<Statement
 
 /// A cost report (`cost.daily|weekly|monthly|sessions`) over the team's sessions (of
 /// `machine`/`user` when given). `ctx` is the team client's: its run index is not read (the
-/// runs' costs are usage rows of their own).
+/// runs' costs are usage rows of their own). A period report is summed in the database; a
+/// session report rebuilds each session (it lists them all anyway).
 pub fn report(team: &Team, ctx: &Context, opts: &ReportOptions, who: &Filters) -> Result<Sums> {
+    match opts.grouping {
+        Grouping::Period(period) => match report_by_period(team, ctx, opts, who, period)? {
+            Some(sums) => Ok(sums),
+            None => report_rebuilt(team, ctx, opts, who),
+        },
+        Grouping::Session => report_rebuilt(team, ctx, opts, who),
+    }
+}
+
+/// Milliseconds since the epoch of the first whole millisecond at or after `t`.
+fn ms_at_or_after(t: Timestamp) -> i64 {
+    t.timestamp_millis() + (t.timestamp_subsec_nanos() % 1_000_000 != 0) as i64
+}
+
+/// The usage rows a period report counts, as a `WITH p AS (…)` of (machine, unified_id, agent,
+/// model, the token buckets, cost_usd, t): `t` is when a row counts, in milliseconds, the start
+/// of its quarter hour as a rebuilt session's slices have it; a session's row without a time
+/// counts at the session's creation, a run's at the run's first time. The rows' own agent,
+/// machine and user are their session's (the sync writes them so), so only the rows without a
+/// time and an `archived` filter read `sessions`.
+fn period_pieces(opts: &ReportOptions, who: &Filters, p: &mut Params) -> String {
+    let mut rows = Vec::new();
+    if let Some(a) = &opts.agent {
+        rows.push(format!("u.agent = {}", p.add(a.clone())));
+    }
+    if let Some(m) = &who.machine {
+        rows.push(format!("u.machine = {}", p.add(m.clone())));
+    }
+    if let Some(u) = &who.user {
+        rows.push(format!("u.os_user = {}", p.add(u.clone())));
+    }
+    // A run has no session, so it is never archived.
+    let archived = "EXISTS (SELECT 1 FROM sessions s WHERE s.machine = u.machine \
+                    AND s.unified_id = u.unified_id AND s.archived)";
+    match opts.archived {
+        Archived::Include => {}
+        Archived::Only => rows.push(archived.to_string()),
+        Archived::Exclude => rows.push(format!("NOT {archived}")),
+    }
+    let rows = match rows.is_empty() {
+        true => "true".to_string(),
+        false => rows.join(" AND "),
+    };
+    let columns = "u.machine, u.unified_id, u.agent, u.model, u.input_tokens, u.output_tokens, \
+                   u.thinking_tokens, u.cached_tokens, u.cache_write_tokens, u.cost_usd";
+    format!(
+        "WITH p AS (SELECT {columns}, \
+             (floor(date_part('epoch', u.at) / 900) * 900000)::bigint AS t \
+             FROM usage u WHERE u.at IS NOT NULL AND {rows} \
+           UNION ALL SELECT {columns}, round(extract(epoch FROM s.created_at) * 1000)::bigint \
+             FROM usage u JOIN sessions s ON s.machine = u.machine AND s.unified_id = u.unified_id \
+             WHERE u.at IS NULL AND {rows} \
+           UNION ALL SELECT {columns}, coalesce(round(extract(epoch FROM u.first) * 1000), 0)::bigint \
+             FROM (SELECT u.*, min(u.at) OVER (PARTITION BY u.machine, u.unified_id) AS first \
+               FROM usage u WHERE u.unified_id LIKE 'run:%' AND {rows}) u WHERE u.at IS NULL)"
+    )
+}
+
+/// A period report from sums made in the database (`period_pieces`): the periods' first moments
+/// on the report's calendar are sent as the bounds `width_bucket` sorts the rows into, so the
+/// server needs no zone. `None` when a row falls outside the periods sent (they span the usage
+/// rows' local days and two either side, more than any zone's offset moves a moment): the
+/// rebuilt report answers then.
+fn report_by_period(
+    team: &Team,
+    ctx: &Context,
+    opts: &ReportOptions,
+    who: &Filters,
+    period: Period,
+) -> Result<Option<Sums>> {
+    let mut builder = ReportBuilder::new(ctx, opts)?;
+    let (since, until) = builder.range();
+    let (since_ms, until_ms) = (
+        since.map(ms_at_or_after),
+        until.map(|t| t.timestamp_millis()),
+    );
+    let span: (Option<NaiveDate>, Option<NaiveDate>) = team.with(&ctx.env, |c| {
+        let r = c.query_one("SELECT min(day), max(day) FROM usage", &[])?;
+        Ok((r.get(0), r.get(1)))
+    })?;
+    let starts = match span {
+        (Some(lo), Some(hi)) => period.starts(
+            builder.zone(),
+            lo - chrono::Days::new(2),
+            hi + chrono::Days::new(2),
+        ),
+        _ => Vec::new(),
+    };
+    let bounds: Vec<i64> = starts.iter().map(|(_, t)| t.timestamp_millis()).collect();
+
+    // The sums of each period, agent and model; then how many sessions spent in each period.
+    // Two statements, not one reading a stored set twice: each scan runs in parallel.
+    let statement = |what: &str| {
+        let mut p = Params::default();
+        let pieces = period_pieces(opts, who, &mut p);
+        let mut inside = vec!["true".to_string()];
+        if let Some(ms) = since_ms {
+            inside.push(format!("t >= {}", p.add(ms)));
+        }
+        if let Some(ms) = until_ms {
+            inside.push(format!("t <= {}", p.add(ms)));
+        }
+        if let Some(m) = &opts.model {
+            inside.push(format!("btrim(model) = {}", p.add(m.clone())));
+        }
+        let k = format!("width_bucket(t, {}::bigint[])", p.add(bounds.clone()));
+        let inside = inside.join(" AND ");
+        let sql = match what {
+            "sums" => format!(
+                "{pieces} SELECT {k}, agent, btrim(model), {SUMS} FROM p WHERE {inside} \
+                 GROUP BY 1, 2, 3"
+            ),
+            _ => format!(
+                "{pieces} SELECT k, count(*) FROM (SELECT {k} AS k FROM p WHERE {inside} \
+                 GROUP BY 1, machine, unified_id) d GROUP BY 1"
+            ),
+        };
+        (sql, p)
+    };
+    let (sums_sql, sums_params) = statement("sums");
+    let (sessions_sql, sessions_params) = statement("sessions");
+    // Sessions in range without any usage row, per agent (their cost is unknown, not $0).
+    let mut q = Params::default();
+    let filter = sessions_where(
+        &Filters {
+            archived: opts.archived,
+            ..who.clone()
+        },
+        opts.agent.as_deref(),
+        &mut q,
+    );
+    let mut created = vec![filter];
+    let ms = "round(extract(epoch FROM s.created_at) * 1000)::bigint";
+    if let Some(t) = since_ms {
+        created.push(format!("{ms} >= {}", q.add(t)));
+    }
+    if let Some(t) = until_ms {
+        created.push(format!("{ms} <= {}", q.add(t)));
+    }
+    let without = format!(
+        "SELECT s.agent, count(*) FROM sessions s WHERE {} AND NOT EXISTS (SELECT 1 FROM usage u \
+         WHERE u.machine = s.machine AND u.unified_id = s.unified_id) GROUP BY 1",
+        created.join(" AND ")
+    );
+    let (sums, sessions, without) = team.with(&ctx.env, |c| {
+        let mut tx = c.transaction()?;
+        // The groupings hold a row per session and period: in memory, not in batches on disk.
+        tx.batch_execute("SET LOCAL work_mem = '64MB'; SET LOCAL jit = off")?;
+        let sums = tx.query(&sums_sql, &sums_params.refs())?;
+        let sessions = tx.query(&sessions_sql, &sessions_params.refs())?;
+        let without = match opts.model {
+            Some(_) => Vec::new(),
+            None => tx.query(&without, &q.refs())?,
+        };
+        tx.commit()?;
+        Ok((sums, sessions, without))
+    })?;
+    let key_of =
+        |k: i32| (k >= 1 && (k as usize) < starts.len()).then(|| &starts[k as usize - 1].0);
+    for r in &sums {
+        let Some(key) = key_of(r.get(0)) else {
+            return Ok(None);
+        };
+        let t = Tokens {
+            input: n(r.get(4)),
+            output: n(r.get(5)),
+            reasoning: n(r.get(6)),
+            cache_read: n(r.get(7)),
+            cache_write: n(r.get(8)),
+            cache_write_1h: 0,
+        };
+        builder.add_period_usage(
+            key,
+            &r.get::<_, String>(1),
+            &r.get::<_, String>(2),
+            &t,
+            r.get(3),
+        );
+    }
+    for r in &sessions {
+        let Some(key) = key_of(r.get(0)) else {
+            return Ok(None);
+        };
+        builder.add_period_sessions(key, n(r.get(1)));
+    }
+    for r in &without {
+        builder.add_without_usage(&r.get::<_, String>(0), n(r.get(1)));
+    }
+    Ok(Some(builder.sums()))
+}
+
+/// A cost report from each session rebuilt from its rows (its usage rows as its slices, their
+/// costs as the agent's own) and added to the local report engine: every grouping.
+pub fn report_rebuilt(
+    team: &Team,
+    ctx: &Context,
+    opts: &ReportOptions,
+    who: &Filters,
+) -> Result<Sums> {
     let mut builder = ReportBuilder::new(ctx, opts)?;
     let mut p = Params::default();
     let filter = sessions_where(who, opts.agent.as_deref(), &mut p);
