@@ -1221,6 +1221,23 @@ fn the_team_period_reports_summed_in_the_database_are_the_rebuilt_ones_in_every_
     let mut db = connect(&url);
     assert_consistent(&mut db);
     assert!(one_i64(&mut db, "SELECT count(*) FROM usage WHERE machine = 'real'") > 0);
+    // Sessions that went on past midnight: the first usage row of some of alpha's sessions is
+    // moved 11 hours on (the summary made again, as a sync would). Their summary rows span two
+    // UTC days: the reports sort their usage rows one by one, where the others are added whole.
+    db.batch_execute(
+        "UPDATE usage SET at = at + interval '11 hours' WHERE machine = 'alpha' AND n = 0 \
+           AND at IS NOT NULL AND unified_id IN (SELECT unified_id FROM sessions \
+             WHERE machine = 'alpha' ORDER BY unified_id LIMIT 12); \
+         DELETE FROM usage_days; INSERT INTO usage_days SELECT * FROM usage_days_of",
+    )
+    .unwrap();
+    assert_summarised(&mut db);
+    let spanning = one_i64(
+        &mut db,
+        "SELECT count(*) FROM usage_days WHERE (to_timestamp(first_at_ms / 1000.0) AT TIME ZONE 'UTC')::date \
+         <> (to_timestamp(last_at_ms / 1000.0) AT TIME ZONE 'UTC')::date",
+    );
+    assert!(spanning > 0, "summary rows across a UTC midnight");
     let (middle, model): (chrono::DateTime<chrono::Utc>, String) = {
         let r = db
             .query_one(
@@ -1368,4 +1385,75 @@ fn the_team_period_reports_summed_in_the_database_are_the_rebuilt_ones_in_every_
     // A model without a price syncs at $0: the team database does not know it as unpriced.
     mine.unpriced_models.clear();
     assert_same_report(&theirs, &mine, "the real captures");
+}
+
+#[test]
+#[cfg_attr(
+    no_pg,
+    ignore = "no PostgreSQL: run through scripts/cargo-test.mjs, which starts one where initdb is found"
+)]
+fn an_upgrade_from_v5_gives_each_summary_row_its_moments_and_the_period_reports_stay_the_same() {
+    let server = server();
+    let url = fresh_db(&server, "upgrade5");
+    let dir = tempfile::tempdir().unwrap();
+    let a = machine_home(dir.path(), "a");
+    let b = machine_home(dir.path(), "b");
+    for (home, machine, tz) in [
+        (&a, "alpha", "Asia/Kolkata"),
+        (&b, "beta", "America/New_York"),
+    ] {
+        let old = SyncOptions {
+            schema_version: 5,
+            ..opts(machine)
+        };
+        Client::new(ClientOptions::default())
+            .sync(env_in(home, tz), &url, &old)
+            .unwrap();
+    }
+    let mut db = connect(&url);
+    let spans = "SELECT count(*) FROM information_schema.columns WHERE table_name = 'usage_days' \
+                 AND column_name IN ('first_at_ms', 'last_at_ms')";
+    assert_eq!(one_i64(&mut db, spans), 0);
+    let team = Client::new(ClientOptions {
+        source: Some(url.clone()),
+        ..Default::default()
+    });
+    let report = |p: Period, zone: &str| {
+        let o = ReportOptions {
+            timezone: Some(zone.into()),
+            ..ReportOptions::new(Grouping::Period(p))
+        };
+        team.cost_report(env(&a), &o).unwrap()
+    };
+    let shapes = [
+        (Period::Day, "Asia/Kathmandu"),
+        (Period::Week(chrono::Weekday::Mon), "UTC"),
+        (Period::Month, "Pacific/Chatham"),
+    ];
+    // Before: a version 5 database has no moments, and the reports are rebuilt.
+    let before: Vec<Report> = shapes.iter().map(|(p, z)| report(*p, z)).collect();
+    assert!(before.iter().all(|r| !r.rows.is_empty()));
+
+    // This amux upgrades it: every summary row has its moments, as the summary's definition
+    // makes them, though no session changed and none is written again.
+    let r = Client::new(ClientOptions::default())
+        .sync(env_in(&a, "Asia/Kolkata"), &url, &opts("alpha"))
+        .unwrap();
+    assert_eq!((r.schema_from, r.schema_to), (5, schema::VERSION));
+    assert_eq!(r.sessions, 0, "{r:?}");
+    assert_eq!(one_i64(&mut db, spans), 2);
+    assert_summarised(&mut db);
+    assert_eq!(
+        one_i64(
+            &mut db,
+            "SELECT count(*) FROM usage_days WHERE pieces > 0 AND (first_at_ms IS NULL \
+             OR last_at_ms < first_at_ms)"
+        ),
+        0
+    );
+    assert!(one_i64(&mut db, "SELECT count(*) FROM usage_days WHERE pieces > 0") > 0);
+    // After: summed in the database, the same reports.
+    for ((p, z), was) in shapes.iter().zip(&before) {
+        assert_same_report(&report(*p, z), was, &format!("{p:?} {z}"));
+    }
 }

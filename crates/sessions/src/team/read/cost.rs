@@ -309,55 +309,36 @@ fn ms_at_or_after(t: Timestamp) -> i64 {
     t.timestamp_millis() + (t.timestamp_subsec_nanos() % 1_000_000 != 0) as i64
 }
 
-/// The usage rows a period report counts, as a `WITH p AS (…)` of (machine, unified_id, agent,
-/// model, the token buckets, cost_usd, t): `t` is when a row counts, in milliseconds, the start
-/// of its quarter hour as a rebuilt session's slices have it; a session's row without a time
-/// counts at the session's creation, a run's at the run's first time. The rows' own agent,
-/// machine and user are their session's (the sync writes them so), so only the rows without a
-/// time and an `archived` filter read `sessions`.
-fn period_pieces(opts: &ReportOptions, who: &Filters, p: &mut Params) -> String {
-    let mut rows = Vec::new();
-    if let Some(a) = &opts.agent {
-        rows.push(format!("u.agent = {}", p.add(a.clone())));
-    }
-    if let Some(m) = &who.machine {
-        rows.push(format!("u.machine = {}", p.add(m.clone())));
-    }
-    if let Some(u) = &who.user {
-        rows.push(format!("u.os_user = {}", p.add(u.clone())));
-    }
-    // A run has no session, so it is never archived.
-    let archived = "EXISTS (SELECT 1 FROM sessions s WHERE s.machine = u.machine \
-                    AND s.unified_id = u.unified_id AND s.archived)";
-    match opts.archived {
-        Archived::Include => {}
-        Archived::Only => rows.push(archived.to_string()),
-        Archived::Exclude => rows.push(format!("NOT {archived}")),
-    }
-    let rows = match rows.is_empty() {
-        true => "true".to_string(),
-        false => rows.join(" AND "),
-    };
-    let columns = "u.machine, u.unified_id, u.agent, u.model, u.input_tokens, u.output_tokens, \
-                   u.thinking_tokens, u.cached_tokens, u.cache_write_tokens, u.cost_usd";
-    format!(
-        "WITH p AS (SELECT {columns}, \
-             (floor(date_part('epoch', u.at) / 900) * 900000)::bigint AS t \
-             FROM usage u WHERE u.at IS NOT NULL AND {rows} \
-           UNION ALL SELECT {columns}, round(extract(epoch FROM s.created_at) * 1000)::bigint \
-             FROM usage u JOIN sessions s ON s.machine = u.machine AND s.unified_id = u.unified_id \
-             WHERE u.at IS NULL AND {rows} \
-           UNION ALL SELECT {columns}, coalesce(round(extract(epoch FROM u.first) * 1000), 0)::bigint \
-             FROM (SELECT u.*, min(u.at) OVER (PARTITION BY u.machine, u.unified_id) AS first \
-               FROM usage u WHERE u.unified_id LIKE 'run:%' AND {rows}) u WHERE u.at IS NULL)"
-    )
+/// When a usage row counts, in milliseconds since the epoch: the start of its quarter hour, as
+/// a rebuilt session's slices have it; a session's row without a time at the session's creation,
+/// a run's at the run's first time. The summary's `first_at_ms`/`last_at_ms` are its bounds.
+const COUNTS_AT: &str = "CASE WHEN u.at IS NOT NULL \
+      THEN (floor(date_part('epoch', u.at) / 900) * 900000)::bigint \
+    WHEN u.unified_id LIKE 'run:%' THEN (SELECT coalesce(round(extract(epoch FROM min(r.at)) \
+      * 1000), 0)::bigint FROM usage r WHERE r.machine = u.machine AND r.unified_id = u.unified_id) \
+    ELSE (SELECT round(extract(epoch FROM s.created_at) * 1000)::bigint FROM sessions s \
+      WHERE s.machine = u.machine AND s.unified_id = u.unified_id) END";
+
+/// Whether the summary holds each row's first and last moment (schema version 6 on) and this
+/// role may read it.
+fn has_spans(c: &mut postgres::Client) -> std::result::Result<bool, postgres::Error> {
+    let row = c.query_one(
+        "SELECT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_name = 'usage_days' \
+         AND column_name = 'first_at_ms' AND table_schema = current_schema()) \
+         AND has_table_privilege('usage_days', 'SELECT')",
+        &[],
+    )?;
+    Ok(row.get(0))
 }
 
-/// A period report from sums made in the database (`period_pieces`): the periods' first moments
-/// on the report's calendar are sent as the bounds `width_bucket` sorts the rows into, so the
-/// server needs no zone. `None` when a row falls outside the periods sent (they span the usage
-/// rows' local days and two either side, more than any zone's offset moves a moment): the
-/// rebuilt report answers then.
+/// A period report from sums made in the database: the periods' first moments on the report's
+/// calendar are sent as the bounds `width_bucket` sorts moments into, so the server needs no
+/// zone. A summary row (a session's usage of one model on one of its machine's days) whose
+/// first and last moments fall in one period, inside the range, is added whole; the usage rows
+/// of the others are sorted one by one. `None` where the summary has no moments (a database
+/// before version 6, or a role not granted it), or a moment falls outside the periods sent
+/// (they span the usage's days and two either side, more than any zone's offset moves a
+/// moment): the rebuilt report answers then.
 fn report_by_period(
     team: &Team,
     ctx: &Context,
@@ -371,10 +352,19 @@ fn report_by_period(
         since.map(ms_at_or_after),
         until.map(|t| t.timestamp_millis()),
     );
-    let span: (Option<NaiveDate>, Option<NaiveDate>) = team.with(&ctx.env, |c| {
+    let span = team.with(&ctx.env, |c| {
+        if !has_spans(c)? {
+            return Ok(None);
+        }
         let r = c.query_one("SELECT min(day), max(day) FROM usage", &[])?;
-        Ok((r.get(0), r.get(1)))
+        Ok(Some((
+            r.get::<_, Option<NaiveDate>>(0),
+            r.get::<_, Option<NaiveDate>>(1),
+        )))
     })?;
+    let Some(span) = span else {
+        return Ok(None);
+    };
     let starts = match span {
         (Some(lo), Some(hi)) => period.starts(
             builder.zone(),
@@ -385,37 +375,73 @@ fn report_by_period(
     };
     let bounds: Vec<i64> = starts.iter().map(|(_, t)| t.timestamp_millis()).collect();
 
-    // The sums of each period, agent and model; then how many sessions spent in each period.
-    // Two statements, not one reading a stored set twice: each scan runs in parallel.
-    let statement = |what: &str| {
-        let mut p = Params::default();
-        let pieces = period_pieces(opts, who, &mut p);
-        let mut inside = vec!["true".to_string()];
-        if let Some(ms) = since_ms {
-            inside.push(format!("t >= {}", p.add(ms)));
-        }
-        if let Some(ms) = until_ms {
-            inside.push(format!("t <= {}", p.add(ms)));
-        }
-        if let Some(m) = &opts.model {
-            inside.push(format!("btrim(model) = {}", p.add(m.clone())));
-        }
-        let k = format!("width_bucket(t, {}::bigint[])", p.add(bounds.clone()));
-        let inside = inside.join(" AND ");
-        let sql = match what {
-            "sums" => format!(
-                "{pieces} SELECT {k}, agent, btrim(model), {SUMS} FROM p WHERE {inside} \
-                 GROUP BY 1, 2, 3"
-            ),
-            _ => format!(
-                "{pieces} SELECT k, count(*) FROM (SELECT {k} AS k FROM p WHERE {inside} \
-                 GROUP BY 1, machine, unified_id) d GROUP BY 1"
-            ),
-        };
-        (sql, p)
-    };
-    let (sums_sql, sums_params) = statement("sums");
-    let (sessions_sql, sessions_params) = statement("sessions");
+    let mut p = Params::default();
+    let b = format!("{}::bigint[]", p.add(bounds));
+    // The summary rows with usage in range: each session's own agent, machine and user are on
+    // them; a run has no session, so it is never archived.
+    let mut rows = vec!["d.pieces > 0".to_string()];
+    let (lo, hi) = (since_ms.map(|ms| p.add(ms)), until_ms.map(|ms| p.add(ms)));
+    let mut inside = Vec::new();
+    if let Some(lo) = &lo {
+        rows.push(format!("d.last_at_ms >= {lo}"));
+        inside.push(format!("d.first_at_ms >= {lo}"));
+    }
+    if let Some(hi) = &hi {
+        rows.push(format!("d.first_at_ms <= {hi}"));
+        inside.push(format!("d.last_at_ms <= {hi}"));
+    }
+    if let Some(a) = &opts.agent {
+        rows.push(format!("d.agent = {}", p.add(a.clone())));
+    }
+    if let Some(m) = &who.machine {
+        rows.push(format!("d.machine = {}", p.add(m.clone())));
+    }
+    if let Some(u) = &who.user {
+        rows.push(format!("d.os_user = {}", p.add(u.clone())));
+    }
+    if let Some(m) = &opts.model {
+        rows.push(format!("d.model = {}", p.add(m.clone())));
+    }
+    let archived = "EXISTS (SELECT 1 FROM sessions s WHERE s.machine = d.machine \
+                    AND s.unified_id = d.unified_id AND s.archived)";
+    match opts.archived {
+        Archived::Include => {}
+        Archived::Only => rows.push(archived.to_string()),
+        Archived::Exclude => rows.push(format!("NOT {archived}")),
+    }
+    inside.push(format!(
+        "width_bucket(d.first_at_ms, {b}) = width_bucket(d.last_at_ms, {b})"
+    ));
+    let mut piece_inside = vec!["true".to_string()];
+    if let Some(lo) = &lo {
+        piece_inside.push(format!("x.t >= {lo}"));
+    }
+    if let Some(hi) = &hi {
+        piece_inside.push(format!("x.t <= {hi}"));
+    }
+    let sums = "input_tokens, output_tokens, thinking_tokens, cached_tokens, cache_write_tokens, \
+                cost_usd";
+    let sql = format!(
+        "WITH d AS MATERIALIZED (SELECT d.machine, d.unified_id, d.day, d.model, d.agent, {sums}, \
+             width_bucket(d.first_at_ms, {b}) AS k, {whole} AS whole \
+             FROM usage_days d WHERE {rows}), \
+         parts AS MATERIALIZED (SELECT k, machine, unified_id, agent, model, {sums} FROM d \
+             WHERE whole \
+           UNION ALL SELECT width_bucket(x.t, {b}), d.machine, d.unified_id, d.agent, d.model, \
+             x.input_tokens, x.output_tokens, x.thinking_tokens, x.cached_tokens, \
+             x.cache_write_tokens, x.cost_usd \
+             FROM d CROSS JOIN LATERAL (SELECT u.input_tokens, u.output_tokens, \
+               u.thinking_tokens, u.cached_tokens, u.cache_write_tokens, u.cost_usd, \
+               {COUNTS_AT} AS t FROM usage u WHERE u.machine = d.machine \
+               AND u.unified_id = d.unified_id AND u.day = d.day AND btrim(u.model) = d.model) x \
+             WHERE NOT d.whole AND {piece_inside}) \
+         SELECT k, agent, model, {SUMS}, 0::bigint FROM parts GROUP BY 1, 2, 3 \
+         UNION ALL SELECT k, NULL, NULL, 0, 0, 0, 0, 0, 0, count(*) \
+           FROM (SELECT k FROM parts GROUP BY k, machine, unified_id) x GROUP BY 1",
+        whole = inside.join(" AND "),
+        rows = rows.join(" AND "),
+        piece_inside = piece_inside.join(" AND "),
+    );
     // Sessions in range without any usage row, per agent (their cost is unknown, not $0).
     let mut q = Params::default();
     let filter = sessions_where(
@@ -439,46 +465,43 @@ fn report_by_period(
          WHERE u.machine = s.machine AND u.unified_id = s.unified_id) GROUP BY 1",
         created.join(" AND ")
     );
-    let (sums, sessions, without) = team.with(&ctx.env, |c| {
+    let (sums, without) = team.with(&ctx.env, |c| {
         let mut tx = c.transaction()?;
-        // The groupings hold a row per session and period: in memory, not in batches on disk.
+        // The groupings hold a row per session and period: in memory, not in batches on disk;
+        // and a statement of a few hundred milliseconds is not worth compiling.
         tx.batch_execute("SET LOCAL work_mem = '64MB'; SET LOCAL jit = off")?;
-        let sums = tx.query(&sums_sql, &sums_params.refs())?;
-        let sessions = tx.query(&sessions_sql, &sessions_params.refs())?;
+        let sums = tx.query(&sql, &p.refs())?;
         let without = match opts.model {
             Some(_) => Vec::new(),
             None => tx.query(&without, &q.refs())?,
         };
         tx.commit()?;
-        Ok((sums, sessions, without))
+        Ok((sums, without))
     })?;
     let key_of =
         |k: i32| (k >= 1 && (k as usize) < starts.len()).then(|| &starts[k as usize - 1].0);
+    let mut sessions = Vec::new();
     for r in &sums {
         let Some(key) = key_of(r.get(0)) else {
             return Ok(None);
         };
-        let t = Tokens {
-            input: n(r.get(4)),
-            output: n(r.get(5)),
-            reasoning: n(r.get(6)),
-            cache_read: n(r.get(7)),
-            cache_write: n(r.get(8)),
-            cache_write_1h: 0,
-        };
-        builder.add_period_usage(
-            key,
-            &r.get::<_, String>(1),
-            &r.get::<_, String>(2),
-            &t,
-            r.get(3),
-        );
+        match r.get::<_, Option<String>>(1) {
+            Some(agent) => {
+                let t = Tokens {
+                    input: n(r.get(4)),
+                    output: n(r.get(5)),
+                    reasoning: n(r.get(6)),
+                    cache_read: n(r.get(7)),
+                    cache_write: n(r.get(8)),
+                    cache_write_1h: 0,
+                };
+                builder.add_period_usage(key, &agent, &r.get::<_, String>(2), &t, r.get(3));
+            }
+            None => sessions.push((key, n(r.get(9)))),
+        }
     }
-    for r in &sessions {
-        let Some(key) = key_of(r.get(0)) else {
-            return Ok(None);
-        };
-        builder.add_period_sessions(key, n(r.get(1)));
+    for (key, count) in sessions {
+        builder.add_period_sessions(key, count);
     }
     for r in &without {
         builder.add_without_usage(&r.get::<_, String>(0), n(r.get(1)));
