@@ -101,7 +101,7 @@ if (!searchOnly) {
     ...(costOnly ? [
       ['cost.daily (Asia/Kathmandu)', () => team.cost.daily({ timezone: 'Asia/Kathmandu' })],
       [`cost.daily (machine ${have[0]})`, () => team.cost.daily({ machine: have[0] })],
-      ['cost.daily (since 30 days)', () => team.cost.daily({ since: month.toISOString() })],
+      ['cost.daily (since 30 days)', () => team.cost.daily({ since: month })],
       ['cost.weekly', () => team.cost.weekly()],
       ['cost.monthly', () => team.cost.monthly()],
     ] : []),

@@ -442,28 +442,34 @@ fn report_by_period(
         rows = rows.join(" AND "),
         piece_inside = piece_inside.join(" AND "),
     );
-    // Sessions in range without any usage row, per agent (their cost is unknown, not $0).
+    // Sessions in range without any usage row, per agent (their cost is unknown, not $0): the
+    // summary's rows of zeros, one per such session.
     let mut q = Params::default();
-    let filter = sessions_where(
-        &Filters {
-            archived: opts.archived,
-            ..who.clone()
-        },
-        opts.agent.as_deref(),
-        &mut q,
-    );
-    let mut created = vec![filter];
-    let ms = "round(extract(epoch FROM s.created_at) * 1000)::bigint";
+    let mut zeros = vec!["d.sess AND d.pieces = 0".to_string()];
+    let ms = "round(extract(epoch FROM d.created_at) * 1000)::bigint";
     if let Some(t) = since_ms {
-        created.push(format!("{ms} >= {}", q.add(t)));
+        zeros.push(format!("{ms} >= {}", q.add(t)));
     }
     if let Some(t) = until_ms {
-        created.push(format!("{ms} <= {}", q.add(t)));
+        zeros.push(format!("{ms} <= {}", q.add(t)));
+    }
+    if let Some(a) = &opts.agent {
+        zeros.push(format!("d.agent = {}", q.add(a.clone())));
+    }
+    if let Some(m) = &who.machine {
+        zeros.push(format!("d.machine = {}", q.add(m.clone())));
+    }
+    if let Some(u) = &who.user {
+        zeros.push(format!("d.os_user = {}", q.add(u.clone())));
+    }
+    match opts.archived {
+        Archived::Include => {}
+        Archived::Only => zeros.push(archived.to_string()),
+        Archived::Exclude => zeros.push(format!("NOT {archived}")),
     }
     let without = format!(
-        "SELECT s.agent, count(*) FROM sessions s WHERE {} AND NOT EXISTS (SELECT 1 FROM usage u \
-         WHERE u.machine = s.machine AND u.unified_id = s.unified_id) GROUP BY 1",
-        created.join(" AND ")
+        "SELECT d.agent, count(*) FROM usage_days d WHERE {} GROUP BY 1",
+        zeros.join(" AND ")
     );
     let (sums, without) = team.with(&ctx.env, |c| {
         let mut tx = c.transaction()?;
