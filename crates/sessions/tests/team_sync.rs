@@ -629,6 +629,24 @@ fn added(all: &[CostSummary]) -> CostSummary {
     out
 }
 
+/// Whole-hour, half-hour and quarter-hour offsets: each machine's days are its own.
+const ZONES: [(&str, &str); 3] = [
+    ("alpha", "Asia/Kolkata"),
+    ("beta", "America/New_York"),
+    ("gamma", "Asia/Kathmandu"),
+];
+
+/// A copy of the demo home per machine of `ZONES`, each synced into `url` in its zone.
+fn sync_zoned_machines(dir: &Path, url: &str) -> Vec<PathBuf> {
+    let homes: Vec<PathBuf> = ZONES.iter().map(|(m, _)| machine_home(dir, m)).collect();
+    for ((machine, tz), home) in ZONES.iter().zip(&homes) {
+        Client::new(ClientOptions::default())
+            .sync(env_in(home, tz), url, &opts(machine))
+            .unwrap();
+    }
+    homes
+}
+
 const GROUPINGS: [Option<GroupBy>; 9] = [
     None,
     Some(GroupBy::Day),
@@ -650,21 +668,8 @@ fn the_team_cost_from_the_summary_is_the_exact_one_and_each_machines_own_in_its_
     let server = server();
     let url = fresh_db(&server, "summary");
     let dir = tempfile::tempdir().unwrap();
-    // Whole-hour, half-hour and quarter-hour offsets: each machine's days are its own.
-    let zones = [
-        ("alpha", "Asia/Kolkata"),
-        ("beta", "America/New_York"),
-        ("gamma", "Asia/Kathmandu"),
-    ];
-    let homes: Vec<PathBuf> = zones
-        .iter()
-        .map(|(m, _)| machine_home(dir.path(), m))
-        .collect();
-    for ((machine, tz), home) in zones.iter().zip(&homes) {
-        Client::new(ClientOptions::default())
-            .sync(env_in(home, tz), &url, &opts(machine))
-            .unwrap();
-    }
+
+    let homes = sync_zoned_machines(dir.path(), &url);
     let mut db = connect(&url);
     assert_consistent(&mut db);
     let team = Client::new(ClientOptions {
@@ -679,7 +684,7 @@ fn the_team_cost_from_the_summary_is_the_exact_one_and_each_machines_own_in_its_
     };
     let local = |i: usize, o: &CostOptions| {
         Client::new(ClientOptions::default())
-            .total_cost(env_in(&homes[i], zones[i].1), o)
+            .total_cost(env_in(&homes[i], ZONES[i].1), o)
             .unwrap()
     };
 
@@ -777,7 +782,7 @@ fn the_team_cost_from_the_summary_is_the_exact_one_and_each_machines_own_in_its_
     // the three added up.
     for group_by in GROUPINGS {
         let mut locals = Vec::new();
-        for (i, (machine, _)) in zones.iter().enumerate() {
+        for (i, (machine, _)) in ZONES.iter().enumerate() {
             let o = CostOptions {
                 group_by,
                 ..Default::default()
@@ -1192,20 +1197,7 @@ fn the_team_period_reports_summed_in_the_database_are_the_rebuilt_ones_in_every_
     let server = server();
     let url = fresh_db(&server, "periods");
     let dir = tempfile::tempdir().unwrap();
-    let zones = [
-        ("alpha", "Asia/Kolkata"),
-        ("beta", "America/New_York"),
-        ("gamma", "Asia/Kathmandu"),
-    ];
-    let homes: Vec<PathBuf> = zones
-        .iter()
-        .map(|(m, _)| machine_home(dir.path(), m))
-        .collect();
-    for ((machine, tz), home) in zones.iter().zip(&homes) {
-        Client::new(ClientOptions::default())
-            .sync(env_in(home, tz), &url, &opts(machine))
-            .unwrap();
-    }
+    let homes = sync_zoned_machines(dir.path(), &url);
     // A fourth machine holds the real captures of Claude Code and Codex, read in place.
     let mut real = ClientOptions::default();
     for agent in ["claude", "codex"] {

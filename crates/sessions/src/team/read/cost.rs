@@ -306,7 +306,7 @@ pub fn report(team: &Team, ctx: &Context, opts: &ReportOptions, who: &Filters) -
 
 /// Milliseconds since the epoch of the first whole millisecond at or after `t`.
 fn ms_at_or_after(t: Timestamp) -> i64 {
-    t.timestamp_millis() + (t.timestamp_subsec_nanos() % 1_000_000 != 0) as i64
+    t.timestamp_millis() + !t.timestamp_subsec_nanos().is_multiple_of(1_000_000) as i64
 }
 
 /// When a usage row counts, in milliseconds since the epoch: the start of its quarter hour, as
@@ -329,6 +329,17 @@ fn has_spans(c: &mut postgres::Client) -> std::result::Result<bool, postgres::Er
         &[],
     )?;
     Ok(row.get(0))
+}
+
+/// The condition `archived` puts on a summary row `d` (a run has no session: never archived).
+fn archived_of_summary(which: Archived) -> Option<String> {
+    let archived = "EXISTS (SELECT 1 FROM sessions s WHERE s.machine = d.machine \
+                    AND s.unified_id = d.unified_id AND s.archived)";
+    match which {
+        Archived::Include => None,
+        Archived::Only => Some(archived.to_string()),
+        Archived::Exclude => Some(format!("NOT {archived}")),
+    }
 }
 
 /// A period report from sums made in the database: the periods' first moments on the report's
@@ -402,13 +413,7 @@ fn report_by_period(
     if let Some(m) = &opts.model {
         rows.push(format!("d.model = {}", p.add(m.clone())));
     }
-    let archived = "EXISTS (SELECT 1 FROM sessions s WHERE s.machine = d.machine \
-                    AND s.unified_id = d.unified_id AND s.archived)";
-    match opts.archived {
-        Archived::Include => {}
-        Archived::Only => rows.push(archived.to_string()),
-        Archived::Exclude => rows.push(format!("NOT {archived}")),
-    }
+    rows.extend(archived_of_summary(opts.archived));
     inside.push(format!(
         "width_bucket(d.first_at_ms, {b}) = width_bucket(d.last_at_ms, {b})"
     ));
@@ -462,11 +467,7 @@ fn report_by_period(
     if let Some(u) = &who.user {
         zeros.push(format!("d.os_user = {}", q.add(u.clone())));
     }
-    match opts.archived {
-        Archived::Include => {}
-        Archived::Only => zeros.push(archived.to_string()),
-        Archived::Exclude => zeros.push(format!("NOT {archived}")),
-    }
+    zeros.extend(archived_of_summary(opts.archived));
     let without = format!(
         "SELECT d.agent, count(*) FROM usage_days d WHERE {} GROUP BY 1",
         zeros.join(" AND ")
