@@ -96,8 +96,21 @@ if (costOnly) {
 if (!searchOnly) {
   const [listMs] = await median(() => team.sessions.listAll())
   rows.push(['listAll (100 newest)', listMs, ''])
-  const [dailyMs] = await median(() => team.cost.daily())
-  rows.push(['cost.daily', dailyMs, ''])
+  const reports = [
+    ['cost.daily', () => team.cost.daily()],
+    ...(costOnly ? [
+      ['cost.daily (Asia/Kathmandu)', () => team.cost.daily({ timezone: 'Asia/Kathmandu' })],
+      [`cost.daily (machine ${have[0]})`, () => team.cost.daily({ machine: have[0] })],
+      ['cost.daily (since 30 days)', () => team.cost.daily({ since: month })],
+      ['cost.weekly', () => team.cost.weekly()],
+      ['cost.monthly', () => team.cost.monthly()],
+    ] : []),
+  ]
+  for (const [what, call] of reports) {
+    const [ms, r] = await median(call)
+    const list = r.daily ?? r.weekly ?? r.monthly
+    rows.push([what, ms, `${list.length} rows, $${r.totals.totalCost.toFixed(2)}`])
+  }
 }
 for (const [what, ms, note] of rows) process.stdout.write(`${what.padEnd(42)} ${(ms / 1000).toFixed(3)} s  ${note}\n`)
 await team.close()

@@ -7,11 +7,15 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use agent_mux_sessions::cost::report::{Report, Row, Totals};
 use agent_mux_sessions::cost::CostSummary;
 use agent_mux_sessions::error::ErrorCode;
-use agent_mux_sessions::options::{Archived, CostOptions, Filters, GroupBy};
+use agent_mux_sessions::options::{
+    Archived, Bound, CostOptions, Direction, Filters, GroupBy, Grouping, Period, ReportOptions,
+};
 use agent_mux_sessions::team::conn::Target;
 use agent_mux_sessions::team::push::{SyncOptions, SyncResult};
+use agent_mux_sessions::team::read::cost::report_rebuilt;
 use agent_mux_sessions::team::schema;
 use agent_mux_sessions::{Client, ClientOptions, Env};
 
@@ -625,6 +629,24 @@ fn added(all: &[CostSummary]) -> CostSummary {
     out
 }
 
+/// Whole-hour, half-hour and quarter-hour offsets: each machine's days are its own.
+const ZONES: [(&str, &str); 3] = [
+    ("alpha", "Asia/Kolkata"),
+    ("beta", "America/New_York"),
+    ("gamma", "Asia/Kathmandu"),
+];
+
+/// A copy of the demo home per machine of `ZONES`, each synced into `url` in its zone.
+fn sync_zoned_machines(dir: &Path, url: &str) -> Vec<PathBuf> {
+    let homes: Vec<PathBuf> = ZONES.iter().map(|(m, _)| machine_home(dir, m)).collect();
+    for ((machine, tz), home) in ZONES.iter().zip(&homes) {
+        Client::new(ClientOptions::default())
+            .sync(env_in(home, tz), url, &opts(machine))
+            .unwrap();
+    }
+    homes
+}
+
 const GROUPINGS: [Option<GroupBy>; 9] = [
     None,
     Some(GroupBy::Day),
@@ -646,21 +668,8 @@ fn the_team_cost_from_the_summary_is_the_exact_one_and_each_machines_own_in_its_
     let server = server();
     let url = fresh_db(&server, "summary");
     let dir = tempfile::tempdir().unwrap();
-    // Whole-hour, half-hour and quarter-hour offsets: each machine's days are its own.
-    let zones = [
-        ("alpha", "Asia/Kolkata"),
-        ("beta", "America/New_York"),
-        ("gamma", "Asia/Kathmandu"),
-    ];
-    let homes: Vec<PathBuf> = zones
-        .iter()
-        .map(|(m, _)| machine_home(dir.path(), m))
-        .collect();
-    for ((machine, tz), home) in zones.iter().zip(&homes) {
-        Client::new(ClientOptions::default())
-            .sync(env_in(home, tz), &url, &opts(machine))
-            .unwrap();
-    }
+
+    let homes = sync_zoned_machines(dir.path(), &url);
     let mut db = connect(&url);
     assert_consistent(&mut db);
     let team = Client::new(ClientOptions {
@@ -675,7 +684,7 @@ fn the_team_cost_from_the_summary_is_the_exact_one_and_each_machines_own_in_its_
     };
     let local = |i: usize, o: &CostOptions| {
         Client::new(ClientOptions::default())
-            .total_cost(env_in(&homes[i], zones[i].1), o)
+            .total_cost(env_in(&homes[i], ZONES[i].1), o)
             .unwrap()
     };
 
@@ -773,7 +782,7 @@ fn the_team_cost_from_the_summary_is_the_exact_one_and_each_machines_own_in_its_
     // the three added up.
     for group_by in GROUPINGS {
         let mut locals = Vec::new();
-        for (i, (machine, _)) in zones.iter().enumerate() {
+        for (i, (machine, _)) in ZONES.iter().enumerate() {
             let o = CostOptions {
                 group_by,
                 ..Default::default()
@@ -1102,5 +1111,341 @@ fn an_upgrade_from_v4_gives_each_session_its_cjk_grams_and_search_finds_what_it_
                 "{text} cut to {limit}"
             );
         }
+    }
+}
+
+/// Two period reports agree: the same rows (keys, token counts, sessions, agents, models), their
+/// costs to rounding (the database adds the pieces in another order), the same totals and the
+/// same sessions without usage.
+fn assert_same_report(a: &Report, b: &Report, what: &str) {
+    let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * x.abs().max(1.0);
+    let key = |r: &Row| (r.date.clone(), r.week.clone(), r.month.clone());
+    assert_eq!(
+        a.rows.iter().map(key).collect::<Vec<_>>(),
+        b.rows.iter().map(key).collect::<Vec<_>>(),
+        "{what}: the periods"
+    );
+    let counted = |t: &Totals| {
+        (
+            t.input_tokens,
+            t.output_tokens,
+            t.cache_creation_tokens,
+            t.cache_read_tokens,
+            t.total_tokens,
+            t.thinking_tokens,
+        )
+    };
+    for (x, y) in a.rows.iter().zip(&b.rows) {
+        let at = format!("{what} {:?}", key(x));
+        assert_eq!(counted(&x.usage), counted(&y.usage), "{at}");
+        assert!(
+            close(x.usage.total_cost, y.usage.total_cost),
+            "{at}: {} vs {}",
+            x.usage.total_cost,
+            y.usage.total_cost
+        );
+        assert_eq!(
+            (&x.models_used, &x.agents, x.session_count),
+            (&y.models_used, &y.agents, y.session_count),
+            "{at}"
+        );
+        let models = |r: &Row| {
+            let mut m: Vec<_> = (r.model_breakdowns.iter())
+                .map(|b| {
+                    (
+                        b.model_name.clone(),
+                        b.agent.clone(),
+                        b.input_tokens,
+                        b.output_tokens,
+                        b.cache_read_tokens,
+                        b.cache_creation_tokens,
+                        b.thinking_tokens,
+                        b.cost,
+                    )
+                })
+                .collect();
+            m.sort_by(|p, q| (&p.0, &p.1).cmp(&(&q.0, &q.1)));
+            m
+        };
+        let (mx, my) = (models(x), models(y));
+        assert_eq!(mx.len(), my.len(), "{at}");
+        for (p, q) in mx.iter().zip(&my) {
+            assert_eq!(
+                (&p.0, &p.1, p.2, p.3, p.4, p.5, p.6),
+                (&q.0, &q.1, q.2, q.3, q.4, q.5, q.6),
+                "{at}"
+            );
+            assert!(close(p.7, q.7), "{at} {}: {} vs {}", p.0, p.7, q.7);
+        }
+    }
+    assert_eq!(counted(&a.totals), counted(&b.totals), "{what}: totals");
+    assert!(
+        close(a.totals.total_cost, b.totals.total_cost),
+        "{what}: totals"
+    );
+    assert_eq!(a.unpriced_models, b.unpriced_models, "{what}");
+    assert_eq!(a.sessions_without_usage, b.sessions_without_usage, "{what}");
+}
+
+#[test]
+#[cfg_attr(
+    no_pg,
+    ignore = "no PostgreSQL: run through scripts/cargo-test.mjs, which starts one where initdb is found"
+)]
+#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
+fn the_team_period_reports_summed_in_the_database_are_the_rebuilt_ones_in_every_zone() {
+    let server = server();
+    let url = fresh_db(&server, "periods");
+    let dir = tempfile::tempdir().unwrap();
+    let homes = sync_zoned_machines(dir.path(), &url);
+    // A fourth machine holds the real captures of Claude Code and Codex, read in place.
+    let mut real = ClientOptions::default();
+    for agent in ["claude", "codex"] {
+        let at = common::real_fixtures().join(agent);
+        real.session_dirs.insert(agent.into(), at);
+    }
+    let empty = dir.path().join("real");
+    std::fs::create_dir_all(&empty).unwrap();
+    Client::new(real)
+        .sync(env(&empty), &url, &opts("real"))
+        .unwrap();
+
+    let mut db = connect(&url);
+    assert_consistent(&mut db);
+    assert!(one_i64(&mut db, "SELECT count(*) FROM usage WHERE machine = 'real'") > 0);
+    // Sessions that went on past midnight: the first usage row of some of alpha's sessions is
+    // moved 11 hours on (the summary made again, as a sync would). Their summary rows span two
+    // UTC days: the reports sort their usage rows one by one, where the others are added whole.
+    db.batch_execute(
+        "UPDATE usage SET at = at + interval '11 hours' WHERE machine = 'alpha' AND n = 0 \
+           AND at IS NOT NULL AND unified_id IN (SELECT unified_id FROM sessions \
+             WHERE machine = 'alpha' ORDER BY unified_id LIMIT 12); \
+         DELETE FROM usage_days; INSERT INTO usage_days SELECT * FROM usage_days_of",
+    )
+    .unwrap();
+    assert_summarised(&mut db);
+    let spanning = one_i64(
+        &mut db,
+        "SELECT count(*) FROM usage_days WHERE (to_timestamp(first_at_ms / 1000.0) AT TIME ZONE 'UTC')::date \
+         <> (to_timestamp(last_at_ms / 1000.0) AT TIME ZONE 'UTC')::date",
+    );
+    assert!(spanning > 0, "summary rows across a UTC midnight");
+    let (middle, model): (chrono::DateTime<chrono::Utc>, String) = {
+        let r = db
+            .query_one(
+                "SELECT (SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY at) FROM usage), \
+                 (SELECT btrim(model) FROM usage GROUP BY 1 ORDER BY count(*) DESC LIMIT 1)",
+                &[],
+            )
+            .unwrap();
+        (r.get(0), r.get(1))
+    };
+    // A session without usage, and one archived, so that both counts are compared.
+    let archived = db
+        .execute(
+            "UPDATE sessions SET archived = true WHERE unified_id IN \
+             (SELECT unified_id FROM sessions WHERE machine = 'beta' ORDER BY unified_id LIMIT 3) \
+             AND machine = 'beta'",
+            &[],
+        )
+        .unwrap();
+    assert_eq!(archived, 3);
+    let without = one_i64(
+        &mut db,
+        "SELECT count(*) FROM sessions s WHERE NOT EXISTS (SELECT 1 FROM usage u \
+         WHERE u.machine = s.machine AND u.unified_id = s.unified_id)",
+    );
+    assert!(without > 0, "sessions without usage to count");
+
+    let team = Client::new(ClientOptions {
+        source: Some(url.clone()),
+        ..Default::default()
+    });
+    let rebuilt_team = agent_mux_sessions::team::read::Team::new(&url);
+    let periods = [
+        Period::Day,
+        Period::Week(chrono::Weekday::Mon),
+        Period::Week(chrono::Weekday::Sun),
+        Period::Month,
+    ];
+    // Whole-hour zones, half- and quarter-hour offsets, and summer time on a half hour.
+    let calendars = [
+        "UTC",
+        "Asia/Kathmandu",
+        "America/St_Johns",
+        "Australia/Lord_Howe",
+        "Pacific/Chatham",
+        "America/Los_Angeles",
+    ];
+    let day = middle.date_naive();
+    type Shape<'a> = Box<dyn Fn(&mut ReportOptions) + 'a>;
+    let shapes: Vec<(&str, Shape)> = vec![
+        ("all", Box::new(|_: &mut ReportOptions| {})),
+        (
+            "machine",
+            Box::new(|o: &mut ReportOptions| o.machine = Some("beta".into())),
+        ),
+        (
+            "user",
+            Box::new(|o: &mut ReportOptions| o.user = Some("gamma-user".into())),
+        ),
+        (
+            "agent",
+            Box::new(|o: &mut ReportOptions| o.agent = Some("claude".into())),
+        ),
+        (
+            "since",
+            Box::new(|o: &mut ReportOptions| o.since = Some(Bound::At(middle))),
+        ),
+        (
+            "until a day",
+            Box::new(|o: &mut ReportOptions| o.until = Some(Bound::Date(day))),
+        ),
+        (
+            "a window",
+            Box::new(|o: &mut ReportOptions| {
+                o.since = Some(Bound::Date(day - chrono::Days::new(20)));
+                o.until = Some(Bound::At(middle));
+            }),
+        ),
+        ("last 3", Box::new(|o: &mut ReportOptions| o.last = Some(3))),
+        (
+            "archived only",
+            Box::new(|o: &mut ReportOptions| o.archived = Archived::Only),
+        ),
+        (
+            "archived left out",
+            Box::new(|o: &mut ReportOptions| o.archived = Archived::Exclude),
+        ),
+        (
+            "newest 2",
+            Box::new(|o: &mut ReportOptions| {
+                o.order = Some(Direction::Desc);
+                o.limit = Some(2);
+            }),
+        ),
+    ];
+    let mut rows = 0;
+    for zone in calendars {
+        for p in periods {
+            for (name, shape) in &shapes {
+                let mut o = ReportOptions::new(Grouping::Period(p));
+                shape(&mut o);
+                o.timezone = Some(zone.into());
+                let mut by_model = o.clone();
+                by_model.model = Some(model.clone());
+                for o in [o, by_model] {
+                    let what = format!("{zone} {p:?} {name} model {:?}", o.model);
+                    let env = env(&homes[0]);
+                    let summed = team.cost_report(env.clone(), &o).unwrap();
+                    let who = Filters {
+                        machine: o.machine.clone(),
+                        user: o.user.clone(),
+                        ..Default::default()
+                    };
+                    let rebuilt = report_rebuilt(&rebuilt_team, &team.context(env), &o, &who)
+                        .unwrap()
+                        .into_report();
+                    assert_same_report(&summed, &rebuilt, &what);
+                    rows += summed.rows.len();
+                }
+            }
+        }
+    }
+    assert!(rows > 1000, "the reports have rows to compare ({rows})");
+    // The real captures' sessions count on their own days, as on their machine.
+    let real_only = ReportOptions {
+        machine: Some("real".into()),
+        timezone: Some("UTC".into()),
+        ..ReportOptions::new(Grouping::Period(Period::Day))
+    };
+    let theirs = team.cost_report(env(&empty), &real_only).unwrap();
+    let mut local = ClientOptions::default();
+    for agent in ["claude", "codex"] {
+        local
+            .session_dirs
+            .insert(agent.into(), common::real_fixtures().join(agent));
+    }
+    let local_only = ReportOptions {
+        timezone: Some("UTC".into()),
+        ..ReportOptions::new(Grouping::Period(Period::Day))
+    };
+    let mut mine = Client::new(local)
+        .cost_report(env(&empty), &local_only)
+        .unwrap();
+    assert!(!mine.rows.is_empty());
+    // A model without a price syncs at $0: the team database does not know it as unpriced.
+    mine.unpriced_models.clear();
+    assert_same_report(&theirs, &mine, "the real captures");
+}
+
+#[test]
+#[cfg_attr(
+    no_pg,
+    ignore = "no PostgreSQL: run through scripts/cargo-test.mjs, which starts one where initdb is found"
+)]
+fn an_upgrade_from_v5_gives_each_summary_row_its_moments_and_the_period_reports_stay_the_same() {
+    let server = server();
+    let url = fresh_db(&server, "upgrade5");
+    let dir = tempfile::tempdir().unwrap();
+    let a = machine_home(dir.path(), "a");
+    let b = machine_home(dir.path(), "b");
+    for (home, machine, tz) in [
+        (&a, "alpha", "Asia/Kolkata"),
+        (&b, "beta", "America/New_York"),
+    ] {
+        let old = SyncOptions {
+            schema_version: 5,
+            ..opts(machine)
+        };
+        Client::new(ClientOptions::default())
+            .sync(env_in(home, tz), &url, &old)
+            .unwrap();
+    }
+    let mut db = connect(&url);
+    let spans = "SELECT count(*) FROM information_schema.columns WHERE table_name = 'usage_days' \
+                 AND column_name IN ('first_at_ms', 'last_at_ms')";
+    assert_eq!(one_i64(&mut db, spans), 0);
+    let team = Client::new(ClientOptions {
+        source: Some(url.clone()),
+        ..Default::default()
+    });
+    let report = |p: Period, zone: &str| {
+        let o = ReportOptions {
+            timezone: Some(zone.into()),
+            ..ReportOptions::new(Grouping::Period(p))
+        };
+        team.cost_report(env(&a), &o).unwrap()
+    };
+    let shapes = [
+        (Period::Day, "Asia/Kathmandu"),
+        (Period::Week(chrono::Weekday::Mon), "UTC"),
+        (Period::Month, "Pacific/Chatham"),
+    ];
+    // Before: a version 5 database has no moments, and the reports are rebuilt.
+    let before: Vec<Report> = shapes.iter().map(|(p, z)| report(*p, z)).collect();
+    assert!(before.iter().all(|r| !r.rows.is_empty()));
+
+    // This amux upgrades it: every summary row has its moments, as the summary's definition
+    // makes them, though no session changed and none is written again.
+    let r = Client::new(ClientOptions::default())
+        .sync(env_in(&a, "Asia/Kolkata"), &url, &opts("alpha"))
+        .unwrap();
+    assert_eq!((r.schema_from, r.schema_to), (5, schema::VERSION));
+    assert_eq!(r.sessions, 0, "{r:?}");
+    assert_eq!(one_i64(&mut db, spans), 2);
+    assert_summarised(&mut db);
+    assert_eq!(
+        one_i64(
+            &mut db,
+            "SELECT count(*) FROM usage_days WHERE pieces > 0 AND (first_at_ms IS NULL \
+             OR last_at_ms < first_at_ms)"
+        ),
+        0
+    );
+    assert!(one_i64(&mut db, "SELECT count(*) FROM usage_days WHERE pieces > 0") > 0);
+    // After: summed in the database, the same reports.
+    for ((p, z), was) in shapes.iter().zip(&before) {
+        assert_same_report(&report(*p, z), was, &format!("{p:?} {z}"));
     }
 }

@@ -30,6 +30,34 @@ impl Period {
         }
     }
 
+    /// The first day of the period after the one holding `d`.
+    pub fn next(self, d: NaiveDate) -> NaiveDate {
+        let first = self.first_day(d);
+        match self {
+            Period::Day => first + chrono::Days::new(1),
+            Period::Week(_) => first + chrono::Days::new(7),
+            Period::Month => first + chrono::Months::new(1),
+        }
+    }
+
+    /// The periods holding `from` to `to` on the calendar of `zone`: each one's key and first
+    /// moment, in order, then the first moment of the period after them (keyed "").
+    pub fn starts(
+        self,
+        zone: &LocalDays,
+        from: NaiveDate,
+        to: NaiveDate,
+    ) -> Vec<(String, Timestamp)> {
+        let mut out = Vec::new();
+        let mut d = self.first_day(from);
+        while d <= to {
+            out.push((self.key_of_date(d), zone.start_of(d)));
+            d = self.next(d);
+        }
+        out.push((String::new(), zone.start_of(d)));
+        out
+    }
+
     /// The first day of the period `n` periods before the one holding `d`.
     pub fn back(self, d: NaiveDate, n: u32) -> NaiveDate {
         let first = self.first_day(d);
@@ -80,6 +108,29 @@ mod tests {
         assert_eq!(Period::Week(Weekday::Sun).back(d, 1), date("2026-03-22"));
         assert_eq!(Period::Month.back(d, 1), date("2026-02-01"));
         assert_eq!(Period::Month.back(d, 3), date("2025-12-01"));
+    }
+
+    #[test]
+    fn periods_and_their_first_moments() {
+        let ny = LocalDays::named("America/New_York").unwrap();
+        let days = Period::Day.starts(&ny, date("2026-03-07"), date("2026-03-09"));
+        let keys: Vec<&str> = days.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["2026-03-07", "2026-03-08", "2026-03-09", ""]);
+        // The day summer time starts is 23 hours long.
+        let hours: Vec<i64> = (days.windows(2))
+            .map(|w| (w[1].1 - w[0].1).num_hours())
+            .collect();
+        assert_eq!(hours, [24, 23, 24]);
+        for (key, at) in &days[..3] {
+            assert_eq!(Period::Day.key(&ny, at), *key);
+        }
+        let months = Period::Month.starts(&ny, date("2025-12-31"), date("2026-02-01"));
+        let keys: Vec<&str> = months.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["2025-12", "2026-01", "2026-02", ""]);
+        assert_eq!(months[3].1, ny.start_of(date("2026-03-01")));
+        let weeks = Period::Week(Weekday::Mon).starts(&ny, date("2026-01-07"), date("2026-01-12"));
+        let keys: Vec<&str> = weeks.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["2026-01-05", "2026-01-12", ""]);
     }
 
     #[test]

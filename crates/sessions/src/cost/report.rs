@@ -437,6 +437,34 @@ impl ReportBuilder {
         }
     }
 
+    /// The moments the report counts usage between (`since`, `until` and `last` applied).
+    pub fn range(&self) -> (Option<Timestamp>, Option<Timestamp>) {
+        self.range
+    }
+
+    /// The report's calendar.
+    pub fn zone(&self) -> &LocalDays {
+        &self.zone
+    }
+
+    /// Usage already summed elsewhere (a team database) for the period `key`: the tokens and
+    /// cost of one agent's model there, each piece of it inside the range and of the model asked.
+    pub fn add_period_usage(&mut self, key: &str, agent: &str, model: &str, t: &Tokens, usd: f64) {
+        self.rows.entry(key).add(agent, model, t, usd);
+    }
+
+    /// How many sessions spent in the period `key` (after its usage is added).
+    pub fn add_period_sessions(&mut self, key: &str, n: u64) {
+        if let Some(acc) = self.rows.get_mut(key) {
+            acc.sessions += n;
+        }
+    }
+
+    /// Sessions of `agent` in range that recorded no usage, counted elsewhere.
+    pub fn add_without_usage(&mut self, agent: &str, n: u64) {
+        *self.without_usage.entry(agent.to_string()).or_default() += n;
+    }
+
     pub fn finish(self) -> Report {
         self.sums().into_report()
     }

@@ -13,6 +13,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("schema/v3.sql"),
     include_str!("schema/v4.sql"),
     include_str!("schema/v5.sql"),
+    include_str!("schema/v6.sql"),
 ];
 
 /// The version this amux writes and reads.

@@ -14,8 +14,10 @@ use crate::cost::report::{ReportBuilder, Sums};
 use crate::cost::{CostBreakdown, CostSummary};
 use crate::env::Env;
 use crate::error::Result;
+use crate::model::Timestamp;
 use crate::model::{ModelUsage, SessionSummary, Tokens, UsageSlice};
-use crate::options::{CostOptions, Filters, GroupBy, Grouping, ReportOptions};
+use crate::options::{Archived, CostOptions, Filters, GroupBy, Grouping, Period, ReportOptions};
+use chrono::NaiveDate;
 
 /// The usage pieces `opts` counts, as a `WITH p AS (…)` of (machine, unified_id, sess, agent,
 /// model, project, os_user, tags, day, the token buckets, cost_usd): each usage row of a
@@ -290,8 +292,238 @@ fn summary_sql(opts: &CostOptions, sow: u32, p: &mut Params) -> Option<Statement
 
 /// A cost report (`cost.daily|weekly|monthly|sessions`) over the team's sessions (of
 /// `machine`/`user` when given). `ctx` is the team client's: its run index is not read (the
-/// runs' costs are usage rows of their own).
+/// runs' costs are usage rows of their own). A period report is summed in the database; a
+/// session report rebuilds each session (it lists them all anyway).
 pub fn report(team: &Team, ctx: &Context, opts: &ReportOptions, who: &Filters) -> Result<Sums> {
+    match opts.grouping {
+        Grouping::Period(period) => match report_by_period(team, ctx, opts, who, period)? {
+            Some(sums) => Ok(sums),
+            None => report_rebuilt(team, ctx, opts, who),
+        },
+        Grouping::Session => report_rebuilt(team, ctx, opts, who),
+    }
+}
+
+/// Milliseconds since the epoch of the first whole millisecond at or after `t`.
+fn ms_at_or_after(t: Timestamp) -> i64 {
+    t.timestamp_millis() + !t.timestamp_subsec_nanos().is_multiple_of(1_000_000) as i64
+}
+
+/// When a usage row counts, in milliseconds since the epoch: the start of its quarter hour, as
+/// a rebuilt session's slices have it; a session's row without a time at the session's creation,
+/// a run's at the run's first time. The summary's `first_at_ms`/`last_at_ms` are its bounds.
+const COUNTS_AT: &str = "CASE WHEN u.at IS NOT NULL \
+      THEN (floor(date_part('epoch', u.at) / 900) * 900000)::bigint \
+    WHEN u.unified_id LIKE 'run:%' THEN (SELECT coalesce(round(extract(epoch FROM min(r.at)) \
+      * 1000), 0)::bigint FROM usage r WHERE r.machine = u.machine AND r.unified_id = u.unified_id) \
+    ELSE (SELECT round(extract(epoch FROM s.created_at) * 1000)::bigint FROM sessions s \
+      WHERE s.machine = u.machine AND s.unified_id = u.unified_id) END";
+
+/// Whether the summary holds each row's first and last moment (schema version 6 on) and this
+/// role may read it.
+fn has_spans(c: &mut postgres::Client) -> std::result::Result<bool, postgres::Error> {
+    let row = c.query_one(
+        "SELECT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_name = 'usage_days' \
+         AND column_name = 'first_at_ms' AND table_schema = current_schema()) \
+         AND has_table_privilege('usage_days', 'SELECT')",
+        &[],
+    )?;
+    Ok(row.get(0))
+}
+
+/// The condition `archived` puts on a summary row `d` (a run has no session: never archived).
+fn archived_of_summary(which: Archived) -> Option<String> {
+    let archived = "EXISTS (SELECT 1 FROM sessions s WHERE s.machine = d.machine \
+                    AND s.unified_id = d.unified_id AND s.archived)";
+    match which {
+        Archived::Include => None,
+        Archived::Only => Some(archived.to_string()),
+        Archived::Exclude => Some(format!("NOT {archived}")),
+    }
+}
+
+/// A period report from sums made in the database: the periods' first moments on the report's
+/// calendar are sent as the bounds `width_bucket` sorts moments into, so the server needs no
+/// zone. A summary row (a session's usage of one model on one of its machine's days) whose
+/// first and last moments fall in one period, inside the range, is added whole; the usage rows
+/// of the others are sorted one by one. `None` where the summary has no moments (a database
+/// before version 6, or a role not granted it), or a moment falls outside the periods sent
+/// (they span the usage's days and two either side, more than any zone's offset moves a
+/// moment): the rebuilt report answers then.
+fn report_by_period(
+    team: &Team,
+    ctx: &Context,
+    opts: &ReportOptions,
+    who: &Filters,
+    period: Period,
+) -> Result<Option<Sums>> {
+    let mut builder = ReportBuilder::new(ctx, opts)?;
+    let (since, until) = builder.range();
+    let (since_ms, until_ms) = (
+        since.map(ms_at_or_after),
+        until.map(|t| t.timestamp_millis()),
+    );
+    let span = team.with(&ctx.env, |c| {
+        if !has_spans(c)? {
+            return Ok(None);
+        }
+        let r = c.query_one("SELECT min(day), max(day) FROM usage", &[])?;
+        Ok(Some((
+            r.get::<_, Option<NaiveDate>>(0),
+            r.get::<_, Option<NaiveDate>>(1),
+        )))
+    })?;
+    let Some(span) = span else {
+        return Ok(None);
+    };
+    let starts = match span {
+        (Some(lo), Some(hi)) => period.starts(
+            builder.zone(),
+            lo - chrono::Days::new(2),
+            hi + chrono::Days::new(2),
+        ),
+        _ => Vec::new(),
+    };
+    let bounds: Vec<i64> = starts.iter().map(|(_, t)| t.timestamp_millis()).collect();
+
+    let mut p = Params::default();
+    let b = format!("{}::bigint[]", p.add(bounds));
+    // The summary rows with usage in range: each session's own agent, machine and user are on
+    // them; a run has no session, so it is never archived.
+    let mut rows = vec!["d.pieces > 0".to_string()];
+    let (lo, hi) = (since_ms.map(|ms| p.add(ms)), until_ms.map(|ms| p.add(ms)));
+    let mut inside = Vec::new();
+    if let Some(lo) = &lo {
+        rows.push(format!("d.last_at_ms >= {lo}"));
+        inside.push(format!("d.first_at_ms >= {lo}"));
+    }
+    if let Some(hi) = &hi {
+        rows.push(format!("d.first_at_ms <= {hi}"));
+        inside.push(format!("d.last_at_ms <= {hi}"));
+    }
+    if let Some(a) = &opts.agent {
+        rows.push(format!("d.agent = {}", p.add(a.clone())));
+    }
+    if let Some(m) = &who.machine {
+        rows.push(format!("d.machine = {}", p.add(m.clone())));
+    }
+    if let Some(u) = &who.user {
+        rows.push(format!("d.os_user = {}", p.add(u.clone())));
+    }
+    if let Some(m) = &opts.model {
+        rows.push(format!("d.model = {}", p.add(m.clone())));
+    }
+    rows.extend(archived_of_summary(opts.archived));
+    inside.push(format!(
+        "width_bucket(d.first_at_ms, {b}) = width_bucket(d.last_at_ms, {b})"
+    ));
+    let mut piece_inside = vec!["true".to_string()];
+    if let Some(lo) = &lo {
+        piece_inside.push(format!("x.t >= {lo}"));
+    }
+    if let Some(hi) = &hi {
+        piece_inside.push(format!("x.t <= {hi}"));
+    }
+    let sums = "input_tokens, output_tokens, thinking_tokens, cached_tokens, cache_write_tokens, \
+                cost_usd";
+    let sql = format!(
+        "WITH d AS MATERIALIZED (SELECT d.machine, d.unified_id, d.day, d.model, d.agent, {sums}, \
+             width_bucket(d.first_at_ms, {b}) AS k, {whole} AS whole \
+             FROM usage_days d WHERE {rows}), \
+         parts AS MATERIALIZED (SELECT k, machine, unified_id, agent, model, {sums} FROM d \
+             WHERE whole \
+           UNION ALL SELECT width_bucket(x.t, {b}), d.machine, d.unified_id, d.agent, d.model, \
+             x.input_tokens, x.output_tokens, x.thinking_tokens, x.cached_tokens, \
+             x.cache_write_tokens, x.cost_usd \
+             FROM d CROSS JOIN LATERAL (SELECT u.input_tokens, u.output_tokens, \
+               u.thinking_tokens, u.cached_tokens, u.cache_write_tokens, u.cost_usd, \
+               {COUNTS_AT} AS t FROM usage u WHERE u.machine = d.machine \
+               AND u.unified_id = d.unified_id AND u.day = d.day AND btrim(u.model) = d.model) x \
+             WHERE NOT d.whole AND {piece_inside}) \
+         SELECT k, agent, model, {SUMS}, 0::bigint FROM parts GROUP BY 1, 2, 3 \
+         UNION ALL SELECT k, NULL, NULL, 0, 0, 0, 0, 0, 0, count(*) \
+           FROM (SELECT k FROM parts GROUP BY k, machine, unified_id) x GROUP BY 1",
+        whole = inside.join(" AND "),
+        rows = rows.join(" AND "),
+        piece_inside = piece_inside.join(" AND "),
+    );
+    // Sessions in range without any usage row, per agent (their cost is unknown, not $0): the
+    // summary's rows of zeros, one per such session.
+    let mut q = Params::default();
+    let mut zeros = vec!["d.sess AND d.pieces = 0".to_string()];
+    let ms = "round(extract(epoch FROM d.created_at) * 1000)::bigint";
+    if let Some(t) = since_ms {
+        zeros.push(format!("{ms} >= {}", q.add(t)));
+    }
+    if let Some(t) = until_ms {
+        zeros.push(format!("{ms} <= {}", q.add(t)));
+    }
+    if let Some(a) = &opts.agent {
+        zeros.push(format!("d.agent = {}", q.add(a.clone())));
+    }
+    if let Some(m) = &who.machine {
+        zeros.push(format!("d.machine = {}", q.add(m.clone())));
+    }
+    if let Some(u) = &who.user {
+        zeros.push(format!("d.os_user = {}", q.add(u.clone())));
+    }
+    zeros.extend(archived_of_summary(opts.archived));
+    let without = format!(
+        "SELECT d.agent, count(*) FROM usage_days d WHERE {} GROUP BY 1",
+        zeros.join(" AND ")
+    );
+    let (sums, without) = team.with(&ctx.env, |c| {
+        let mut tx = c.transaction()?;
+        // The groupings hold a row per session and period: in memory, not in batches on disk;
+        // and a statement of a few hundred milliseconds is not worth compiling.
+        tx.batch_execute("SET LOCAL work_mem = '64MB'; SET LOCAL jit = off")?;
+        let sums = tx.query(&sql, &p.refs())?;
+        let without = match opts.model {
+            Some(_) => Vec::new(),
+            None => tx.query(&without, &q.refs())?,
+        };
+        tx.commit()?;
+        Ok((sums, without))
+    })?;
+    let key_of =
+        |k: i32| (k >= 1 && (k as usize) < starts.len()).then(|| &starts[k as usize - 1].0);
+    let mut sessions = Vec::new();
+    for r in &sums {
+        let Some(key) = key_of(r.get(0)) else {
+            return Ok(None);
+        };
+        match r.get::<_, Option<String>>(1) {
+            Some(agent) => {
+                let t = Tokens {
+                    input: n(r.get(4)),
+                    output: n(r.get(5)),
+                    reasoning: n(r.get(6)),
+                    cache_read: n(r.get(7)),
+                    cache_write: n(r.get(8)),
+                    cache_write_1h: 0,
+                };
+                builder.add_period_usage(key, &agent, &r.get::<_, String>(2), &t, r.get(3));
+            }
+            None => sessions.push((key, n(r.get(9)))),
+        }
+    }
+    for (key, count) in sessions {
+        builder.add_period_sessions(key, count);
+    }
+    for r in &without {
+        builder.add_without_usage(&r.get::<_, String>(0), n(r.get(1)));
+    }
+    Ok(Some(builder.sums()))
+}
+
+/// A cost report from each session rebuilt from its rows (its usage rows as its slices, their
+/// costs as the agent's own) and added to the local report engine: every grouping.
+pub fn report_rebuilt(
+    team: &Team,
+    ctx: &Context,
+    opts: &ReportOptions,
+    who: &Filters,
+) -> Result<Sums> {
     let mut builder = ReportBuilder::new(ctx, opts)?;
     let mut p = Params::default();
     let filter = sessions_where(who, opts.agent.as_deref(), &mut p);
