@@ -28,18 +28,21 @@ fn main() {
     client.index_update(env.clone(), false).unwrap();
     eprintln!("index up to date in {:.1} s", t.elapsed().as_secs_f64());
     for call in &args[4..] {
+        // Each call at its own time, as a process's calls are (`Env::from_process`): a search
+        // that knows its time cuts its results by score before making summaries.
+        let env = || env.clone().at(chrono::Utc::now());
         let run = || match call.strip_prefix("list:") {
             Some(agent) => {
                 let opts = ListOptions {
                     limit: 1_000_000,
                     ..Default::default()
                 };
-                client.list(env.clone(), agent, &opts).unwrap().len()
+                client.list(env(), agent, &opts).unwrap().len()
             }
             None => {
                 let q = serde_json::json!({ "text": call, "limit": limit });
                 let q = agent_mux_wire::search_query(&q).unwrap();
-                client.search(env.clone(), &q).unwrap().len()
+                client.search(env(), &q).unwrap().len()
             }
         };
         let n = run();

@@ -2,18 +2,20 @@
 //!
 //! An automaton built case-insensitive can only skip ahead to the needles' first bytes in either
 //! case, and `b`, `s` or `c` start a word every few bytes of English. Lowering the haystack's ASCII
-//! letters into a scratch copy (a cheap, vectorised pass) lets a case-sensitive automaton search
-//! it with memmem or rare-byte skipping. Offsets are the same in both copies.
+//! letters into a scratch copy (a cheap, vectorised pass) lets it be searched case-sensitively:
+//! a few needles each with memmem, more with an automaton's rare-byte skipping. Offsets are the
+//! same in both copies.
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use std::cell::RefCell;
 
 /// Lowered haystacks are searched in blocks this size, so the copy stays in cache.
 const BLOCK: usize = 64 * 1024;
 
-/// Up to this many needles, `present` looks for each on its own: a vectorised memmem per needle
-/// over a block in cache beats an automaton whose rare-byte skipping stops at every `k` or `p`
-/// of English text, and it stops at each needle's first match, not at every match.
-const PRESENT_ONE_BY_ONE: usize = 8;
+/// Up to this many needles, `present` and `each` look for each on its own: a vectorised memmem
+/// per needle over a block in cache beats an automaton whose skipping stops at every `k` or `p`
+/// of English text (or, for `error` and `function`, at every `e` and `f`), and `present` stops
+/// at each needle's first match, not at every match.
+const ONE_BY_ONE: usize = 8;
 
 thread_local! {
     static LOWERED: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
@@ -21,7 +23,7 @@ thread_local! {
 
 pub struct Caseless {
     search: Search,
-    /// Each needle on its own, for `present` (up to `PRESENT_ONE_BY_ONE` of them).
+    /// Each needle on its own, for `present` and `each` (up to `ONE_BY_ONE` of them).
     each_needle: Vec<memchr::memmem::Finder<'static>>,
     /// The bits of every needle `present` tells apart.
     all: u64,
@@ -66,7 +68,7 @@ impl Caseless {
                     .ok()?,
             ),
         };
-        let each_needle = match lowered.len() <= PRESENT_ONE_BY_ONE {
+        let each_needle = match lowered.len() <= ONE_BY_ONE {
             true => lowered
                 .iter()
                 .map(|n| memchr::memmem::Finder::new(n.as_bytes()).into_owned())
@@ -129,6 +131,21 @@ impl Caseless {
                             return false;
                         }
                         at = s + 1;
+                    }
+                }
+                // Each needle in turn (matches come in no promised order), stepping one byte
+                // past each match as `One` does.
+                Search::Many(_) if !self.each_needle.is_empty() => {
+                    for (k, finder) in self.each_needle.iter().enumerate() {
+                        let len = finder.needle().len();
+                        let mut at = 0;
+                        while let Some(p) = finder.find(&lowered[at..]) {
+                            let s = at + p;
+                            if !report(k, s, s + len) {
+                                return false;
+                            }
+                            at = s + 1;
+                        }
                     }
                 }
                 Search::Many(ac) => {
@@ -203,23 +220,32 @@ mod tests {
         v
     }
 
+    /// A few needles are looked for one by one, more by the automaton: both find the same.
     #[test]
     fn finds_every_case_and_overlap_across_block_edges() {
-        let needles = ["borrow", "Row", "rowboat", "é"];
-        let c = Caseless::new(&needles).expect("needles");
-        // Needles straddling every block edge, in mixed case, overlapping one another.
-        let mut hay = Vec::new();
-        let mut i = 0u32;
-        while hay.len() < 3 * BLOCK + 100 {
-            hay.extend_from_slice(b"xx BoRRoWboat ");
-            hay.extend(std::iter::repeat_n(b'.', (i % 7) as usize));
-            hay.extend_from_slice("é ROWBOAT".as_bytes());
-            i += 1;
+        let fillers: Vec<String> = (0..ONE_BY_ONE).map(|i| format!("q{i}z")).collect();
+        let few = ["borrow", "Row", "rowboat", "é", "oo"];
+        let many: Vec<&str> = (few.iter().copied())
+            .chain(fillers.iter().map(String::as_str))
+            .collect();
+        for needles in [&few[..], &many[..]] {
+            let c = Caseless::new(needles).expect("needles");
+            assert_eq!(c.each_needle.is_empty(), needles.len() > ONE_BY_ONE);
+            // Needles straddling every block edge, in mixed case, overlapping one another and
+            // themselves.
+            let mut hay = Vec::new();
+            let mut i = 0u32;
+            while hay.len() < 3 * BLOCK + 100 {
+                hay.extend_from_slice(b"xx BoRRoWboat ");
+                hay.extend(std::iter::repeat_n(b'.', (i % 7) as usize));
+                hay.extend_from_slice("é ROWBOAT Q1Z oOo".as_bytes());
+                i += 1;
+            }
+            let mut want = naive(needles, &hay);
+            want.sort_by_key(|m| (m.end, m.needle));
+            assert!(want.len() > 1000);
+            assert_eq!(all(&c, &hay), want, "{} needles", needles.len());
         }
-        let mut want = naive(&needles, &hay);
-        want.sort_by_key(|m| (m.end, m.needle));
-        assert!(want.len() > 1000);
-        assert_eq!(all(&c, &hay), want);
     }
 
     #[test]
@@ -247,9 +273,7 @@ mod tests {
                 .iter()
                 .fold(0u64, |m, f| m | 1 << f.needle)
         };
-        let many: Vec<String> = (0..PRESENT_ONE_BY_ONE + 2)
-            .map(|i| format!("w{i}x"))
-            .collect();
+        let many: Vec<String> = (0..ONE_BY_ONE + 2).map(|i| format!("w{i}x")).collect();
         let many: Vec<&str> = many.iter().map(String::as_str).collect();
         for needles in [&["docker", "Compose", "é"][..], &["ab"][..], &many[..]] {
             let c = Caseless::new(needles).expect("needles");

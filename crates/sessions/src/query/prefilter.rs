@@ -376,6 +376,22 @@ fn has_high_byte(block: &[u8; 32]) -> bool {
     (word(0) | word(8) | word(16) | word(24)) & HIGH != 0
 }
 
+/// Does folding leave `text` as it is written, but for the case of ASCII letters (no character
+/// of it `folds_differently`)? Its folded form (`text::Folded`) then has the same bytes, offsets
+/// and word tokens.
+pub fn folds_in_place(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut i = next_non_ascii(b, 0);
+    while i < b.len() {
+        let c = text[i..].chars().next().expect("a char boundary");
+        if folds_differently(c) {
+            return false;
+        }
+        i = next_non_ascii(b, i + c.len_utf8());
+    }
+    true
+}
+
 /// Index of the next byte >= 0x80 at or after `i`: 32 bytes a step through ASCII (one test for
 /// four words), then eight at a time.
 fn next_non_ascii(b: &[u8], mut i: usize) -> usize {
@@ -587,6 +603,26 @@ mod tests {
         // drawing between letters are not part of a word.
         assert!(present("kelvin", "{\"t\":\"\u{212A}ELVIN ✓\"}"));
         assert!(!present("kelvin", "{\"t\":\"k→elvin ─ k✓elvin\"}"));
+    }
+
+    #[test]
+    fn text_folds_in_place_unless_a_character_folds_to_another() {
+        let long = "a".repeat(70);
+        for text in [
+            "",
+            "plain",
+            "✓ function error → 大别山",
+            &format!("{long}✓{long}"),
+        ] {
+            assert!(folds_in_place(text), "{text}");
+            assert_eq!(
+                super::super::text::Folded::new(text).text,
+                text.to_ascii_lowercase()
+            );
+        }
+        for text in ["café", "Ärger", &format!("{long}✓{long}É"), "e\u{301}"] {
+            assert!(!folds_in_place(text), "{text}");
+        }
     }
 
     #[test]

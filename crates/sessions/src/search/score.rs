@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use crate::query::caseless::Caseless;
 use crate::query::parse::{Leaf, Query};
-use crate::query::prefilter::Prefilter;
+use crate::query::prefilter::{folds_in_place, Prefilter};
 use crate::query::snippet;
 
 use crate::model::{Message, Session, Timestamp};
@@ -228,8 +228,8 @@ pub struct Matcher<'a> {
     /// Shortcuts (off: the reference behaviour tests compare against): skip fields the
     /// prefilter rules out, analyse huge sessions in parallel parts.
     shortcuts: bool,
-    /// Matching on the original text only where it is ASCII (`for_snippets`).
-    direct_ascii_only: bool,
+    /// Matching on the original text only where folding leaves it as written (`for_snippets`).
+    direct_in_place_only: bool,
 }
 
 impl<'a> Matcher<'a> {
@@ -242,21 +242,22 @@ impl<'a> Matcher<'a> {
             adjacency,
             direct,
             shortcuts: true,
-            direct_ascii_only: false,
+            direct_in_place_only: false,
         }
     }
 
     /// For snippets and counts of leaves alone, not of words side by side (the index counts
-    /// those): an implicit AND of words is matched on the original text too, where it is ASCII
-    /// (there the folded text has the same bytes and offsets, so hits, windows and passages are
-    /// the same), rather than folded and tokenised.
+    /// those): an implicit AND of words is matched on the original text too, where folding leaves
+    /// it as written but for ASCII case (`prefilter::folds_in_place`: there the folded text has
+    /// the same bytes and offsets, so hits, windows and passages are the same), rather than
+    /// folded and tokenised.
     pub fn for_snippets(q: &'a Query, pf: &'a Prefilter) -> Matcher<'a> {
         match adjacency_leaf(q) {
             None => Matcher::new(q, pf),
             Some(_) => Matcher {
                 adjacency: None,
                 direct: Direct::new(q),
-                direct_ascii_only: true,
+                direct_in_place_only: true,
                 ..Matcher::new(q, pf)
             },
         }
@@ -507,7 +508,7 @@ fn analyse_body(a: &Analysis, messages: &[Message]) -> Body {
             // Direct matching is one pass and, without a hit, finds nothing to count. Otherwise
             // most fields hold no needle at all: nothing to fold or count there.
             let direct = (a.m.direct.as_ref())
-                .filter(|_| !a.m.direct_ascii_only || text.is_ascii())
+                .filter(|_| !a.m.direct_in_place_only || folds_in_place(text))
                 .and_then(|d| d.field(q, pf, text));
             if direct.is_none() && a.m.needle_free(text) {
                 previous.1.fill(0);
@@ -910,6 +911,39 @@ mod tests {
             let pf = Prefilter::new(&q);
             assert!(Matcher::new(&q, &pf).direct.is_none(), "{qs}");
         }
+    }
+
+    /// Words side by side are matched for snippets on the text as written where folding leaves
+    /// it so, ASCII or not, and the snippets are the folded analysis's.
+    #[test]
+    fn snippets_of_words_side_by_side_match_text_that_folds_in_place() {
+        use crate::model::{Role, SessionSummary};
+        let session = |texts: &[&str]| Session {
+            summary: SessionSummary::new("claude", "s", Timestamp::default(), Timestamp::default()),
+            messages: texts.iter().map(|t| Message::new(Role::User, *t)).collect(),
+            raw: None,
+        };
+        let sessions = [
+            session(&[
+                "✓ function returned",
+                "  ✓ Function error → 大别山 (149 ms)",
+            ]),
+            session(&["✓ error first, then a function", "plain function error"]),
+            session(&["café function ✓ error", "→ function error ✓ function error"]),
+            session(&["function→error ✓", "FUNCTION ✓ ERROR"]),
+        ];
+        let mut compared = 0;
+        for qs in ["function error", "error function", "function error 大别山"] {
+            let q = Query::parse(qs).unwrap();
+            let pf = Prefilter::new(&q);
+            let (reference, m) = (Matcher::exhaustive(&q, &pf), Matcher::for_snippets(&q, &pf));
+            for s in &sessions {
+                let want = analyse(&reference, s).snippet;
+                assert_eq!(snippet(&m, s, None), want, "{qs}");
+                compared += want.is_some() as usize;
+            }
+        }
+        assert_eq!(compared, 9);
     }
 
     /// A call's output is left to the tool message that answers it, but a result with no call
