@@ -1206,7 +1206,7 @@ fn the_team_period_reports_summed_in_the_database_are_the_rebuilt_ones_in_every_
     }
     let empty = dir.path().join("real");
     std::fs::create_dir_all(&empty).unwrap();
-    Client::new(real)
+    Client::new(real.clone())
         .sync(env(&empty), &url, &opts("real"))
         .unwrap();
 
@@ -1360,17 +1360,11 @@ fn the_team_period_reports_summed_in_the_database_are_the_rebuilt_ones_in_every_
         ..ReportOptions::new(Grouping::Period(Period::Day))
     };
     let theirs = team.cost_report(env(&empty), &real_only).unwrap();
-    let mut local = ClientOptions::default();
-    for agent in ["claude", "codex"] {
-        local
-            .session_dirs
-            .insert(agent.into(), common::real_fixtures().join(agent));
-    }
     let local_only = ReportOptions {
         timezone: Some("UTC".into()),
         ..ReportOptions::new(Grouping::Period(Period::Day))
     };
-    let mut mine = Client::new(local)
+    let mut mine = Client::new(real)
         .cost_report(env(&empty), &local_only)
         .unwrap();
     assert!(!mine.rows.is_empty());

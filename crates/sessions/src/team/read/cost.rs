@@ -241,25 +241,17 @@ fn summary_sql(opts: &CostOptions, sow: u32, p: &mut Params) -> Option<Statement
         return None;
     }
     let mut c: Vec<String> = vec!["true".into()];
-    if let Some(a) = &opts.agent {
-        c.push(format!("agent = {}", p.add(a.clone())));
-    }
+    c.extend(summary_who(opts.agent.as_deref(), f, f.archived, p));
     if let Some(t) = f.since {
         c.push(format!("created_at >= {}", p.moment(t)));
     }
     if let Some(t) = f.until {
         c.push(format!("created_at <= {}", p.moment(t)));
     }
-    if let Some(m) = &f.machine {
-        c.push(format!("machine = {}", p.add(m.clone())));
-    }
-    if let Some(u) = &f.user {
-        c.push(format!("os_user = {}", p.add(u.clone())));
-    }
     let w = c.join(" AND ");
     let totals = format!(
         "SELECT {SUMS}, count(*) FILTER (WHERE sess AND first_of_session), \
-         count(DISTINCT unified_id) FILTER (WHERE NOT sess) FROM usage_days WHERE {w}"
+         count(DISTINCT unified_id) FILTER (WHERE NOT sess) FROM usage_days d WHERE {w}"
     );
     let grouped = opts.group_by.map(|by| {
         // The flag set on one row per session of each group, where the grouping has one.
@@ -279,10 +271,10 @@ fn summary_sql(opts: &CostOptions, sow: u32, p: &mut Params) -> Option<Statement
         match first {
             Some(flag) => format!(
                 "SELECT {key}, {SUMS}, count(*) FILTER (WHERE sess AND {flag}) \
-                 FROM usage_days WHERE {w} GROUP BY 1"
+                 FROM usage_days d WHERE {w} GROUP BY 1"
             ),
             None => format!(
-                "WITH d AS (SELECT * FROM usage_days WHERE {w}), {}",
+                "WITH d AS (SELECT * FROM usage_days d WHERE {w}), {}",
                 per_session_groups("d", &key, "")
             ),
         }
@@ -331,15 +323,33 @@ fn has_spans(c: &mut postgres::Client) -> std::result::Result<bool, postgres::Er
     Ok(row.get(0))
 }
 
-/// The condition `archived` puts on a summary row `d` (a run has no session: never archived).
-fn archived_of_summary(which: Archived) -> Option<String> {
-    let archived = "EXISTS (SELECT 1 FROM sessions s WHERE s.machine = d.machine \
-                    AND s.unified_id = d.unified_id AND s.archived)";
-    match which {
-        Archived::Include => None,
-        Archived::Only => Some(archived.to_string()),
-        Archived::Exclude => Some(format!("NOT {archived}")),
+/// The conditions the agent, machine, user and `archived` filters put on a summary row
+/// (`usage_days` aliased `d`): each session's own agent, machine and user are on its rows, and a
+/// run has no session, so it is never archived.
+fn summary_who(
+    agent: Option<&str>,
+    who: &Filters,
+    archived: Archived,
+    p: &mut Params,
+) -> Vec<String> {
+    let mut c = Vec::new();
+    if let Some(a) = agent {
+        c.push(format!("d.agent = {}", p.add(a.to_string())));
     }
+    if let Some(m) = &who.machine {
+        c.push(format!("d.machine = {}", p.add(m.clone())));
+    }
+    if let Some(u) = &who.user {
+        c.push(format!("d.os_user = {}", p.add(u.clone())));
+    }
+    let archived_session = "EXISTS (SELECT 1 FROM sessions s WHERE s.machine = d.machine \
+                    AND s.unified_id = d.unified_id AND s.archived)";
+    match archived {
+        Archived::Include => {}
+        Archived::Only => c.push(archived_session.to_string()),
+        Archived::Exclude => c.push(format!("NOT {archived_session}")),
+    }
+    c
 }
 
 /// A period report from sums made in the database: the periods' first moments on the report's
@@ -388,8 +398,7 @@ fn report_by_period(
 
     let mut p = Params::default();
     let b = format!("{}::bigint[]", p.add(bounds));
-    // The summary rows with usage in range: each session's own agent, machine and user are on
-    // them; a run has no session, so it is never archived.
+    // The summary rows with usage in range.
     let mut rows = vec!["d.pieces > 0".to_string()];
     let (lo, hi) = (since_ms.map(|ms| p.add(ms)), until_ms.map(|ms| p.add(ms)));
     let mut inside = Vec::new();
@@ -401,19 +410,15 @@ fn report_by_period(
         rows.push(format!("d.first_at_ms <= {hi}"));
         inside.push(format!("d.last_at_ms <= {hi}"));
     }
-    if let Some(a) = &opts.agent {
-        rows.push(format!("d.agent = {}", p.add(a.clone())));
-    }
-    if let Some(m) = &who.machine {
-        rows.push(format!("d.machine = {}", p.add(m.clone())));
-    }
-    if let Some(u) = &who.user {
-        rows.push(format!("d.os_user = {}", p.add(u.clone())));
-    }
+    rows.extend(summary_who(
+        opts.agent.as_deref(),
+        who,
+        opts.archived,
+        &mut p,
+    ));
     if let Some(m) = &opts.model {
         rows.push(format!("d.model = {}", p.add(m.clone())));
     }
-    rows.extend(archived_of_summary(opts.archived));
     inside.push(format!(
         "width_bucket(d.first_at_ms, {b}) = width_bucket(d.last_at_ms, {b})"
     ));
@@ -458,16 +463,12 @@ fn report_by_period(
     if let Some(t) = until_ms {
         zeros.push(format!("{ms} <= {}", q.add(t)));
     }
-    if let Some(a) = &opts.agent {
-        zeros.push(format!("d.agent = {}", q.add(a.clone())));
-    }
-    if let Some(m) = &who.machine {
-        zeros.push(format!("d.machine = {}", q.add(m.clone())));
-    }
-    if let Some(u) = &who.user {
-        zeros.push(format!("d.os_user = {}", q.add(u.clone())));
-    }
-    zeros.extend(archived_of_summary(opts.archived));
+    zeros.extend(summary_who(
+        opts.agent.as_deref(),
+        who,
+        opts.archived,
+        &mut q,
+    ));
     let without = format!(
         "SELECT d.agent, count(*) FROM usage_days d WHERE {} GROUP BY 1",
         zeros.join(" AND ")
