@@ -1192,7 +1192,7 @@ fn assert_same_report(a: &Report, b: &Report, what: &str) {
     no_pg,
     ignore = "no PostgreSQL: run through scripts/cargo-test.mjs, which starts one where initdb is found"
 )]
-#[cfg_attr(no_shared, ignore = "needs ../shared/fixtures/real")]
+#[cfg_attr(all(no_shared, not(no_pg)), ignore = "needs ../shared/fixtures/real")]
 fn the_team_period_reports_summed_in_the_database_are_the_rebuilt_ones_in_every_zone() {
     let server = server();
     let url = fresh_db(&server, "periods");
