@@ -253,6 +253,25 @@ fn a_broad_word_cut_to_a_few_results_answers_as_the_stores_do() {
             }
         }
     }
+    // One session grows and another goes: the watching client, which held the documents of the
+    // index before, answers from the index as it is now.
+    let claude = jsonl_files(&home.join(".claude"));
+    let (grown, gone) = (&claude[0].0, &claude[1].0);
+    let id = |p: &Path| p.file_stem().unwrap().to_str().unwrap().to_string();
+    append_message(grown, &id(grown), "u-grown", "the zebrafish");
+    std::fs::remove_file(gone).unwrap();
+    for (text, limit) in [("the", 7), ("the", 100000), ("the zebrafish", 7)] {
+        let q = json!({"text": text, "limit": limit});
+        let want = search(&without, &env, q.clone());
+        let ids: Vec<String> = want.iter().map(|s| s.session_id.clone()).collect();
+        assert!(!ids.contains(&id(gone)), "{q}");
+        if text == "the zebrafish" {
+            assert_eq!(ids, [id(grown)], "{q}");
+        }
+        for c in [&watching, &with, &watching] {
+            assert_eq!(search(c, &env, q.clone()), want, "{q}");
+        }
+    }
 }
 
 /// A Claude JSONL record: a user message `text` in session `sid`, after record `parent`.

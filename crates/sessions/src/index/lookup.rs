@@ -12,9 +12,10 @@ use rusqlite::{Connection, OptionalExtension, Row};
 // thousands of them).
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::codec;
+use super::heads::Heads;
 pub use super::postings::lookup::At;
 use super::postings::lookup::{lookup, side_by_side, Counts, Found};
 use super::postings::Fields;
@@ -49,12 +50,14 @@ pub trait TermLookup {
     /// an implicit AND's words side by side is left at 0 where `FoundDoc::adjacent_at` says, for
     /// `side_by_side` to tell of the sessions that need it. `among`: the only documents that may
     /// be hits, when they are of this index's generation; the others are found for the corpus
-    /// statistics alone (`FoundDoc::may_hit`), without their summaries.
+    /// statistics alone (`FoundDoc::may_hit`), without their summaries. With `heads`, a found
+    /// summary may hold its head alone: the search makes no more of it (`StoredSummary::head`).
     fn find(
         &self,
         q: &Query,
         later: bool,
         among: Option<&OnlyDocs>,
+        heads: bool,
     ) -> Result<Vec<FoundDoc>, Fault>;
 
     /// The side-by-side counts of the sessions found at `at` (`FoundDoc::adjacent_at`).
@@ -111,27 +114,45 @@ pub struct FoundDoc {
 /// A found session's summary as the index stores it, decoded only as far as it is needed: a
 /// broad search ranks thousands of matches from their heads and returns a few.
 pub struct StoredSummary {
-    bytes: Vec<u8>,
+    held: Held,
     /// Served from a kept copy: its source is gone.
     archived: bool,
+}
+
+/// What a `StoredSummary` holds.
+enum Held {
+    /// The stored bytes, whole.
+    Bytes(Vec<u8>),
+    /// The row of its head in the scope's heads (`Scope::heads`), the rest not read.
+    Head(Arc<Heads>, u32),
 }
 
 impl StoredSummary {
     /// Which session it is and its dates, read in place.
     pub fn head_ref(&self) -> Result<codec::HeadRef<'_>, Fault> {
-        codec::summary_head_ref(&self.bytes).map_err(|_| corrupt())
+        match &self.held {
+            Held::Bytes(b) => codec::summary_head_ref(b).map_err(|_| corrupt()),
+            Held::Head(heads, row) => Ok(heads.head_ref(*row)),
+        }
     }
 
-    /// The session's summary as search reports it.
+    /// The session's summary as search reports it (of one found with its head alone, an
+    /// error: `TermLookup::find`'s `heads` is asked only of searches that make heads alone).
     pub fn whole(&self) -> Result<SessionSummary, Fault> {
-        let mut s = decode_summary(&self.bytes)?;
+        let Held::Bytes(b) = &self.held else {
+            return Err(Fault::Unusable(
+                "a summary was found with its head alone".into(),
+            ));
+        };
+        let mut s = decode_summary(b)?;
         s.archived = self.archived;
         Ok(s)
     }
 
     /// Its ids and dates only (`SessionSummary::new`), read without the rest.
     pub fn head(&self) -> Result<SessionSummary, Fault> {
-        let mut s = codec::decode_summary_head(&self.bytes).map_err(|_| corrupt())?;
+        let h = self.head_ref()?;
+        let mut s = SessionSummary::new(h.agent, h.session_id, h.created_at, h.updated_at);
         s.archived = self.archived;
         Ok(s)
     }
@@ -185,6 +206,9 @@ pub struct Scope {
     searched: HashSet<SourceId>,
     /// Whether the stores hold changes the index has not taken in.
     left_changes: bool,
+    /// The heads of the index's documents, once a broad search read them (`heads`): the scope
+    /// lives as long as the generation it was made of.
+    heads: OnceLock<Arc<Heads>>,
 }
 
 impl Scope {
@@ -208,6 +232,7 @@ impl Scope {
             archived: archived_ids,
             searched,
             left_changes,
+            heads: OnceLock::new(),
         }
     }
 }
@@ -255,9 +280,10 @@ impl TermLookup for Snapshot {
         q: &Query,
         later: bool,
         among: Option<&OnlyDocs>,
+        heads: bool,
     ) -> Result<Vec<FoundDoc>, Fault> {
         let among = among.filter(|o| o.generation == self.generation);
-        removed_if_broken(&self.dir, self.read_found(q, later, among))
+        removed_if_broken(&self.dir, self.read_found(q, later, among, heads))
     }
 
     fn side_by_side(&self, q: &Query, at: &[At]) -> Result<Vec<u32>, Fault> {
@@ -319,30 +345,85 @@ impl Snapshot {
         q: &Query,
         later: bool,
         among: Option<&OnlyDocs>,
+        heads: bool,
     ) -> Result<Vec<FoundDoc>, Fault> {
         // tantivy may panic on a damaged file rather than fail: that is damage too.
         let looked_up = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             lookup(&self.searcher, &self.fields, q, later)
         }));
-        self.stored_rows(postings_read(looked_up)?, among)
+        let mut found = postings_read(looked_up)?;
+        found.sort_unstable_by_key(|f| f.doc);
+        match heads.then(|| self.heads(&found)).transpose()?.flatten() {
+            Some(heads) => self.found_heads(found, among, heads),
+            None => self.stored_rows(found, among),
+        }
     }
 
-    /// What the SQLite file keeps of the documents `found`, those of the sources searched, in
-    /// id order. Dense among the rows they span (a word in most sessions), they are read in one
+    /// The scope's heads, when held, or read now for documents `found` so many that a pass over
+    /// every row costs about what reading theirs does.
+    fn heads(&self, found: &[Found]) -> Result<Option<Arc<Heads>>, Fault> {
+        if let Some(h) = self.scope.heads.get() {
+            return Ok(Some(h.clone()));
+        }
+        if (found.len() as u64).saturating_mul(ONE_PASS_SPARSEST) < self.searcher.num_docs() {
+            return Ok(None);
+        }
+        let heads = Arc::new(Heads::read(&self.conn, &self.scope.searched)?);
+        Ok(Some(self.scope.heads.get_or_init(|| heads).clone()))
+    }
+
+    /// The documents `found` (in id order) of the sources searched, from `heads`: their summaries
+    /// hold their heads alone.
+    fn found_heads(
+        &self,
+        found: Vec<Found>,
+        among: Option<&OnlyDocs>,
+        heads: Arc<Heads>,
+    ) -> Result<Vec<FoundDoc>, Fault> {
+        let rows: Vec<Option<u32>> = heads.rows_of(found.iter().map(|f| f.doc)).collect();
+        let mut out = Vec::with_capacity(found.len());
+        for (f, row) in found.into_iter().zip(rows) {
+            // The postings and the heads are of one generation: a document without its row is
+            // damage.
+            let row = row.ok_or_else(corrupt)?;
+            let h = heads.row(row);
+            if !h.searched {
+                continue;
+            }
+            let may_hit = among.is_none_or(|o| o.docs.contains(&f.doc));
+            out.push(FoundDoc {
+                id: f.doc,
+                source: h.source,
+                lengths: h.lengths,
+                counts: f.counts,
+                adjacent_at: f.adjacent_at,
+                summary: StoredSummary {
+                    held: match may_hit {
+                        true => Held::Head(heads.clone(), row),
+                        false => Held::Bytes(Vec::new()),
+                    },
+                    archived: self.scope.archived.contains(&h.source),
+                },
+                may_hit,
+            });
+        }
+        Ok(out)
+    }
+
+    /// What the SQLite file keeps of the documents `found` (in id order), those of the sources
+    /// searched, in id order. Dense among the rows they span (a word in most sessions), they are read in one
     /// pass over those rows; sparse, each by its id.
     fn stored_rows(
         &self,
-        mut found: Vec<Found>,
+        found: Vec<Found>,
         among: Option<&OnlyDocs>,
     ) -> Result<Vec<FoundDoc>, Fault> {
         let may_hit = |doc: DocId| among.is_none_or(|o| o.docs.contains(&doc));
-        found.sort_unstable_by_key(|f| f.doc);
         let (Some(first), Some(last)) = (found.first(), found.last()) else {
             return Ok(Vec::new());
         };
-        let span = last.doc.abs_diff(first.doc).saturating_add(1);
         let mut out = Vec::with_capacity(found.len());
-        if (found.len() as u64).saturating_mul(ONE_PASS_SPARSEST) < span {
+        if !dense(&found) {
             let mut st = self
                 .conn
                 .prepare_cached("SELECT source, lengths, summary FROM doc WHERE id = ?1")?;
@@ -396,10 +477,10 @@ impl Snapshot {
             counts: f.counts,
             adjacent_at: f.adjacent_at,
             summary: StoredSummary {
-                bytes: match may_hit {
+                held: Held::Bytes(match may_hit {
                     true => r.get_ref(at + 2)?.as_blob()?.to_vec(),
                     false => Vec::new(),
-                },
+                }),
                 archived: self.scope.archived.contains(&source),
             },
             may_hit,
@@ -541,6 +622,16 @@ fn read_source(
     Ok(out)
 }
 
+/// Whether documents `found` (in id order) are dense enough among the rows they span to be read
+/// in one pass over those rows (`ONE_PASS_SPARSEST`).
+fn dense(found: &[Found]) -> bool {
+    let (Some(first), Some(last)) = (found.first(), found.last()) else {
+        return false;
+    };
+    let span = last.doc.abs_diff(first.doc).saturating_add(1);
+    (found.len() as u64).saturating_mul(ONE_PASS_SPARSEST) >= span
+}
+
 /// A stored summary as search reports it.
 fn decode_summary(blob: &[u8]) -> Result<SessionSummary, Fault> {
     let mut summary = codec::decode_summary(blob).map_err(|_| corrupt())?;
@@ -558,7 +649,8 @@ fn postings_read<T>(read: std::thread::Result<std::io::Result<T>>) -> Result<T, 
     }
 }
 
-fn corrupt() -> Fault {
+/// A stored document that does not decode: damage.
+pub(super) fn corrupt() -> Fault {
     Fault::Broken("a stored document does not decode".into())
 }
 

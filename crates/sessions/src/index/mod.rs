@@ -10,6 +10,7 @@
 //! - `codec`: the stored summaries and lengths;
 //! - `listed`: the summaries a client last listed, kept while their sources are unchanged;
 //! - `lookup`: what a search asks of it (`TermLookup`), from one snapshot;
+//! - `heads`: its documents' heads, held in memory for the broad searches of a client that lives;
 //! - `watch`: a long-lived client's sources, from what the OS's file events said changed.
 //!
 //! Part of the storage layer, beneath the engines: it uses only the `Agent` trait and what
@@ -29,6 +30,7 @@ use crate::model::SessionSummary;
 pub mod archived;
 pub mod codec;
 pub mod dir;
+mod heads;
 pub mod listed;
 pub mod lookup;
 pub mod postings;

@@ -56,7 +56,9 @@ impl HitSource for Indexed<'_> {
         beside: &[Beside],
     ) -> Result<Vec<Hit>, Fault> {
         let later = self.cut.is_some() && adjacency_leaf(q).is_some();
-        let found = self.lookup.find(q, later, self.among)?;
+        // Matches that are cut, and made summaries of their heads, need no more of the index.
+        let heads = self.cut.is_some() && summary == PendingSummary::Head;
+        let found = self.lookup.find(q, later, self.among, heads)?;
         let (counted, unsure): (Vec<FoundDoc>, Vec<FoundDoc>) =
             found.into_iter().partition(|f| f.counts.is_some());
         let mut read = from_counts(q, counted);

@@ -333,8 +333,9 @@ impl TermLookup for Updating {
         q: &Query,
         later: bool,
         among: Option<&OnlyDocs>,
+        heads: bool,
     ) -> Result<Vec<FoundDoc>, Fault> {
-        self.snapshot.find(q, later, among)
+        self.snapshot.find(q, later, among, heads)
     }
 
     fn side_by_side(&self, q: &Query, at: &[At]) -> Result<Vec<u32>, Fault> {

@@ -1,0 +1,108 @@
+//! The heads of the index's documents (source, field lengths, which session, its dates), read in
+//! one pass and held by the scope of a snapshot (`lookup::Scope`): a word in most sessions finds
+//! tens of thousands of documents, and ranking them needs no more of each. A client that lives
+//! keeps its scope while nothing changes, so its broad searches look these up in memory rather
+//! than stepping through the SQLite file and copying every summary to return a few.
+use rusqlite::Connection;
+use rustc_hash::FxHashSet as HashSet;
+
+use super::codec::{self, HeadRef};
+use super::lookup::{corrupt, DocId, SourceId};
+use super::store::Fault;
+use crate::model::Timestamp;
+use crate::query::fields::FIELDS;
+
+/// Every document of one generation of the index, in id order.
+pub struct Heads {
+    rows: Vec<Head>,
+    /// The agents' names and session ids of `rows`, one after another.
+    text: String,
+}
+
+/// A document's head.
+pub struct Head {
+    pub id: DocId,
+    pub source: SourceId,
+    /// Whether its source is searched by the scope (else it is passed over, as it is unread).
+    pub searched: bool,
+    pub lengths: [u64; FIELDS],
+    /// Where its agent's name and its session id end in `Heads::text` (each begins where the
+    /// one before ends).
+    ends: (u32, u32),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+}
+
+impl Heads {
+    /// Every document of the index `conn` is open on (in its read transaction), those of the
+    /// sources `searched` marked.
+    pub fn read(conn: &Connection, searched: &HashSet<SourceId>) -> Result<Heads, Fault> {
+        let mut st =
+            conn.prepare_cached("SELECT id, source, lengths, summary FROM doc ORDER BY id")?;
+        let mut rows = st.query([])?;
+        let mut heads = Heads {
+            rows: Vec::new(),
+            text: String::new(),
+        };
+        while let Some(r) = rows.next()? {
+            let source: SourceId = r.get(1)?;
+            let lengths = codec::decode_lengths(r.get_ref(2)?.as_blob()?).map_err(|_| corrupt())?;
+            let h = codec::summary_head_ref(r.get_ref(3)?.as_blob()?).map_err(|_| corrupt())?;
+            heads.text.push_str(h.agent);
+            let agent_end = end(&heads.text)?;
+            heads.text.push_str(h.session_id);
+            heads.rows.push(Head {
+                id: r.get(0)?,
+                source,
+                searched: searched.contains(&source),
+                lengths,
+                ends: (agent_end, end(&heads.text)?),
+                created_at: h.created_at,
+                updated_at: h.updated_at,
+            });
+        }
+        Ok(heads)
+    }
+
+    /// The rows of `docs` (in ascending order), in that order: `None` for a document the index
+    /// does not hold.
+    pub fn rows_of<'a>(
+        &'a self,
+        docs: impl Iterator<Item = DocId> + 'a,
+    ) -> impl Iterator<Item = Option<u32>> + 'a {
+        // One walk along the rows, whether the documents are few or most of them.
+        let mut at = 0usize;
+        docs.map(move |doc| {
+            while self.rows.get(at).is_some_and(|h| h.id < doc) {
+                at += 1;
+            }
+            (self.rows.get(at).is_some_and(|h| h.id == doc)).then_some(at as u32)
+        })
+    }
+
+    pub fn row(&self, row: u32) -> &Head {
+        &self.rows[row as usize]
+    }
+
+    /// The head of the document at `row`, as a stored summary's (`codec::summary_head_ref`).
+    pub fn head_ref(&self, row: u32) -> HeadRef<'_> {
+        let h = &self.rows[row as usize];
+        let start = match row {
+            0 => 0,
+            _ => self.rows[row as usize - 1].ends.1 as usize,
+        };
+        let (agent_end, id_end) = (h.ends.0 as usize, h.ends.1 as usize);
+        HeadRef {
+            agent: &self.text[start..agent_end],
+            session_id: &self.text[agent_end..id_end],
+            created_at: h.created_at,
+            updated_at: h.updated_at,
+        }
+    }
+}
+
+/// Where `text` ends, as a row keeps it.
+fn end(text: &str) -> Result<u32, Fault> {
+    u32::try_from(text.len())
+        .map_err(|_| Fault::Unusable("too many sessions to hold their heads".into()))
+}
