@@ -58,10 +58,22 @@ export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--
  * The system's Chromium, launched by playwright-core (with a fresh profile of its own) and a HOME
  * of its own: the tests point HOME at a sessions home, where Chromium would otherwise leave
  * ~/.config/chromium.
+ *
+ * A launch is tried three times: Debian's Chromium has crashed while starting (SIGSEGV before
+ * the page existed) in a CI run where every other browser test passed. Such a crash says
+ * nothing of the page; a browser that never starts still fails the suite.
  */
-export async function launchChromium(chromium) {
-  const home = mkdtempSync(join(tmpdir(), 'amux-chromium-home-'))
-  const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS, env: { ...process.env, HOME: home } })
-  browser.on('disconnected', () => rmSync(home, { recursive: true, force: true }))
-  return browser
+export async function launchChromium(chromium, tries = 3) {
+  for (let attempt = 1; ; attempt++) {
+    const home = mkdtempSync(join(tmpdir(), 'amux-chromium-home-'))
+    try {
+      const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS, env: { ...process.env, HOME: home } })
+      browser.on('disconnected', () => rmSync(home, { recursive: true, force: true }))
+      return browser
+    } catch (err) {
+      rmSync(home, { recursive: true, force: true })
+      if (attempt >= tries) throw err
+      console.error(`Chromium did not start (attempt ${attempt} of ${tries}): ${String(err.message).split('\n')[0]}`)
+    }
+  }
 }
