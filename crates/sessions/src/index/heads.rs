@@ -26,9 +26,16 @@ pub struct Head {
     /// Whether its source is searched by the scope (else it is passed over, as it is unread).
     pub searched: bool,
     pub lengths: [u64; FIELDS],
-    /// Where its agent's name and its session id end in `Heads::text` (each begins where the
-    /// one before ends).
-    ends: (u32, u32),
+    pub head: HeadOf,
+}
+
+/// Which session a document is and its dates, as a few numbers: a match carries its own copy,
+/// and its head is read without a second look at its row (`Heads::head_ref`).
+#[derive(Clone, Copy)]
+pub struct HeadOf {
+    /// Where its agent's name begins, where it ends and its session id begins, and where that
+    /// ends, in `Heads::text`.
+    text: [u32; 3],
     created_at: Timestamp,
     updated_at: Timestamp,
 }
@@ -48,6 +55,7 @@ impl Heads {
             let source: SourceId = r.get(1)?;
             let lengths = codec::decode_lengths(r.get_ref(2)?.as_blob()?).map_err(|_| corrupt())?;
             let h = codec::summary_head_ref(r.get_ref(3)?.as_blob()?).map_err(|_| corrupt())?;
+            let start = end(&heads.text)?;
             heads.text.push_str(h.agent);
             let agent_end = end(&heads.text)?;
             heads.text.push_str(h.session_id);
@@ -56,9 +64,11 @@ impl Heads {
                 source,
                 searched: searched.contains(&source),
                 lengths,
-                ends: (agent_end, end(&heads.text)?),
-                created_at: h.created_at,
-                updated_at: h.updated_at,
+                head: HeadOf {
+                    text: [start, agent_end, end(&heads.text)?],
+                    created_at: h.created_at,
+                    updated_at: h.updated_at,
+                },
             });
         }
         Ok(heads)
@@ -84,14 +94,10 @@ impl Heads {
         &self.rows[row as usize]
     }
 
-    /// The head of the document at `row`, as a stored summary's (`codec::summary_head_ref`).
-    pub fn head_ref(&self, row: u32) -> HeadRef<'_> {
-        let h = &self.rows[row as usize];
-        let start = match row {
-            0 => 0,
-            _ => self.rows[row as usize - 1].ends.1 as usize,
-        };
-        let (agent_end, id_end) = (h.ends.0 as usize, h.ends.1 as usize);
+    /// A document's head (one of these heads' rows), as a stored summary's
+    /// (`codec::summary_head_ref`).
+    pub fn head_ref(&self, h: &HeadOf) -> HeadRef<'_> {
+        let [start, agent_end, id_end] = h.text.map(|at| at as usize);
         HeadRef {
             agent: &self.text[start..agent_end],
             session_id: &self.text[agent_end..id_end],

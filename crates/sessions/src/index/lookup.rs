@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use super::codec;
-use super::heads::Heads;
+use super::heads::{HeadOf, Heads};
 pub use super::postings::lookup::At;
 use super::postings::lookup::{lookup, side_by_side, Counts, Found};
 use super::postings::Fields;
@@ -123,8 +123,8 @@ pub struct StoredSummary {
 enum Held {
     /// The stored bytes, whole.
     Bytes(Vec<u8>),
-    /// The row of its head in the scope's heads (`Scope::heads`), the rest not read.
-    Head(Arc<Heads>, u32),
+    /// Its head, of the scope's heads (`Scope::heads`), the rest not read.
+    Head(Arc<Heads>, HeadOf),
 }
 
 impl StoredSummary {
@@ -132,7 +132,7 @@ impl StoredSummary {
     pub fn head_ref(&self) -> Result<codec::HeadRef<'_>, Fault> {
         match &self.held {
             Held::Bytes(b) => codec::summary_head_ref(b).map_err(|_| corrupt()),
-            Held::Head(heads, row) => Ok(heads.head_ref(*row)),
+            Held::Head(heads, head) => Ok(heads.head_ref(head)),
         }
     }
 
@@ -399,7 +399,7 @@ impl Snapshot {
                 adjacent_at: f.adjacent_at,
                 summary: StoredSummary {
                     held: match may_hit {
-                        true => Held::Head(heads.clone(), row),
+                        true => Held::Head(heads.clone(), h.head),
                         false => Held::Bytes(Vec::new()),
                     },
                     archived: self.scope.archived.contains(&h.source),

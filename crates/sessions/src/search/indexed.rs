@@ -11,7 +11,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::cut::{self, Ranked};
 use super::hits::{Beside, CompletedHit, Hit, HitSource, PendingSummary};
-use super::rank::{rank, take_in_order, Examined, Matched, ReadSession};
+use super::rank::{rank, rank_in, take_in_order, Examined, Matched, ReadSession};
 use super::scan;
 use super::score::{
     adjacency_leaf, analyse, recency, snippet, snippet_field, Corpus, Matcher, Stats,
@@ -78,10 +78,13 @@ impl HitSource for Indexed<'_> {
             by_source(read),
             self.kept,
         );
-        if let Some(cut) = self.cut {
-            cut_matches(self.lookup, q, cut, beside, &mut examined)?;
+        match self.cut {
+            Some(cut) => {
+                let corpus = cut_matches(self.lookup, q, cut, beside, &mut examined)?;
+                rank_in(q, &corpus, examined, summary)
+            }
+            None => rank(q, examined.into_iter(), summary),
         }
-        rank(q, examined.into_iter(), summary)
     }
 
     /// The sessions of hits left pending by `from_counts`, read for their snippets. A session
@@ -191,14 +194,14 @@ fn examined(
 /// side-by-side counts `find` left for later, of the matches that may rank among the first
 /// `cut.limit` (`cut::may_rise_into`: the others' stay 0, and those are never returned); then
 /// the matches ranking cannot return (`cut::returnable`) are hits no longer, and are never made
-/// summaries.
+/// summaries. The corpus statistics it ranked by, which the cut leaves as they were.
 fn cut_matches(
     lookup: &dyn TermLookup,
     q: &Query,
     cut: Cut,
     beside: &[Beside],
     examined: &mut [Examined],
-) -> Result<(), Fault> {
+) -> Result<Corpus, Fault> {
     let corpus = Corpus::of(q, examined);
     let (counted, kept) = {
         // Each match's place and what the cut knows of it.
@@ -253,7 +256,7 @@ fn cut_matches(
             }
         }
     }
-    Ok(())
+    Ok(corpus)
 }
 
 /// Sessions of the sources searched, per source, in doc id order.

@@ -61,6 +61,14 @@ impl Matched {
 }
 
 impl ReadSession {
+    /// What ranking keeps of it when it matches.
+    fn into_match(self) -> Option<Match> {
+        let ReadSession {
+            stats, hit, later, ..
+        } = self;
+        hit.map(|summary| (stats, summary, later))
+    }
+
     /// A session analysed whole: nothing left for later.
     pub fn analysed(stats: Stats, hit: Option<Box<SessionSummary>>) -> ReadSession {
         ReadSession {
@@ -86,13 +94,36 @@ pub fn rank(
         corpus.add_source(e.sessions);
         for r in e.read {
             corpus.add_session(q, &r.stats);
-            if let Some(summary) = r.hit {
-                matched.push((r.stats, summary, r.later));
-            }
+            matched.extend(r.into_match());
         }
     }
+    scored(q, &corpus, matched.into_iter(), depth)
+}
+
+/// As `rank`, against `corpus`, the statistics of `examined` summed already (`Corpus::of`).
+pub fn rank_in(
+    q: &Query,
+    corpus: &Corpus,
+    examined: Vec<Examined>,
+    depth: PendingSummary,
+) -> Result<Vec<Hit>, Fault> {
+    let matched = (examined.into_iter())
+        .flat_map(|e| e.read)
+        .filter_map(ReadSession::into_match);
+    scored(q, corpus, matched, depth)
+}
+
+/// A matching session's statistics, summary and key to read it by later (`ReadSession::later`).
+type Match = (Stats, Matched, Option<u64>);
+
+/// The hits of the sessions `matched`, each scored against `corpus`.
+fn scored(
+    q: &Query,
+    corpus: &Corpus,
+    matched: impl Iterator<Item = Match>,
+    depth: PendingSummary,
+) -> Result<Vec<Hit>, Fault> {
     matched
-        .into_iter()
         .map(|(st, matched, later)| {
             let mut summary = matched.summary(depth)?;
             summary.match_count = Some(st.match_count(q));
