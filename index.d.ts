@@ -626,6 +626,11 @@ export interface WatchStatus {
    */
   reused: number
   /**
+   * Searches that took in only the sources stamped again since the one before (compared with
+   * the index by path, their documents written) and made what they search from its.
+   */
+  restamped: number
+  /**
    * Each store this client has listed: watched, or stat'ed at every call and why; `listings`:
    * times it was listed in full (the first call, then whenever the events could not tell what
    * changed, or every call when not watched).

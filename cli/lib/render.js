@@ -246,8 +246,9 @@ function watchLines(watch) {
   if (watch.reason) return [`on, nothing watched: ${watch.reason}`]
   const overflows = watch.overflows > 0 ? `; the queue of events overflowed ${plural(watch.overflows, 'time')}` : ''
   const reused = watch.reused > 0 ? `; ${plural(watch.reused, 'search')} reused the index as the one before left it` : ''
+  const restamped = watch.restamped > 0 ? `; ${plural(watch.restamped, 'search')} took in only the sources written since the one before` : ''
   return [
-    `on: ${plural(watch.directories, 'directory', 'directories')} watched${overflows}${reused}`,
+    `on: ${plural(watch.directories, 'directory', 'directories')} watched${overflows}${reused}${restamped}`,
     ...watch.stores.map((s) =>
       `${s.agent.padEnd(9)}${s.watched ? `watched (${plural(s.directories, 'directory', 'directories')})` : `stat'ed at every call: ${s.reason}`}`,
     ),

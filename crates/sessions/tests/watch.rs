@@ -265,6 +265,69 @@ fn the_search_after_an_append_is_kept_for_the_next() {
     same_as_fresh(&c, &env);
 }
 
+/// Searches one after another, each after a message appended to one session, take in that
+/// session alone (`restamped`: no store listed, compared or searched anew) and answer as a fresh
+/// client does: the grown session moves up the scan's order, a word in every session is ranked
+/// from heads brought up to date, and a session appended to twice in a row is found by each
+/// word. A session added in between sends the search back to listing the store.
+#[test]
+fn searches_after_appends_take_in_the_grown_sessions_alone() {
+    let (tmp, home) = home(3);
+    let env = env(&home, &[]);
+    let c = client(&tmp.path().join("cache"), true);
+    let searches = |c: &Client| {
+        ["kubernetes", "helmchart", "kubeadmin", "question"].map(|text| {
+            let q = search_query(&json!({"text": text, "agent": "claude", "limit": 1000})).unwrap();
+            c.search(env.clone(), &q).unwrap()
+        })
+    };
+    let fresh = || {
+        let dir = tempfile::tempdir().unwrap();
+        searches(&client(dir.path(), false))
+    };
+    searches(&c);
+    let restamped = status(&c, &env).restamped;
+    let listed = claude_listings(&c, &env);
+
+    // The smallest session grown past every other, twice; then another and it in one go.
+    let small = "00000002-0000-4000-8000-000000000000";
+    for round in 0..3 {
+        let path = grow(&home, 2, small);
+        if round == 2 {
+            grow(&home, 0, "00000000-0000-4000-8000-000000000001");
+            let text = std::fs::read_to_string(&path).unwrap();
+            std::fs::write(&path, text + &session(small, "kubeadmin", 1)).unwrap();
+        }
+        let got = searches(&c);
+        assert_eq!(got, fresh(), "round {round}: differs from a fresh client's");
+        assert_eq!(
+            status(&c, &env).restamped,
+            restamped + round + 1,
+            "round {round}: not taken in alone"
+        );
+    }
+    let got = searches(&c);
+    assert_eq!(got[1].len(), 2, "helmchart: both grown sessions");
+    assert_eq!(got[2].len(), 1, "kubeadmin: the second append of one round");
+    assert_eq!(got[0].len(), 9, "kubernetes: every session");
+    assert_eq!(claude_listings(&c, &env), listed, "the store listed again");
+
+    // A new session: the store is listed again, and nothing is made from the last scope.
+    let new = "00000009-0000-4000-8000-000000000009";
+    write(
+        &project(&home, 1).join(format!("{new}.jsonl")),
+        &session(new, "helmchart", 3),
+    );
+    let before = status(&c, &env).restamped;
+    assert_eq!(searches(&c), fresh());
+    assert_eq!(
+        status(&c, &env).restamped,
+        before,
+        "a new session restamped"
+    );
+    assert_eq!(searches(&c)[1].len(), 3);
+}
+
 /// Calls in flight at once on one watching client each list a store that is stat'ed at every
 /// call (too few sources to watch), in parallel, under that store's lock: none waits on another
 /// for ever.

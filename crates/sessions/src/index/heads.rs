@@ -13,6 +13,7 @@ use crate::model::Timestamp;
 use crate::query::fields::FIELDS;
 
 /// Every document of one generation of the index, in id order.
+#[derive(Default)]
 pub struct Heads {
     rows: Vec<Head>,
     /// The agents' names and session ids of `rows`, one after another.
@@ -20,6 +21,7 @@ pub struct Heads {
 }
 
 /// A document's head.
+#[derive(Clone, Copy)]
 pub struct Head {
     pub id: DocId,
     pub source: SourceId,
@@ -46,32 +48,84 @@ impl Heads {
     pub fn read(conn: &Connection, searched: &HashSet<SourceId>) -> Result<Heads, Fault> {
         let mut st =
             conn.prepare_cached("SELECT id, source, lengths, summary FROM doc ORDER BY id")?;
-        let mut rows = st.query([])?;
-        let mut heads = Heads {
-            rows: Vec::new(),
-            text: String::new(),
+        let mut heads = Heads::default();
+        heads.read_rows(st.query([])?, searched)?;
+        Ok(heads)
+    }
+
+    /// These heads once the documents of the sources `changed` were written again, as `read`
+    /// would read them: the others' copied, theirs read.
+    pub fn updated(
+        &self,
+        conn: &Connection,
+        changed: &HashSet<SourceId>,
+        searched: &HashSet<SourceId>,
+    ) -> Result<Heads, Fault> {
+        let mut now = Heads::default();
+        let mut st =
+            conn.prepare_cached("SELECT id, source, lengths, summary FROM doc WHERE source = ?1")?;
+        for source in changed {
+            now.read_rows(st.query([source])?, searched)?;
+        }
+        now.rows.sort_unstable_by_key(|h| h.id);
+        let mut out = Heads {
+            rows: Vec::with_capacity(self.rows.len() + now.rows.len()),
+            text: String::with_capacity(self.text.len()),
         };
+        let kept = self.rows.iter().filter(|h| !changed.contains(&h.source));
+        let mut read = now.rows.iter().peekable();
+        for h in kept {
+            while let Some(n) = read.next_if(|n| n.id < h.id) {
+                out.push_copy(n, &now)?;
+            }
+            out.push_copy(h, self)?;
+        }
+        for n in read {
+            out.push_copy(n, &now)?;
+        }
+        Ok(out)
+    }
+
+    /// Read a head from each of `rows` (id, source, lengths, summary).
+    fn read_rows(
+        &mut self,
+        mut rows: rusqlite::Rows<'_>,
+        searched: &HashSet<SourceId>,
+    ) -> Result<(), Fault> {
         while let Some(r) = rows.next()? {
             let source: SourceId = r.get(1)?;
             let lengths = codec::decode_lengths(r.get_ref(2)?.as_blob()?).map_err(|_| corrupt())?;
             let h = codec::summary_head_ref(r.get_ref(3)?.as_blob()?).map_err(|_| corrupt())?;
-            let start = end(&heads.text)?;
-            heads.text.push_str(h.agent);
-            let agent_end = end(&heads.text)?;
-            heads.text.push_str(h.session_id);
-            heads.rows.push(Head {
+            let head = Head {
                 id: r.get(0)?,
                 source,
                 searched: searched.contains(&source),
                 lengths,
-                head: HeadOf {
-                    text: [start, agent_end, end(&heads.text)?],
-                    created_at: h.created_at,
-                    updated_at: h.updated_at,
-                },
-            });
+                head: self.held(&h)?,
+            };
+            self.rows.push(head);
         }
-        Ok(heads)
+        Ok(())
+    }
+
+    /// `h`, a row of `of`, with its text copied into these heads.
+    fn push_copy(&mut self, h: &Head, of: &Heads) -> Result<(), Fault> {
+        let head = self.held(&of.head_ref(&h.head))?;
+        self.rows.push(Head { head, ..*h });
+        Ok(())
+    }
+
+    /// A head's numbers, its text written into these heads.
+    fn held(&mut self, h: &HeadRef<'_>) -> Result<HeadOf, Fault> {
+        let start = end(&self.text)?;
+        self.text.push_str(h.agent);
+        let agent_end = end(&self.text)?;
+        self.text.push_str(h.session_id);
+        Ok(HeadOf {
+            text: [start, agent_end, end(&self.text)?],
+            created_at: h.created_at,
+            updated_at: h.updated_at,
+        })
     }
 
     /// The rows of `docs` (in ascending order), in that order: `None` for a document the index

@@ -87,6 +87,7 @@ enum Read<'a> {
 pub type NeedleFree<'a> = dyn Fn(&str) -> bool + Sync + 'a;
 
 /// A source searched.
+#[derive(Clone)]
 pub enum Searched {
     /// Held by the index as it is now: its id there and how many sessions it holds (0 when
     /// unreadable).
@@ -194,22 +195,33 @@ pub struct Snapshot {
 }
 
 /// The sources a snapshot searches, as the index holds them: shared by the searches of a
-/// client that lives while the stores and the index stay as they were (`super::Warm`).
+/// client that lives while the stores and the index stay as they were (`super::Warm`), and made
+/// anew from the last one's when a few sources were stamped again since (`restamped`).
 pub struct Scope {
     sources: Vec<Searched>,
-    /// The indexed sources searched: their agent and the source as listed now.
-    in_scope: HashMap<SourceId, (&'static dyn Agent, Source)>,
+    /// Of each of `sources`, in that order, what orders them (`scan_order`).
+    order: Vec<ScanKey>,
+    /// The indexed sources searched: their agent and the source as listed when the scope this
+    /// one was made from was made (`restamped` holds those stamped again since).
+    in_scope: Arc<HashMap<SourceId, (&'static dyn Agent, Source)>>,
+    restamped: HashMap<SourceId, Source>,
     /// Those of them that are restored kept copies (`super::archived`).
-    archived: HashSet<SourceId>,
+    archived: Arc<HashSet<SourceId>>,
     /// The keys of `in_scope` alone, looked up for every document found: small enough to stay
     /// in the cache, where a map of whole sources misses it at each lookup.
-    searched: HashSet<SourceId>,
+    searched: Arc<HashSet<SourceId>>,
     /// Whether the stores hold changes the index has not taken in.
     left_changes: bool,
     /// The heads of the index's documents, once a broad search read them (`heads`): the scope
     /// lives as long as the generation it was made of.
     heads: OnceLock<Arc<Heads>>,
+    /// The heads of the scope this one was made from, or of one before it, and the sources
+    /// stamped again since: brought up to date when a broad search needs them.
+    heads_before: Option<(Arc<Heads>, HashSet<SourceId>)>,
 }
+
+/// Where a scan takes a source: larger first, then as listed.
+type ScanKey = (std::cmp::Reverse<u64>, u32);
 
 impl Scope {
     /// The live sources `synced` the index holds up to date, the restored kept copies
@@ -220,7 +232,7 @@ impl Scope {
         let left_changes = !changed.is_empty() || gone > 0;
         let archived_ids = archived.iter().map(|(_, s)| s.id).collect();
         synced.extend(archived);
-        let sources = scan_order(&synced, changed);
+        let (sources, order) = scan_order(&synced, changed);
         let searched = synced.iter().map(|(_, s)| s.id).collect();
         let in_scope = synced
             .into_iter()
@@ -228,12 +240,69 @@ impl Scope {
             .collect();
         Scope {
             sources,
-            in_scope,
-            archived: archived_ids,
-            searched,
+            order,
+            in_scope: Arc::new(in_scope),
+            restamped: HashMap::default(),
+            archived: Arc::new(archived_ids),
+            searched: Arc::new(searched),
             left_changes,
             heads: OnceLock::new(),
+            heads_before: None,
         }
+    }
+
+    /// This scope once the live sources `now` (each in it) were stamped again and brought up to
+    /// date in the index, nothing else having changed: what `new` makes of the sources listed
+    /// again, without listing them. `None` when one is not a live source of this scope, or this
+    /// scope holds changes the index has not taken in.
+    pub(super) fn restamped(&self, now: Vec<Synced>) -> Option<Scope> {
+        if self.left_changes {
+            return None;
+        }
+        let mut sources = self.sources.clone();
+        let mut order = self.order.clone();
+        let mut restamped = self.restamped.clone();
+        let mut changed: HashSet<SourceId> = HashSet::default();
+        for s in now {
+            if !self.in_scope.contains_key(&s.id) || self.archived.contains(&s.id) {
+                return None;
+            }
+            let at = sources
+                .iter()
+                .position(|x| matches!(x, Searched::Indexed(id, _) if *id == s.id))?;
+            sources.remove(at);
+            let (_, rank) = order.remove(at);
+            let key = (std::cmp::Reverse(size(&s.source)), rank);
+            let to = order.partition_point(|k| *k < key);
+            sources.insert(to, Searched::Indexed(s.id, s.sessions));
+            order.insert(to, key);
+            restamped.insert(s.id, s.source);
+            changed.insert(s.id);
+        }
+        let heads_before = match (self.heads.get(), &self.heads_before) {
+            (Some(h), _) => Some((h.clone(), changed)),
+            (None, Some((h, before))) => {
+                Some((h.clone(), before.union(&changed).copied().collect()))
+            }
+            (None, None) => None,
+        };
+        Some(Scope {
+            sources,
+            order,
+            in_scope: self.in_scope.clone(),
+            restamped,
+            archived: self.archived.clone(),
+            searched: self.searched.clone(),
+            left_changes: false,
+            heads: OnceLock::new(),
+            heads_before,
+        })
+    }
+
+    /// A searched source's agent and the source as listed now.
+    fn source(&self, id: SourceId) -> Option<(&'static dyn Agent, &Source)> {
+        let (a, listed) = self.in_scope.get(&id)?;
+        Some((*a, self.restamped.get(&id).unwrap_or(listed)))
     }
 }
 
@@ -244,30 +313,31 @@ impl Scope {
     }
 }
 
+/// The bytes of a source's files.
+fn size(s: &Source) -> u64 {
+    s.stamps.iter().map(|t| t.size).sum()
+}
+
 /// The sources in the order a scan examines them: largest first, sources of one size in the
-/// agents' order.
+/// agents' order; and each one's place in that order.
 fn scan_order(
     synced: &[(&'static dyn Agent, Synced)],
     changed: Vec<(&'static dyn Agent, Source)>,
-) -> Vec<Searched> {
-    let size = |s: &Source| s.stamps.iter().map(|t| t.size).sum::<u64>();
-    let mut v: Vec<(std::cmp::Reverse<u64>, Searched)> = synced
+) -> (Vec<Searched>, Vec<ScanKey>) {
+    let mut v: Vec<(ScanKey, Searched)> = synced
         .iter()
-        .map(|(_, s)| {
-            (
-                std::cmp::Reverse(size(&s.source)),
-                Searched::Indexed(s.id, s.sessions),
-            )
-        })
+        .map(|(_, s)| (size(&s.source), Searched::Indexed(s.id, s.sessions)))
         .chain(
             changed
                 .into_iter()
-                .map(|(a, src)| (std::cmp::Reverse(size(&src)), Searched::Changed(a, src))),
+                .map(|(a, src)| (size(&src), Searched::Changed(a, src))),
         )
+        .enumerate()
+        .map(|(rank, (size, s))| ((std::cmp::Reverse(size), rank as u32), s))
         .collect();
-    // Stable: sources of one size stay in the agents' order.
-    v.sort_by_key(|(size, _)| *size);
-    v.into_iter().map(|(_, s)| s).collect()
+    // Ranks are unique: the order is the stable one of sizes alone.
+    v.sort_unstable_by_key(|(key, _)| *key);
+    v.into_iter().map(|(key, s)| (s, key)).unzip()
 }
 
 impl TermLookup for Snapshot {
@@ -365,10 +435,18 @@ impl Snapshot {
         if let Some(h) = self.scope.heads.get() {
             return Ok(Some(h.clone()));
         }
-        if (found.len() as u64).saturating_mul(ONE_PASS_SPARSEST) < self.searcher.num_docs() {
-            return Ok(None);
-        }
-        let heads = Arc::new(Heads::read(&self.conn, &self.scope.searched)?);
+        // Heads held before a few sources changed are brought up to date, whatever was found:
+        // that costs less than a pass over every row.
+        let heads = match &self.scope.heads_before {
+            Some((before, changed)) => before.updated(&self.conn, changed, &self.scope.searched)?,
+            None if (found.len() as u64).saturating_mul(ONE_PASS_SPARSEST)
+                < self.searcher.num_docs() =>
+            {
+                return Ok(None)
+            }
+            None => Heads::read(&self.conn, &self.scope.searched)?,
+        };
+        let heads = Arc::new(heads);
         Ok(Some(self.scope.heads.get_or_init(|| heads).clone()))
     }
 
@@ -508,12 +586,12 @@ impl Snapshot {
                 .iter()
                 .map(|(source, docs)| Ok((*source, self.session_ids(*source, docs)?)))
                 .collect::<Result<_, Fault>>()?;
-            let (ctx, in_scope, kept) = (&self.ctx, &self.scope.in_scope, &self.scope.archived);
+            let (ctx, scope, kept) = (&self.ctx, &self.scope, &self.scope.archived);
             wanted
                 .par_iter()
-                .map(|(source, wanted)| match in_scope.get(source) {
+                .map(|(source, wanted)| match scope.source(*source) {
                     Some((agent, src)) => {
-                        let mut read = read_source(ctx, *agent, src, *source, wanted, how);
+                        let mut read = read_source(ctx, agent, src, *source, wanted, how);
                         if let Ok(v) = &mut read {
                             let archived = kept.contains(source);
                             v.iter_mut()

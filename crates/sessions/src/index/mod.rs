@@ -146,6 +146,17 @@ pub fn snapshot(
                 }
                 conn.execute_batch("ROLLBACK")?;
             }
+            // A few sources stamped again since: those alone brought up to date.
+            if write && given.is_none() {
+                if let Some(w) = warm {
+                    if let Some((postings, scope)) =
+                        restamped(ctx, &dir, &conn, agents, &since, &listed, w)?
+                    {
+                        let s = Snapshot::new(ctx, dir.clone(), conn, postings, scope)?;
+                        return Ok((s, Vec::new()));
+                    }
+                }
+            }
             // Some store changed since: every one listed in full (those given, as they were).
             listed = match given.as_mut() {
                 Some(g) => (listed.into_iter().zip(g.iter_mut()))
@@ -215,6 +226,82 @@ pub fn snapshot(
     usable(&dir, snapshot)
 }
 
+/// The postings' fields, reader and generation a snapshot searches.
+type Searching = (postings::Fields, tantivy::Searcher, u64);
+
+/// What a client that lives makes of the index when the sources of its last search are `listed`
+/// as they were `since` but for a few stamped again (`watch::Sources::Restamped`): those alone
+/// compared with the index and written, the scope made from the last one, and kept for the
+/// next; the snapshot's read transaction begun. `None` when that cannot be told so (a store
+/// listed again, another connection wrote the index, a source not in the last scope): the
+/// caller then lists every store in full.
+fn restamped(
+    ctx: &Context,
+    dir: &std::path::Path,
+    conn: &Connection,
+    agents: &[&'static dyn Agent],
+    since: &Since,
+    listed: &[watch::Sources],
+    warm: &Warm,
+) -> Result<Option<(Searching, Arc<Scope>)>, Fault> {
+    if !listed.iter().all(|l| !matches!(l, watch::Sources::Now(..))) {
+        return Ok(None);
+    }
+    let others_before = data_version(conn).ok();
+    let mut generation = since.generation;
+    let (mut now, mut versions) = (Vec::new(), Vec::with_capacity(agents.len()));
+    for (a, l) in agents.iter().zip(listed) {
+        let changed = match l {
+            watch::Sources::Same(n) => {
+                versions.push(*n);
+                continue;
+            }
+            watch::Sources::Restamped(changed, n) => {
+                versions.push(*n);
+                changed
+            }
+            watch::Sources::Now(..) => return Ok(None),
+        };
+        match sync::sync_restamped(conn, dir, ctx, *a, changed.clone(), generation) {
+            Ok(Some((synced, g))) if synced.len() == changed.len() => {
+                generation = g;
+                now.extend(synced);
+            }
+            Ok(_) | Err(Fault::Busy(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        }
+    }
+    // As `snapshot` keeps what it made: after this call's writes, unless another connection
+    // committed meanwhile.
+    let began = (warm.begin(dir))
+        .filter(|_| others_before.is_some() && data_version(conn).ok() == others_before);
+    store::to_wal(conn);
+    let searching = match generation == since.generation {
+        true => (since.fields, since.searcher.clone(), generation),
+        false => {
+            let postings = Postings::open(&postings::path_in(dir, store::FORMAT))?;
+            same_generation(conn, &postings)?;
+            let (searcher, g) = postings.searcher()?;
+            (postings.fields, searcher, g)
+        }
+    };
+    conn.execute_batch("BEGIN")?;
+    let scope = match sync::generation(conn)? == generation && searching.2 == generation {
+        true => since.scope.restamped(now),
+        false => None,
+    };
+    let Some(scope) = scope.map(Arc::new) else {
+        conn.execute_batch("ROLLBACK")?;
+        return Ok(None);
+    };
+    (warm.restamped).fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    if let Some(began) = began {
+        let names = agents.iter().map(|a| a.name()).collect();
+        warm.keep(began, names, versions, searching.clone(), scope.clone());
+    }
+    Ok(Some((searching, scope)))
+}
+
 /// What a client that lives (one that watches) keeps of the index between its searches
 /// (`Storage` holds one): the sources its last snapshot searched and the postings' reader,
 /// searched again while no store changed (the watcher's numbers for its listings:
@@ -228,6 +315,8 @@ pub struct Warm {
     held: Mutex<Option<Held>>,
     /// Searches that searched again what the one before made (`WatchStatus::reused`).
     reused: std::sync::atomic::AtomicU64,
+    /// Searches that made their scope from the one before's (`WatchStatus::restamped`).
+    restamped: std::sync::atomic::AtomicU64,
 }
 
 struct Held {
@@ -294,6 +383,12 @@ impl Warm {
     /// Searches of this client that searched again what the one before made of the index.
     pub fn reused(&self) -> u64 {
         self.reused.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Searches of this client that took in only the sources stamped again since the one
+    /// before.
+    pub fn restamped(&self) -> u64 {
+        self.restamped.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// What the last search kept, when it searched `agents` of the index in `dir` as it still

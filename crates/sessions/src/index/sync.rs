@@ -232,9 +232,12 @@ pub(super) fn sync_of(
             w.finish()?;
         }
     }
-    Ok(sources
-        .into_iter()
-        .zip(fresh)
+    Ok(synced(sources, fresh))
+}
+
+/// The `sources` the index holds up to date (`fresh`, in their order), in that order.
+fn synced(sources: Vec<Source>, fresh: Vec<Option<(i64, usize)>>) -> Vec<Synced> {
+    (sources.into_iter().zip(fresh))
         .filter_map(|(source, f)| {
             let (id, sessions) = f?;
             Some(Synced {
@@ -243,7 +246,78 @@ pub(super) fn sync_of(
                 sessions,
             })
         })
-        .collect())
+        .collect()
+}
+
+/// `sync_sources` of a few of `a`'s sources, stamped again since the index was of
+/// `generation` (the rest unchanged, none gone): each looked up by its path rather than the
+/// whole store walked. Returns them with the generation they are searched at, or `None` when
+/// the index is of another generation by then (another connection wrote it).
+pub fn sync_restamped(
+    conn: &Connection,
+    dir: &Path,
+    ctx: &Context,
+    a: &dyn Agent,
+    sources: Vec<Source>,
+    generation_was: u64,
+) -> Result<Option<(Vec<Synced>, u64)>, Fault> {
+    let part = Part::Documents;
+    let mut fresh = vec![None; sources.len()];
+    let mut stale = Vec::new();
+    {
+        let sql = format!(
+            "SELECT id, sessions, {} FROM source WHERE agent = ?1 AND archived = 0 AND path = ?2",
+            part.key_column()
+        );
+        let mut st = conn.prepare_cached(&sql)?;
+        for (i, src) in sources.iter().enumerate() {
+            let now = key(src);
+            let mut rows = st.query(params![a.name(), path_bytes(&src.path)])?;
+            match rows.next()? {
+                Some(r) => match r.get_ref(2)?.as_blob_or_null()? {
+                    Some(have) if have == now.as_slice() => {
+                        fresh[i] = Some((r.get(0)?, r.get::<_, i64>(1)? as usize));
+                    }
+                    recorded => stale.push(Stale::new(i, now, recorded.is_some())),
+                },
+                None => stale.push(Stale::new(i, now, false)),
+            }
+        }
+    }
+    let generation_now = match stale.is_empty() {
+        true => Some(generation(conn)?).filter(|g| *g == generation_was),
+        false => {
+            let change = Change {
+                ctx,
+                a,
+                sources: &sources,
+                stale: &stale,
+                gone: &[],
+                part,
+                served: None,
+            };
+            let written = immediate(conn, |tx| {
+                if generation(tx)? != generation_was {
+                    return Ok::<_, Fault>(None);
+                }
+                let writer = write_changes(tx, dir, &change, &mut fresh)?;
+                Ok(Some((writer, generation(tx)?)))
+            })?;
+            match written {
+                Some((writer, now)) => {
+                    if let Some(w) = writer {
+                        w.finish()?;
+                    }
+                    Some(now)
+                }
+                None => None,
+            }
+        }
+    };
+    let Some(generation_now) = generation_now else {
+        return Ok(None);
+    };
+    Ok(Some((synced(sources, fresh), generation_now)))
 }
 
 /// What the index holds of `sources` as they are now, without writing (another process is

@@ -46,6 +46,9 @@ pub struct WatchStatus {
     /// Searches that searched again what the one before made of the index, since the client
     /// was made: nothing had changed since, so no store was compared with the index.
     pub reused: u64,
+    /// Searches that took in only the sources stamped again since the one before (compared by
+    /// path, their documents written) and made their scope from its.
+    pub restamped: u64,
     /// The stores this client has listed since it was made, by agent.
     pub stores: Vec<StoreWatch>,
 }
@@ -232,7 +235,21 @@ struct Listed {
     at: HashMap<u64, u32>,
     /// Numbers these sources as they stand: a new number whenever one is stamped again.
     version: u64,
+    /// The latest stampings again, oldest first: what a caller that knows an earlier number
+    /// needs to take in (`changed_since`).
+    restamps: std::collections::VecDeque<Restamp>,
 }
+
+/// The sources stamped again when the listing's number went from `from` to the next.
+struct Restamp {
+    from: u64,
+    at: Vec<u32>,
+}
+
+/// How many stampings again a listing remembers, and of how many sources in all: a caller
+/// further behind takes in the whole listing.
+const RESTAMPS: usize = 64;
+const RESTAMPED_SOURCES: usize = 1024;
 
 /// A number no listing of any store of this process had before.
 fn new_version() -> u64 {
@@ -244,6 +261,9 @@ fn new_version() -> u64 {
 pub enum Sources {
     /// The same as the listing the caller knows by this number: not copied.
     Same(u64),
+    /// The listing the caller knows, but for these sources, stamped again since (the same
+    /// paths, in the same places): numbered as the listing now is.
+    Restamped(Vec<Source>, u64),
     /// Listed now, and numbered: a call that finds the same number later may answer from what
     /// it made of them. A watched store's number stands until its events say otherwise; a
     /// store listed and stat'ed is numbered by what the listing holds (`numbered`).
@@ -284,7 +304,7 @@ impl Sources {
     fn listed(self) -> Vec<Source> {
         match self {
             Sources::Now(v, _) => v,
-            Sources::Same(_) => unreachable!("no number was known"),
+            Sources::Same(_) | Sources::Restamped(..) => unreachable!("no number was known"),
         }
     }
 }
@@ -307,7 +327,24 @@ impl Listed {
             sources,
             at,
             version: new_version(),
+            restamps: Default::default(),
         }
+    }
+
+    /// The sources stamped again since the listing numbered `known`, when it is one of the
+    /// numbers these sources had (the latest stampings are remembered, not all).
+    fn changed_since(&self, known: u64) -> Option<Vec<Source>> {
+        let first = self.restamps.iter().position(|r| r.from == known)?;
+        let mut at: Vec<u32> = (self.restamps.range(first..))
+            .flat_map(|r| r.at.iter().copied())
+            .collect();
+        at.sort_unstable();
+        at.dedup();
+        Some(
+            at.iter()
+                .map(|&i| self.sources[i as usize].clone())
+                .collect(),
+        )
     }
 
     /// The source `file` belongs to.
@@ -323,22 +360,29 @@ impl Listed {
         if files.is_empty() {
             return true;
         }
+        let from = self.version;
         self.version = new_version();
-        let mut at: Vec<usize> = Vec::with_capacity(files.len());
+        let mut at: Vec<u32> = Vec::with_capacity(files.len());
         for f in files {
             match self.source_of(f) {
-                Some(i) => at.push(i),
+                Some(i) => at.push(i as u32),
                 None => return false,
             }
         }
         at.sort_unstable();
         at.dedup();
-        for i in at {
-            let s = &self.sources[i];
+        for &i in &at {
+            let s = &self.sources[i as usize];
             match Source::new(s.path.clone(), &s.side_files) {
-                Some(now) => self.sources[i] = now,
+                Some(now) => self.sources[i as usize] = now,
                 None => return false,
             }
+        }
+        self.restamps.push_back(Restamp { from, at });
+        while self.restamps.len() > RESTAMPS
+            || self.restamps.iter().map(|r| r.at.len()).sum::<usize>() > RESTAMPED_SOURCES
+        {
+            self.restamps.pop_front();
         }
         true
     }
@@ -500,9 +544,12 @@ impl Live {
             return now(listing(&mut store, ctx, a));
         };
         if let Some(l) = listed {
-            return match known == Some(l.version) {
-                true => Sources::Same(l.version),
-                false => Sources::Now(l.sources.clone(), Some(l.version)),
+            if known == Some(l.version) {
+                return Sources::Same(l.version);
+            }
+            return match known.and_then(|k| l.changed_since(k)) {
+                Some(changed) => Sources::Restamped(changed, l.version),
+                None => Sources::Now(l.sources.clone(), Some(l.version)),
             };
         }
         let sources = listing(&mut store, ctx, a);
@@ -634,6 +681,7 @@ impl Live {
             overflows: lock(&self.events.seen).overflows,
             // Counted where the index is searched (`storage`).
             reused: 0,
+            restamped: 0,
             stores,
         }
     }

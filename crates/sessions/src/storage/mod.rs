@@ -568,6 +568,7 @@ impl Storage {
         let mut status = index::status(ctx, &searched_from_documents(), &self.watch);
         status.watch = self.watch.status(ctx);
         status.watch.reused = self.warm.reused();
+        status.watch.restamped = self.warm.restamped();
         status
     }
 
