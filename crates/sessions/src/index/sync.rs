@@ -147,14 +147,8 @@ pub(super) fn compare(
                     if let Some(s) = served {
                         now.extend_from_slice(&s[i].key);
                     }
-                    match r.get_ref(3)?.as_blob_or_null()? {
-                        Some(have) if have == now.as_slice() => {
-                            out.fresh[i] = Some((r.get(0)?, r.get::<_, i64>(2)? as usize));
-                        }
-                        recorded => out
-                            .stale
-                            .push(Stale::new(i, now.clone(), recorded.is_some())),
-                    }
+                    let recorded = (r.get(0)?, r.get(2)?, r.get_ref(3)?.as_blob_or_null()?);
+                    weigh(i, &now, recorded, &mut out.fresh, &mut out.stale);
                 }
                 std::cmp::Ordering::Greater => break,
             }
@@ -227,12 +221,52 @@ pub(super) fn sync_of(
             part,
             served,
         };
-        let writer = immediate(conn, |tx| write_changes(tx, dir, &change, &mut fresh))?;
-        if let Some(w) = writer {
-            w.finish()?;
-        }
+        write_compared(conn, dir, &change, &mut fresh, None)?;
     }
     Ok(synced(sources, fresh))
+}
+
+/// A source `at` whose key is `now`, beside its row (`id`, `sessions`, the key recorded, if
+/// any): fresh when the keys are equal, else stale.
+fn weigh(
+    at: usize,
+    now: &[u8],
+    (id, sessions, have): (i64, i64, Option<&[u8]>),
+    fresh: &mut [Option<(i64, usize)>],
+    stale: &mut Vec<Stale>,
+) {
+    match have {
+        Some(have) if have == now => fresh[at] = Some((id, sessions as usize)),
+        recorded => stale.push(Stale::new(at, now.to_vec(), recorded.is_some())),
+    }
+}
+
+/// Write `change` in one transaction, filling `fresh` with the sources written, and finish the
+/// postings once the file is committed. `expect`: the generation the index must still be of,
+/// else nothing is written and `None` returned. Returns the generation written.
+fn write_compared(
+    conn: &Connection,
+    dir: &Path,
+    change: &Change,
+    fresh: &mut [Option<(i64, usize)>],
+    expect: Option<u64>,
+) -> Result<Option<u64>, Fault> {
+    let written = immediate(conn, |tx| {
+        if let Some(g) = expect {
+            if generation(tx)? != g {
+                return Ok::<_, Fault>(None);
+            }
+        }
+        let writer = write_changes(tx, dir, change, fresh)?;
+        Ok(Some((writer, generation(tx)?)))
+    })?;
+    let Some((writer, now)) = written else {
+        return Ok(None);
+    };
+    if let Some(w) = writer {
+        w.finish()?;
+    }
+    Ok(Some(now))
 }
 
 /// The `sources` the index holds up to date (`fresh`, in their order), in that order.
@@ -274,12 +308,10 @@ pub fn sync_restamped(
             let now = key(src);
             let mut rows = st.query(params![a.name(), path_bytes(&src.path)])?;
             match rows.next()? {
-                Some(r) => match r.get_ref(2)?.as_blob_or_null()? {
-                    Some(have) if have == now.as_slice() => {
-                        fresh[i] = Some((r.get(0)?, r.get::<_, i64>(1)? as usize));
-                    }
-                    recorded => stale.push(Stale::new(i, now, recorded.is_some())),
-                },
+                Some(r) => {
+                    let recorded = (r.get(0)?, r.get(1)?, r.get_ref(2)?.as_blob_or_null()?);
+                    weigh(i, &now, recorded, &mut fresh, &mut stale);
+                }
                 None => stale.push(Stale::new(i, now, false)),
             }
         }
@@ -296,22 +328,7 @@ pub fn sync_restamped(
                 part,
                 served: None,
             };
-            let written = immediate(conn, |tx| {
-                if generation(tx)? != generation_was {
-                    return Ok::<_, Fault>(None);
-                }
-                let writer = write_changes(tx, dir, &change, &mut fresh)?;
-                Ok(Some((writer, generation(tx)?)))
-            })?;
-            match written {
-                Some((writer, now)) => {
-                    if let Some(w) = writer {
-                        w.finish()?;
-                    }
-                    Some(now)
-                }
-                None => None,
-            }
+            write_compared(conn, dir, &change, &mut fresh, Some(generation_was))?
         }
     };
     let Some(generation_now) = generation_now else {
