@@ -48,6 +48,11 @@ impl Field {
 /// Occurrences of one leaf, per field (indexed by `Field as usize`).
 pub type FieldCounts = [u32; FIELDS];
 
+/// Occurrences per leaf of a query, per field. Held inline for up to two leaves: a word in every
+/// session makes a count of each of tens of thousands of sessions, and a heap block for each is
+/// allocated, copied and freed at every search.
+pub type LeafCounts = smallvec::SmallVec<[FieldCounts; 2]>;
+
 /// How a text relates to the one read before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TextKind {

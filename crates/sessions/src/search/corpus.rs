@@ -24,7 +24,7 @@ impl Corpus {
     pub fn of(q: &Query, examined: &[Examined]) -> Corpus {
         let mut corpus = Corpus::for_query(q);
         for e in examined {
-            corpus.add_source(e.sessions);
+            corpus.docs += e.documents;
             for r in &e.read {
                 corpus.add_session(q, &r.stats);
             }
@@ -32,9 +32,10 @@ impl Corpus {
         corpus
     }
 
-    /// One searched source that holds `sessions` sessions (0 when unread or unreadable).
-    pub fn add_source(&mut self, sessions: usize) {
-        self.docs += sessions.max(1) as u64;
+    /// The documents a searched source that holds `sessions` sessions (0 when unread or
+    /// unreadable) counts for.
+    pub fn documents_of(sessions: usize) -> u64 {
+        sessions.max(1) as u64
     }
 
     /// One session's statistics (any session of a source that was read).

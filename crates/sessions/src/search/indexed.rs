@@ -62,27 +62,24 @@ impl HitSource for Indexed<'_> {
         let (counted, unsure): (Vec<FoundDoc>, Vec<FoundDoc>) =
             found.into_iter().partition(|f| f.counts.is_some());
         let mut read = from_counts(q, counted);
-        let fields = (read.iter())
-            .filter(|(_, _, r)| r.hit.is_some())
-            .filter_map(|(id, _, r)| Some((*id, snippet_field(q, &r.stats.tf)?)))
+        read.extend(by_analysis(self.lookup, q, &unsure)?);
+        let mut examined = examined(self.ctx, q, self.lookup.sources(), read, self.kept);
+        let corpus = match self.cut {
+            Some(cut) => Some(cut_matches(self.lookup, q, cut, beside, &mut examined)?),
+            None => None,
+        };
+        // Of the hits the cut left, those whose snippet is left for later: a word in every
+        // session matches thousands, the cut keeps a few.
+        let fields = (examined.iter().flat_map(|e| &e.read))
+            .filter(|r| r.hit.is_some())
+            .filter_map(|r| Some((r.later? as DocId, snippet_field(q, &r.stats.tf)?)))
             .collect();
         *self
             .snippet_fields
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = fields;
-        read.extend(by_analysis(self.lookup, q, &unsure)?);
-        let mut examined = examined(
-            self.ctx,
-            q,
-            self.lookup.sources(),
-            by_source(read),
-            self.kept,
-        );
-        match self.cut {
-            Some(cut) => {
-                let corpus = cut_matches(self.lookup, q, cut, beside, &mut examined)?;
-                rank_in(q, &corpus, examined, summary)
-            }
+        match corpus {
+            Some(corpus) => rank_in(q, &corpus, examined, summary),
             None => rank(q, examined.into_iter(), summary),
         }
     }
@@ -154,13 +151,15 @@ enum Reading {
     Whole,
 }
 
-/// Per source searched, its sessions read (in doc order), as ranking takes them; a changed
-/// source scanned, and the kept sources after them.
+/// The sessions of the sources searched, as ranking takes them: each run of indexed sources
+/// (in scan order) one `Examined`, their sessions `read` source after source, each source's in
+/// doc order; a changed source scanned; the kept sources after them. A broad word finds a session
+/// in each of tens of thousands of sources: one list for a run, not one for each source.
 fn examined(
     ctx: &Context,
     q: &Query,
     sources: &[Searched],
-    mut read: BySource,
+    read: Vec<(DocId, SourceId, ReadSession)>,
     kept: &[scan::Kept],
 ) -> Vec<Examined> {
     let pf = Prefilter::new(q);
@@ -172,22 +171,38 @@ fn examined(
             Searched::Indexed(..) => None,
         })
         .collect();
-    sources
-        .iter()
-        .zip(scanned)
-        .map(|(s, scanned)| match (s, scanned) {
-            (Searched::Indexed(id, sessions), _) => Examined {
-                sessions: *sessions,
-                read: read.remove(id).unwrap_or_default(),
-            },
-            (Searched::Changed(..), scanned) => scanned.expect("scanned above"),
-        })
-        .chain(
-            (kept.par_iter())
-                .map(|(a, src, ids)| scan::examined(ctx, *a, src, &matcher, Some(ids)))
-                .collect::<Vec<_>>(),
-        )
-        .collect()
+    let mut read = in_scan_order(sources, read).peekable();
+    let none = || Examined {
+        documents: 0,
+        read: Vec::new(),
+    };
+    let mut out = Vec::new();
+    let mut run = none();
+    for (place, (s, scanned)) in sources.iter().zip(scanned).enumerate() {
+        match (s, scanned) {
+            (Searched::Indexed(_, sessions), _) => {
+                run.documents += Corpus::documents_of(*sessions);
+                while let Some((_, r)) = read.next_if(|(p, _)| *p == place) {
+                    run.read.push(r);
+                }
+            }
+            (Searched::Changed(..), scanned) => {
+                if run.documents > 0 {
+                    out.push(std::mem::replace(&mut run, none()));
+                }
+                out.push(scanned.expect("scanned above"));
+            }
+        }
+    }
+    if run.documents > 0 {
+        out.push(run);
+    }
+    out.extend(
+        (kept.par_iter())
+            .map(|(a, src, ids)| scan::examined(ctx, *a, src, &matcher, Some(ids)))
+            .collect::<Vec<_>>(),
+    );
+    out
 }
 
 /// The cut (`Cut`), made on the matches before any is made a summary, in one list of them: the
@@ -259,9 +274,6 @@ fn cut_matches(
     Ok(corpus)
 }
 
-/// Sessions of the sources searched, per source, in doc id order.
-type BySource = HashMap<SourceId, Vec<ReadSession>>;
-
 /// The statistics of the sessions the postings counted, with the stored summaries of those
 /// that match. Their snippets are left for later.
 fn from_counts(q: &Query, docs: Vec<FoundDoc>) -> Vec<(DocId, SourceId, ReadSession)> {
@@ -312,15 +324,26 @@ fn by_analysis(
         .collect())
 }
 
-/// Group `(doc id, source, session)` by source, in doc id order. The order is found on the ids
-/// alone and each session moved once: sessions are large, and a word in every session makes
-/// thousands of them.
-fn by_source(read: Vec<(DocId, SourceId, ReadSession)>) -> BySource {
-    let mut order: Vec<(DocId, usize)> = read.iter().enumerate().map(|(i, r)| (r.0, i)).collect();
+/// `(doc id, source, session)` as `(place, session)`, its source's place among `sources`, in
+/// scan order: by place, then doc id. A session of a source not searched is left out. The order
+/// is found on the numbers alone and each session moved once: sessions are large, and a word in
+/// every session makes thousands of them.
+fn in_scan_order(
+    sources: &[Searched],
+    read: Vec<(DocId, SourceId, ReadSession)>,
+) -> impl Iterator<Item = (usize, ReadSession)> {
+    let places: HashMap<SourceId, u32> = (sources.iter().enumerate())
+        .filter_map(|(place, s)| match s {
+            Searched::Indexed(id, _) => Some((*id, place as u32)),
+            Searched::Changed(..) => None,
+        })
+        .collect();
+    let mut order: Vec<(u32, DocId, u32)> = (read.iter().enumerate())
+        .filter_map(|(i, (doc, source, _))| Some((*places.get(source)?, *doc, i as u32)))
+        .collect();
     order.sort_unstable();
-    let mut out = BySource::default();
-    for (_, source, r) in take_in_order(read, order.into_iter().map(|(_, i)| i)) {
-        out.entry(source).or_default().push(r);
-    }
-    out
+    let at: Vec<usize> = order.iter().map(|o| o.0 as usize).collect();
+    at.into_iter()
+        .zip(take_in_order(read, order.into_iter().map(|o| o.2 as usize)))
+        .map(|(place, (_, _, r))| (place, r))
 }

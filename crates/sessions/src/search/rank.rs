@@ -7,11 +7,22 @@ use crate::model::{SessionSummary, Timestamp};
 use crate::query::Query;
 use crate::storage::{At, Fault, StoredSummary};
 
-/// One searched source as ranking sees it: how many sessions it holds, and the statistics of
-/// those that were read, with the summaries of those that match.
+/// Searched sources as ranking sees them, one or a run of them in scan order: how many documents
+/// they count for in the corpus (`Corpus::documents_of`), and the statistics of their sessions that
+/// were read, source after source, with the summaries of those that match.
 pub struct Examined {
-    pub sessions: usize,
+    pub documents: u64,
     pub read: Vec<ReadSession>,
+}
+
+impl Examined {
+    /// One source that holds `sessions` sessions (0 when unread or unreadable), `read` of them.
+    pub fn source(sessions: usize, read: Vec<ReadSession>) -> Examined {
+        Examined {
+            documents: Corpus::documents_of(sessions),
+            read,
+        }
+    }
 }
 
 /// A session that was read (or whose statistics the index holds).
@@ -91,7 +102,7 @@ pub fn rank(
     let mut corpus = Corpus::for_query(q);
     let mut matched = Vec::new();
     for e in examined {
-        corpus.add_source(e.sessions);
+        corpus.docs += e.documents;
         for r in e.read {
             corpus.add_session(q, &r.stats);
             matched.extend(r.into_match());

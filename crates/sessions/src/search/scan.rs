@@ -154,14 +154,8 @@ pub(super) fn examined(
 impl Outcome {
     fn examined(self) -> Examined {
         match self {
-            Outcome::Dropped | Outcome::Failed => Examined {
-                sessions: 0,
-                read: Vec::new(),
-            },
-            Outcome::Parsed(read, dropped) => Examined {
-                sessions: read.len() + dropped.len(),
-                read,
-            },
+            Outcome::Dropped | Outcome::Failed => Examined::source(0, Vec::new()),
+            Outcome::Parsed(read, dropped) => Examined::source(read.len() + dropped.len(), read),
         }
     }
 }

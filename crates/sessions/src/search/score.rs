@@ -12,7 +12,7 @@ use crate::query::prefilter::{folds_in_place, Prefilter};
 use crate::query::snippet;
 
 use crate::model::{Message, Session, Timestamp};
-use crate::query::fields::{answered, for_each_field, Field, FieldCounts, FIELDS};
+use crate::query::fields::{answered, for_each_field, Field, FieldCounts, LeafCounts, FIELDS};
 pub use crate::query::parse::adjacency_leaf;
 use crate::query::text::{folds_differently, is_cjk, is_token_char, Folded};
 
@@ -39,7 +39,7 @@ impl Field {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Stats {
     /// Occurrences per leaf, per field.
-    pub tf: Vec<FieldCounts>,
+    pub tf: LeafCounts,
     /// Occurrences of an implicit-AND query's words side by side, in order.
     pub adjacent_tf: u32,
     /// Bytes of searchable text per field (field lengths). Bytes rather than tokens: CJK text
@@ -189,7 +189,7 @@ fn densest_window(hits: &[Occurrence], leaves: usize) -> (usize, usize, usize) {
 
 /// The body part of `Stats` for a run of messages, with its best passage.
 struct Body {
-    tf: Vec<FieldCounts>,
+    tf: LeafCounts,
     adjacent: u32,
     lengths: [u64; FIELDS],
     best: Option<Passage>,
@@ -484,7 +484,7 @@ fn analyse_body(a: &Analysis, messages: &[Message]) -> Body {
     // Text the read left out (`Matcher::needle_free`, tool outputs) is measured, never matched.
     lengths[Field::ToolOutput as usize] = messages.iter().map(|m| m.elided).sum();
     let mut body = Body {
-        tf: vec![[0; FIELDS]; q.leaves.len()],
+        tf: smallvec::smallvec![[0; FIELDS]; q.leaves.len()],
         adjacent: 0,
         lengths,
         best: None,

@@ -23,7 +23,7 @@ pub use crate::query::fields::FieldCounts;
 use super::document::IRREGULAR;
 use super::tokens::LONGEST;
 use super::Fields;
-use crate::query::fields::{Field, FIELDS};
+use crate::query::fields::{Field, LeafCounts, FIELDS};
 use crate::query::parse::{adjacency_leaf, Leaf, Query};
 use crate::query::text::is_cjk;
 
@@ -46,7 +46,7 @@ pub type At = (u32, DocId);
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Counts {
     /// Occurrences per leaf, per field.
-    pub tf: Vec<FieldCounts>,
+    pub tf: LeafCounts,
     /// Occurrences of an implicit AND's words side by side, in order (`adjacency_leaf`).
     pub adjacent: u32,
 }
