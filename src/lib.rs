@@ -46,29 +46,11 @@ fn release_mimalloc() {
     unsafe { mi_collect(true) }
 }
 
-/// How long mimalloc keeps freed pages before it gives them back, in ms, unless
-/// `MIMALLOC_PURGE_DELAY` says otherwise: its next major version's default. At v2's 10 ms, a
-/// client's broad searches, a keystroke or an agent's call apart, gave back and faulted in again
-/// the tens of MB each makes and frees, a third of such a call's time. A second keeps them for
-/// the next call; `release_freed` still gives them back at once after the large reads.
-#[cfg(not(all(target_os = "linux", target_env = "musl", target_arch = "aarch64")))]
-const PURGE_DELAY_MS: std::ffi::c_long = 1000;
-
 /// Tell the core how freed memory goes back to the system under the allocator in use here:
 /// mimalloc's collection, or (aarch64 musl, the system allocator) the core's own default.
 fn install_release() {
     #[cfg(not(all(target_os = "linux", target_env = "musl", target_arch = "aarch64")))]
-    {
-        extern "C" {
-            /// mimalloc's: sets an option unless the environment has set it.
-            fn mi_option_set_default(option: std::ffi::c_int, value: std::ffi::c_long);
-        }
-        /// `mi_option_purge_delay` in mimalloc v2's `mi_option_e` (the version Cargo.toml asks).
-        const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
-        // SAFETY: takes no pointer; a plain store of the option's value.
-        unsafe { mi_option_set_default(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
-        memory::use_release(release_mimalloc);
-    }
+    memory::use_release(release_mimalloc);
 }
 
 /// A core error as napi throws it: the status string becomes the JS error's `code`.
