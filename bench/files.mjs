@@ -17,12 +17,13 @@
 // whose index is built beforehand in CACHE: `amux index update` with that cache dir), with
 // RECAP_BYTES=1 the size of its JSON too. RECAP_DAYS: the recaps' periods, in days before the
 // newest session, comma-separated (default 7; e.g. 7,30).
-import { execFileSync, fork, spawnSync } from 'node:child_process'
+import { execFileSync, fork } from 'node:child_process'
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { basename, join, resolve } from 'node:path'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
+import { rgList, rgVersion } from './rg.mjs'
 
 const med = (v) => [...v].sort((a, b) => a - b)[v.length >> 1]
 const ms = (x) => x.toFixed(1)
@@ -72,7 +73,7 @@ async function driver() {
   const cache = process.env.CACHE ?? mkdtempSync(join(tmpdir(), 'amux-files-bench-'))
   const addons = named.length ? named.map((n) => n.split('=')) : [['this build', '']]
   const dirs = STORES.map((s) => join(home, s)).filter(existsSync)
-  const rg = (needle) => () => spawnSync('rg', ['-uuu', '-i', '-F', '-l', needle, ...dirs], { stdio: 'ignore' })
+  const rg = (needle) => () => rgList([needle, ...dirs])
   const timed = async (f) => {
     const t = performance.now()
     await f()
@@ -156,7 +157,7 @@ async function driver() {
   for (const w of watching) w.child.send({ op: 'exit' })
 
   console.log(`home ${home}: ${(size(home) / 1e9).toFixed(2)} GB; of the ${every.length} newest sessions with ${edits ? 'an edit' : 'a touch'}, ${files.length} files ${edits ? 'edited' : 'touched'}`)
-  console.log(`machine: ${cpus().length} cores, ${cpus()[0].model}, node ${process.version}; rounds: ${runs}, medians in ms; each round: rg, then ${workers.map((w) => w.name).join(', ')}`)
+  console.log(`machine: ${cpus().length} cores, ${cpus()[0].model}, node ${process.version}, ${rgVersion()}; rounds: ${runs}, medians in ms; each round: rg, then ${workers.map((w) => w.name).join(', ')}`)
   console.log(`index built in ${built.toFixed(1)} s by ${workers[0].name}: ${growth}`)
   const names = workers.map((w) => w.name)
   console.log(`| call | rg -l | ${names.join(' | ')} | ${names.map((n) => `${n} / rg`).join(' | ')} |`)

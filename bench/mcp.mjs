@@ -18,6 +18,7 @@ import { tmpdir, cpus, totalmem, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
+import { rgList, rgVersion } from './rg.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const { values: opt } = parseArgs({
@@ -84,7 +85,7 @@ function server(home, cache) {
 /** rg's whole process: wall time, and its CPU time as /usr/bin/time reports it. */
 function rg(word, dirs) {
   const start = performance.now()
-  const run = spawnSync('/usr/bin/time', ['-f', '%U %S', 'rg', '-uuu', '-i', '-F', '-l', word, ...dirs], { stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 30 })
+  const run = rgList([word, ...dirs], { prefix: ['/usr/bin/time', '-f', '%U %S'], stdio: ['ignore', 'pipe', 'pipe'] })
   const wall = performance.now() - start
   const [user, sys] = run.stderr.toString().trim().split('\n').pop().split(' ').map(Number)
   return { ms: wall, cpuMs: (user + sys) * 1000, files: run.stdout.toString().split('\n').filter(Boolean).length }
@@ -105,7 +106,7 @@ const bytes = (dir) => {
 const cache = mkdtempSync(join(tmpdir(), 'amux-mcp-bench-'))
 try {
   const addon = statSync(process.env.NAPI_RS_NATIVE_LIBRARY_PATH || join(root, 'agent-mux.linux-x64-gnu.node')).size
-  console.log(`## machine\n${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}, addon ${(addon / 1e6).toFixed(0)} MB (${addon > 50e6 ? 'debug' : 'release'}), load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`)
+  console.log(`## machine\n${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}, ${rgVersion()}, addon ${(addon / 1e6).toFixed(0)} MB (${addon > 50e6 ? 'debug' : 'release'}), load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`)
 
   // --- search_sessions against rg ---
   if (opt.only !== 'read') await searchVsRg()

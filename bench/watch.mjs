@@ -11,13 +11,15 @@
 // is then copied apart first). CACHE: a directory whose indexes are kept between runs (else a
 // temporary one, built first), one cache dir in it per addon name (two index formats never share
 // one); RUNS (default 7) rounds, medians in ms. Shapes: SHAPES, a JSON
-// list of [name, query] (the defaults suit gen_home.py's --vocabulary real).
-import { execFileSync, fork, spawnSync } from 'node:child_process'
+// list of [name, query] (the defaults suit gen_home.py's --vocabulary real). UPDATES: the watching
+// clients' `indexUpdates` (default 'wait'; 'background' is what `amux mcp` and `amux ui` use).
+import { execFileSync, fork } from 'node:child_process'
 import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
+import { rgList, rgVersion } from './rg.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const med = (v) => [...v].sort((a, b) => a - b)[v.length >> 1]
@@ -52,7 +54,7 @@ else await driver()
 // ---- one addon's process: a watching client, its calls timed on request ----
 function worker() {
   const { createClient } = createRequire(import.meta.url)('../index.js')
-  const client = createClient({ cacheDir: process.env.AGENT_MUX_CACHE_DIR, indexUpdates: 'wait', watch: true })
+  const client = createClient({ cacheDir: process.env.AGENT_MUX_CACHE_DIR, indexUpdates: process.env.UPDATES ?? 'wait', watch: true })
   const call = ({ op, text }) =>
     op === 'list' ? client.sessions.list('claude', { limit: 1000000 }) : client.sessions.search({ text, limit: 50 })
   process.on('message', async (m) => {
@@ -79,7 +81,7 @@ async function driver() {
   const cache = process.env.CACHE ?? mkdtempSync(join(tmpdir(), 'amux-watch-bench-'))
   const addons = named.length ? named.map((n) => n.split('=')) : [['this build', '']]
   const dirs = ['.claude', '.codex', '.gemini', '.copilot', '.pi', '.omp'].map((d) => join(home, d)).filter(existsSync)
-  const rg = (query) => () => spawnSync('rg', ['-uuu', '-i', '-F', '-l', ...rgArgs(query), ...dirs], { stdio: 'ignore' })
+  const rg = (query) => () => rgList([...rgArgs(query), ...dirs])
   const timed = async (f) => {
     const t = performance.now()
     await f()
@@ -164,7 +166,7 @@ async function driver() {
   for (const w of workers) w.child.send({ op: 'exit' })
   const files = Number(execFileSync('sh', ['-c', `find ${dirs.map((d) => `'${d}'`).join(' ')} -type f | wc -l`]).toString())
   console.log(`home: ${home}, ${files} files in the file-based stores, ${statuses[0].status.sources} sources indexed (indexes up to date in ${built.map((b) => ms(b / 1000)).join(' / ')} s)`)
-  console.log(`machine: ${cpus().length} cores, ${cpus()[0].model}, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}, node ${process.version}`)
+  console.log(`machine: ${cpus().length} cores, ${cpus()[0].model}, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}, node ${process.version}, ${rgVersion()}`)
   console.log(`rounds: ${runs}, medians in ms; each round: rg, then ${workers.map((w) => w.name).join(', ')}\n`)
   const names = workers.map((w) => w.name)
   console.log(`| call | rg -l | ${names.join(' | ')} | ${names.map((n) => `${n} / rg`).join(' | ')} |`)
